@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "daily-values-pipeline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ObservationUpsert", targets: ["ObservationUpsert"]),
+        .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "Producer", targets: ["Producer"]),
+        .executable(name: "worker", targets: ["Worker"]),
+        .executable(name: "producer", targets: ["ProducerCLI"]),
+        .executable(name: "devbroker", targets: ["DevBroker"]),
+        .executable(name: "storectl", targets: ["StoreCtl"]),
+    ],
+    targets: [
+        // MARK: - C system libraries (Debian -dev packages)
+        .systemLibrary(name: "CKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // MARK: - Libraries
+        .target(
+            name: "ObservationUpsert",
+            dependencies: ["CSQLite", "CPostgres", "CCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "Kafka", dependencies: ["CKafka"], swiftSettings: swiftSettings),
+        .target(name: "Producer", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
+        .target(name: "WorkerCore", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
+
+        // MARK: - Executables
+        .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "ProducerCLI", dependencies: ["Producer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "DevBroker", dependencies: ["Kafka"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StoreCtl", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
+
+        // MARK: - Tests
+        .testTarget(name: "ObservationUpsertTests", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProducerTests", dependencies: ["Producer", "Kafka"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WorkerTests",
+            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

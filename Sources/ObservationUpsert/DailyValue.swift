@@ -1,0 +1,63 @@
+/// One validated DailyValue v1 event: a single metric's value for one person's local calendar day.
+///
+/// Built only by ``DailyValueDecoder`` (which enforces every rule of the event contract) or by a producer that
+/// then validates it the same way. See `DESIGN.md`, "The event contract".
+public struct DailyValue: Sendable, Hashable {
+    /// How the person's local day is anchored in time.
+    public enum Zone: Sendable, Hashable {
+        /// An IANA time zone name (preferred: DST days are 23 or 25 hours).
+        case timeZone(String)
+        /// A fixed UTC offset in seconds east of UTC, from `utcOffset` (`+02:00`).
+        case utcOffset(seconds: Int)
+    }
+
+    /// HKSource provenance: where the phone got the value.
+    public struct Source: Sendable, Hashable {
+        public var name: String?
+        public var bundleId: String?
+        public var model: String?
+        public var softwareVersion: String?
+
+        public init(name: String? = nil, bundleId: String? = nil, model: String? = nil, softwareVersion: String? = nil) {
+            self.name = name
+            self.bundleId = bundleId
+            self.model = model
+            self.softwareVersion = softwareVersion
+        }
+    }
+
+    /// Schema version of the event contract; only 1 exists.
+    public static let schema = 1
+
+    public var patient: String
+    /// A metric catalog key, e.g. `heart_rate`.
+    public var metric: String
+    /// The person's local calendar day, `YYYY-MM-DD`.
+    public var day: String
+    public var zone: Zone
+    /// The value in the catalog's UCUM unit (aliases already converted, e.g. SpO2 fraction × 100).
+    public var value: Double
+    public var min: Double?
+    public var max: Double?
+    /// Grows each time the phone recomputes the day; `nil` when absent (the Kafka record timestamp is used).
+    public var version: Int64?
+    public var source: Source?
+
+    public init(
+        patient: String, metric: String, day: String, zone: Zone, value: Double, min: Double? = nil,
+        max: Double? = nil, version: Int64? = nil, source: Source? = nil
+    ) {
+        self.patient = patient
+        self.metric = metric
+        self.day = day
+        self.zone = zone
+        self.value = value
+        self.min = min
+        self.max = max
+        self.version = version
+        self.source = source
+    }
+
+    /// The `(patient, metric, day)` identity this event upserts.
+    public var identity: ObservationIdentity { ObservationIdentity(patient: patient, metric: metric, day: day) }
+}
