@@ -1,0 +1,1 @@
+// Placeholder until the target gets real code.
