@@ -1,3 +1,5 @@
+import Foundation
+
 /// An Observation as a store holds it.
 public struct StoredObservation: Sendable, Hashable {
     public var identity: ObservationIdentity
