@@ -1,0 +1,147 @@
+import Foundation
+
+/// Everything the worker is told at start-up, from flags or their `DVP_*` environment twins, validated once.
+public struct WorkerConfiguration: Sendable {
+    public enum StartPosition: String, Sendable, CaseIterable {
+        /// Resume from the group's committed offsets; a group without any starts at the earliest offset.
+        case committed
+        /// Like `committed`, spelled for a fresh replay / backfill group: no committed offsets → earliest.
+        case earliest
+        /// A group without committed offsets starts at the end (only new events).
+        case latest
+    }
+
+    public var brokers: String
+    public var topic = "daily-values"
+    public var group = "daily-values-worker"
+    public var store = "sqlite:daily-values.sqlite"
+    public var dlqTopic: String
+    public var batchSize = 1000
+    public var batchMilliseconds = 100
+    public var identifierSystem: String?
+    public var idKey: [UInt8]
+    /// True when no key was configured and the published development key is in use.
+    public var usesDevelopmentIDKey: Bool
+    public var metaSource: String?
+    public var httpAddress = "0.0.0.0"
+    public var httpPort = 9464
+    public var drainTimeoutSeconds = 30.0
+    public var start = StartPosition.committed
+    public var untilCaughtUp = false
+    public var catalogFile: String?
+    public var workerID: String
+    public var logLevel = Logger.Level.info
+    public var versionCacheSize = 1_000_000
+    /// librdkafka properties passed through as-is (`-X key=value`, `DVP_X_*`), applied last.
+    public var kafkaProperties: [String: String] = [:]
+
+    /// The development HMAC key used when none is configured (ids are then guessable: never use it in production).
+    public static let developmentIDKey = Array("daily-values-pipeline development key".utf8)
+
+    static let valuedFlags: Set<String> = [
+        "brokers", "brokers-file", "topic", "group", "store", "dlq-topic", "batch-size", "batch-ms",
+        "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "start",
+        "catalog", "worker-id", "log-level", "version-cache", "X",
+    ]
+    static let booleanFlags: Set<String> = ["until-caught-up", "help"]
+
+    /// Parses flags and environment.
+    /// - Returns: nil when `--help` was asked for.
+    /// - Throws: `WorkerError.configuration` saying which flag or variable is wrong and why.
+    public static func parse(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> WorkerConfiguration? {
+        let args = try CommandLineArguments(arguments, valued: valuedFlags, boolean: booleanFlags)
+        if args.flags.contains("help") { return nil }
+        func value(_ flag: String) -> String? { args.value(flag, env: envName(flag), environment) }
+
+        var brokers = value("brokers")
+        if brokers == nil, let file = value("brokers-file") {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw WorkerError.configuration("--brokers-file: cannot read '\(file)'")
+            }
+            brokers = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard let brokers, !brokers.isEmpty else {
+            throw WorkerError.configuration("--brokers (or DVP_BROKERS, or --brokers-file) is required")
+        }
+
+        var idKey = WorkerConfiguration.developmentIDKey
+        var usesDevelopmentKey = true
+        if let file = value("id-key-file") {
+            guard let data = FileManager.default.contents(atPath: file), !data.isEmpty else {
+                throw WorkerError.configuration("--id-key-file: '\(file)' is missing or empty")
+            }
+            idKey = Array(data)
+            usesDevelopmentKey = false
+        } else if let key = environment["DVP_ID_KEY"], !key.isEmpty {
+            idKey = Array(key.utf8)
+            usesDevelopmentKey = false
+        }
+        let topic = value("topic") ?? "daily-values"
+        var config = WorkerConfiguration(
+            brokers: brokers, dlqTopic: value("dlq-topic") ?? topic + ".dlq", idKey: idKey,
+            usesDevelopmentIDKey: usesDevelopmentKey, workerID: value("worker-id") ?? ProcessInfo.processInfo.hostName)
+        config.topic = topic
+        if let v = value("group") { config.group = v }
+        if let v = value("store") { config.store = v }
+        config.identifierSystem = value("identifier-system")
+        config.metaSource = value("meta-source")
+        config.catalogFile = value("catalog")
+        if let v = value("http-address") { config.httpAddress = v }
+        config.batchSize = try integer(value("batch-size"), flag: "batch-size", default: 1000, range: 1...100_000)
+        config.batchMilliseconds = try integer(value("batch-ms"), flag: "batch-ms", default: 100, range: 1...60_000)
+        config.httpPort = try integer(value("http-port"), flag: "http-port", default: 9464, range: 0...65535)
+        config.versionCacheSize = try integer(
+            value("version-cache"), flag: "version-cache", default: 1_000_000, range: 0...100_000_000)
+        if let v = value("drain-timeout") {
+            guard let seconds = Double(v), seconds > 0, seconds <= 3600 else {
+                throw WorkerError.configuration("--drain-timeout: '\(v)' is not a number of seconds in (0, 3600]")
+            }
+            config.drainTimeoutSeconds = seconds
+        }
+        if let v = value("start") {
+            guard let start = StartPosition(rawValue: v) else {
+                throw WorkerError.configuration("--start: '\(v)' is not one of committed, earliest, latest")
+            }
+            config.start = start
+        }
+        if let v = value("log-level") {
+            guard let level = Logger.Level(name: v) else {
+                throw WorkerError.configuration("--log-level: '\(v)' is not one of debug, info, warning, error")
+            }
+            config.logLevel = level
+        }
+        config.untilCaughtUp = args.has("until-caught-up", env: "DVP_UNTIL_CAUGHT_UP", environment)
+        config.kafkaProperties = try kafkaProperties(flags: args.all("X"), environment: environment)
+        return config
+    }
+
+    /// `DVP_` + the flag upper-cased with dashes as underscores, e.g. `batch-ms` → `DVP_BATCH_MS`.
+    static func envName(_ flag: String) -> String {
+        "DVP_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    static func integer(_ text: String?, flag: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text else { return fallback }
+        guard let n = Int(text), range.contains(n) else {
+            throw WorkerError.configuration("--\(flag): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return n
+    }
+
+    /// `DVP_X_SASL_PASSWORD=…` → `sasl.password`, then `-X key=value` flags (which win).
+    static func kafkaProperties(flags: [String], environment: [String: String]) throws -> [String: String] {
+        var properties: [String: String] = [:]
+        for (name, value) in environment where name.hasPrefix("DVP_X_") && name.count > 6 {
+            properties[name.dropFirst(6).lowercased().replacingOccurrences(of: "_", with: ".")] = value
+        }
+        for pair in flags {
+            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                throw WorkerError.configuration("-X '\(pair)': expected key=value")
+            }
+            properties[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+        }
+        return properties
+    }
+}

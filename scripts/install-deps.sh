@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project builds, tests and runs with (idempotent; does nothing when all present).
+# The Swift 6 toolchain itself is expected on PATH (it is not a Debian package).
+set -euo pipefail
+
+packages=(
+    librdkafka-dev libpq-dev libsqlite3-dev libssl-dev pkg-config   # C libraries behind the system-library targets
+    postgresql-15 postgresql-client-15                                 # the real PostgreSQL the tests start
+    kcat tzdata ca-certificates procps                                 # kcat: independent Kafka client for tests
+    python3 python3-venv                                               # test-only tools (FHIR validators, chart checks)
+)
+if [[ "${DVP_WITH_DEBOOTSTRAP:-0}" == 1 ]]; then packages+=(debootstrap); fi
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "install-deps: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [[ $(id -u) == 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+command -v swift >/dev/null || { echo "install-deps: the Swift 6 toolchain (swift) is not on PATH" >&2; exit 1; }

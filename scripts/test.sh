@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The whole test suite, from a bare Debian 12 machine with the Swift toolchain:
+#   installs packages, creates the Python test venv, starts a throwaway PostgreSQL, builds, runs `swift test`,
+#   then the deployment checks. Usage: scripts/test.sh [--quick] [extra swift test args]
+#   --quick   skip the slow deployment chroot check (it always runs in CI)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+quick=0
+if [[ "${1:-}" == "--quick" ]]; then quick=1; shift; fi
+[[ "${CI:-}" == "true" ]] && quick=0
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+step "Installing packages"
+DVP_WITH_DEBOOTSTRAP=$((1 - quick)) scripts/install-deps.sh
+
+step "Python test tools (.venv)"
+scripts/python-venv.sh
+export DVP_PYTHON="$root/.venv/bin/python"
+
+step "Starting a throwaway PostgreSQL"
+pgdir="$root/var/pg-test"
+pgport=${DVP_TEST_PG_PORT:-$((20000 + RANDOM % 20000))}
+scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true
+rm -rf "$pgdir"
+DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" "$pgport")
+export DVP_POSTGRES_URL DVP_PG_DIR="$pgdir"
+trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true' EXIT
+
+step "Building"
+swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || { echo "build failed" >&2; exit 1; }
+export DVP_BIN_DIR=$(swift build --show-bin-path)
+
+step "swift test"
+swift test --skip-build "$@"
+
+step "Helm chart static checks"
+"$DVP_PYTHON" scripts/check-chart.py
+
+if ((quick == 0)); then
+    step "Runtime image check (debootstrap + chroot)"
+    scripts/check-runtime-image.sh
+fi
+echo "all tests passed" >&2
