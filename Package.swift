@@ -33,7 +33,7 @@ let package = Package(
         ),
         .target(name: "Kafka", dependencies: ["CKafka"], swiftSettings: swiftSettings),
         .target(name: "Producer", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
-        .target(name: "WorkerCore", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
+        .target(name: "WorkerCore", dependencies: ["Kafka", "ObservationUpsert", "CCrypto"], swiftSettings: swiftSettings),
 
         // MARK: - Executables
         .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),

@@ -1,0 +1,202 @@
+import Foundation
+import Kafka
+import ObservationUpsert
+
+/// The batching loop: collects messages by count and time, processes a batch, makes it durable, stores offsets.
+struct BatchLoop {
+    let service: WorkerService
+    let processor: BatchProcessor
+    let store: any ObservationStore
+    let deadLetters: KafkaProducer
+    let consumer: KafkaConsumer
+    let channel: BoundedChannel<KafkaConsumerEvent>
+
+    private var configuration: WorkerConfiguration { service.configuration }
+    private var metrics: Metrics { service.metrics }
+    private var logger: Logger { service.logger }
+
+    /// Runs until the event stream ends (stop requested) or, with `--until-caught-up`, until caught up.
+    /// - Returns: true when it ended because every assigned partition was caught up.
+    func run() async -> Bool {
+        var pending: [(message: KafkaMessage, epoch: Int)] = []
+        pending.reserveCapacity(configuration.batchSize)
+        var batchStarted = ContinuousClock.now
+        let batchWindow = Duration.milliseconds(configuration.batchMilliseconds)
+        while true {
+            let wait = pending.isEmpty ? Duration.milliseconds(250) : max(.zero, batchStarted + batchWindow - .now)
+            switch await channel.receive(timeout: wait) {
+            case .element(.message(let message)):
+                service.health.brokersUp()
+                guard let epoch = service.tracker.accept(message) else { continue }
+                if pending.isEmpty { batchStarted = .now }
+                pending.append((message, epoch))
+                if pending.count >= configuration.batchSize {
+                    await flush(pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
+            case .element(.partitionEOF(let topic, let partition, let offset)):
+                service.tracker.reachedEnd(KafkaTopicPartition(topic: topic, partition: partition), nextOffset: offset)
+            case .element(.error(let error)):
+                handle(error)
+            case .timedOut:
+                if !pending.isEmpty && ContinuousClock.now >= batchStarted + batchWindow {
+                    await flush(pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
+            case .finished:
+                if !pending.isEmpty { await flush(pending) }
+                return false
+            }
+            if configuration.untilCaughtUp && pending.isEmpty && service.tracker.isCaughtUp {
+                logger.info("caught up", [("partitions", .int(Int64(service.tracker.assignedPartitions.count)))])
+                return true
+            }
+        }
+    }
+
+    private func handle(_ error: KafkaError) {
+        if error.isFatal {
+            logger.error("fatal consumer error; stopping", [("error", .string("\(error)"))])
+            service.requestStop()
+        } else if error.code.name == "_ALL_BROKERS_DOWN" {
+            service.health.brokersDown(error.message)
+            logger.warning("all brokers down", [("error", .string("\(error)"))])
+        } else {
+            logger.warning("consumer error (librdkafka recovers by itself)", [("error", .string("\(error)"))])
+        }
+    }
+
+    // MARK: - One batch
+
+    /// Makes one batch durable and stores its offsets, retrying failing dependencies with backoff.
+    private func flush(_ pending: [(message: KafkaMessage, epoch: Int)]) async {
+        let tracker = service.tracker
+        let messages = pending.filter { tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }.map(\.message)
+        guard !messages.isEmpty else { return }
+        let started = ContinuousClock.now
+        tracker.beginBatch()
+        let output = processor.process(messages)
+        metrics.increment("dvp_records_consumed_total", by: Double(messages.count))
+        let partitions = Dictionary(pending.map { ($0.message.topicPartition, $0.epoch) }, uniquingKeysWith: max)
+        let abandoned = { @Sendable [service] in
+            service.abandonDeadlinePassed
+                || !partitions.contains { service.tracker.isCurrent($0.key, epoch: $0.value) }
+        }
+
+        async let deadLettered = deliverDeadLetters(output, abandoned: abandoned)
+        let upserted = await upsert(output.mapped, abandoned: abandoned)
+        let dlqDone = await deadLettered
+        guard upserted, dlqDone else {
+            logger.warning("batch abandoned before it was durable; it will be redelivered",
+                           [("records", .int(Int64(messages.count)))])
+            tracker.endBatch(durable: [])
+            return
+        }
+        let offsets = output.nextOffsets.map { KafkaTopicPartitionOffset($0.key, offset: $0.value) }
+        do {
+            try consumer.storeOffsets(offsets)
+        } catch {
+            // Expected after a revoke (`_STATE`): the partitions moved on; the next owner re-reads the tail.
+            metrics.increment("dvp_offset_commit_errors_total")
+            logger.info("storing offsets failed", [("error", .string("\(error)"))])
+        }
+        tracker.endBatch(durable: offsets)
+        metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
+        logger.debug("batch durable", [("records", .int(Int64(messages.count))),
+                                       ("dead_lettered", .int(Int64(output.deadLetters.count)))])
+    }
+
+    /// Upserts the mapped records (minus those the version cache proves cannot change anything).
+    /// - Returns: false if abandoned (stop deadline passed, or every partition of the batch was revoked).
+    private func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Bool {
+        guard !mapped.isEmpty else { return true }
+        let bounds = service.versionCache.storedAtLeast(mapped.map(\.record.identity))
+        var toStore: [BatchProcessor.Mapped] = []
+        toStore.reserveCapacity(mapped.count)
+        for (item, bound) in zip(mapped, bounds) {
+            if let bound, item.record.version <= bound {
+                let outcome: UpsertOutcome = item.record.version == bound ? .unchanged : .stale
+                metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"")
+                metrics.increment("dvp_skipped_not_newer_total")
+            } else {
+                toStore.append(item)
+            }
+        }
+        guard !toStore.isEmpty else { return true }
+        let records = toStore.map(\.record)
+        var backoff = Backoff()
+        while true {
+            do {
+                let outcomes = try await store.upsert(records)
+                if backoff.attempt > 0 {
+                    service.health.storeRecovered()
+                    service.resumeAfterRecovery()
+                    logger.info("store recovered", [("attempts", .int(Int64(backoff.attempt)))])
+                }
+                var counts: [UpsertOutcome: Int] = [:]
+                var learned: [(ObservationIdentity, Int64)] = []
+                learned.reserveCapacity(records.count)
+                for (record, outcome) in zip(records, outcomes) {
+                    counts[outcome, default: 0] += 1
+                    learned.append((record.identity, outcome == .stale ? record.version + 1 : record.version))
+                }
+                for (outcome, n) in counts {
+                    metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"", by: Double(n))
+                }
+                service.versionCache.record(learned)
+                return true
+            } catch {
+                metrics.increment("dvp_store_errors_total")
+                service.health.storeFailed("\(error)")
+                if backoff.attempt == 0 { service.pauseForFailure() }
+                let delay = backoff.next()
+                logger.error("store upsert failed; retrying",
+                             [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
+                if abandoned() { return false }
+                try? await Task.sleep(for: delay)
+                if abandoned() { return false }
+            }
+        }
+    }
+
+    /// Sends the batch's dead-letter records and waits for every delivery report.
+    /// - Returns: false if abandoned before all were acknowledged.
+    private func deliverDeadLetters(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
+        var remaining = output.deadLetters
+        guard !remaining.isEmpty else { return true }
+        var backoff = Backoff()
+        while true {
+            let results = await deadLetters.send(remaining)
+            var failed: [KafkaOutgoingMessage] = []
+            var lastError: KafkaError?
+            for (message, result) in zip(remaining, results) {
+                if case .failure(let error) = result {
+                    failed.append(message)
+                    lastError = error
+                }
+            }
+            if failed.isEmpty {
+                if backoff.attempt > 0 {
+                    service.health.deadLetterRecovered()
+                    service.resumeAfterRecovery()
+                }
+                for (name, n) in output.deadLetterClasses {
+                    metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
+                }
+                return true
+            }
+            // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
+            // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
+            remaining = failed
+            metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
+            service.health.deadLetterFailed(lastError.map { "\($0)" } ?? "unknown")
+            if backoff.attempt == 0 { service.pauseForFailure() }
+            let delay = backoff.next()
+            logger.error("dead-letter delivery failed; retrying",
+                         [("error", .string(lastError.map { "\($0)" } ?? "")), ("records", .int(Int64(failed.count)))])
+            if abandoned() { return false }
+            try? await Task.sleep(for: delay)
+            if abandoned() { return false }
+        }
+    }
+}

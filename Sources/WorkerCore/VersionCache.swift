@@ -1,0 +1,56 @@
+import ObservationUpsert
+import Synchronization
+
+/// A bounded cache of lower bounds of stored versions, per identity.
+///
+/// A stored version only ever grows, so "the store holds at least version v" stays true forever. An incoming event
+/// whose version is not greater than the cached bound cannot change anything (it would be `unchanged` or `stale`)
+/// and is dropped without asking the database — the fast path for replays and backfills. Keys are 128-bit hashes
+/// of the identity (collisions are negligible: ~2⁻⁸⁸ at a million entries); when full, the cache is cleared, which
+/// only costs speed, never correctness.
+final class VersionCache: Sendable {
+    private struct Key: Hashable {
+        let a: UInt64
+        let b: UInt64
+    }
+
+    private let capacity: Int
+    private let entries: Mutex<[Key: Int64]>
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        self.entries = Mutex([:])
+    }
+
+    var isEnabled: Bool { capacity > 0 }
+
+    private static func key(_ identity: ObservationIdentity) -> Key {
+        var h1 = Hasher()
+        var h2 = Hasher()
+        h1.combine(identity.patient)
+        h1.combine(identity.metric)
+        h1.combine(identity.day)
+        h2.combine(0x9E37_79B9_7F4A_7C15 as UInt64)
+        h2.combine(identity.day)
+        h2.combine(identity.metric)
+        h2.combine(identity.patient)
+        return Key(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
+    }
+
+    /// The known lower bound of the stored version, if cached.
+    func storedAtLeast(_ identities: [ObservationIdentity]) -> [Int64?] {
+        guard isEnabled else { return Array(repeating: nil, count: identities.count) }
+        let keys = identities.map(Self.key)
+        return entries.withLock { e in keys.map { e[$0] } }
+    }
+
+    /// Raises the bounds after a durable upsert: `atLeast` is a version the store is known to hold or exceed.
+    func record(_ bounds: [(ObservationIdentity, Int64)]) {
+        guard isEnabled else { return }
+        let keyed = bounds.map { (Self.key($0.0), $0.1) }
+        entries.withLock { e in
+            if e.count + keyed.count > capacity { e.removeAll(keepingCapacity: true) }
+            for (key, version) in keyed where (e[key] ?? Int64.min) < version { e[key] = version }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// `worker --help`.
+public enum WorkerHelp {
+    public static let text = """
+        worker — consume DailyValue events, map them to FHIR R4 Observations, upsert them version-guarded.
+
+        USAGE: worker --brokers HOST:PORT[,…] [options]
+
+        Every flag has an environment twin: DVP_ + the flag upper-cased with '-' as '_' (e.g. DVP_BATCH_MS).
+
+        Kafka
+          --brokers LIST            bootstrap servers of a real Kafka cluster (DVP_BROKERS)
+          --brokers-file PATH       read the bootstrap list from a file (as written by `devbroker`)
+          --topic NAME              topic to consume (default daily-values)
+          --group NAME              consumer group (default daily-values-worker); a new group replays the topic
+          --dlq-topic NAME          dead-letter topic (default <topic>.dlq)
+          --start POSITION          where a group without committed offsets starts: committed|earliest (both
+                                    start at the earliest offset) or latest (default committed)
+          -X key=value              librdkafka property passed through (repeatable; SASL/TLS/tuning), also as
+                                    DVP_X_<PROPERTY> with '.' as '_', e.g. DVP_X_SASL_PASSWORD=… → sasl.password
+
+        Store
+          --store LOCATION          sqlite:PATH (embedded default) or postgres://… (libpq URI; TLS options pass
+                                    through). Default sqlite:daily-values.sqlite
+
+        Mapping
+          --identifier-system URI   Observation.identifier.system
+          --id-key-file PATH        secret HMAC key for the Observation id (or DVP_ID_KEY); without one a published
+                                    development key is used and a warning logged
+          --meta-source URI         Observation.meta.source
+          --catalog FILE            metric catalog overrides (JSON; codes, units, ranges)
+
+        Processing
+          --batch-size N            records per batch (default 1000)
+          --batch-ms MS             flush a partial batch after MS milliseconds (default 100)
+          --version-cache N         identities whose stored version is cached to skip no-op upserts (default
+                                    1000000; 0 disables)
+          --until-caught-up         exit 0 once every assigned partition reached its end (backfill jobs); prints
+                                    a summary
+          --drain-timeout SECONDS   on SIGTERM/SIGINT: finish the batch, commit, leave the group within this
+                                    time (default 30); a second signal or twice the time exits at once
+
+        Operations
+          --http-address ADDR       address of the HTTP endpoint (default 0.0.0.0)
+          --http-port PORT          /metrics (Prometheus), /healthz, /readyz (default 9464; 0 = any free port)
+          --worker-id ID            name in logs and dead-letter headers (default the host name)
+          --log-level LEVEL         debug|info|warning|error (default info); logs are JSON lines on stderr and
+                                    never contain health values or patient ids
+
+        EXIT STATUS: 0 after a clean stop or catch-up; 1 on a fatal error; 2 on a configuration error;
+        3 when the drain deadline was exceeded.
+        """
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Kafka
+import ObservationUpsert
+
+extension WorkerService {
+    /// The built-in metric catalog, with the deployment's overrides file merged in when configured.
+    func loadCatalog() throws -> MetricCatalog {
+        guard let file = configuration.catalogFile else { return .builtin }
+        do {
+            return try MetricCatalog.load(overridesFrom: URL(fileURLWithPath: file))
+        } catch {
+            throw WorkerError.configuration("--catalog: \(error)")
+        }
+    }
+
+    func mapperConfiguration() -> ObservationMapper.Configuration {
+        var mapper = ObservationMapper.Configuration(idKey: configuration.idKey)
+        if let system = configuration.identifierSystem { mapper.identifierSystem = system }
+        mapper.metaSource = configuration.metaSource ?? "urn:daily-values-pipeline:worker:\(Self.version)"
+        return mapper
+    }
+
+    /// Opens the store, retrying while it is unreachable (a worker started before its database must not
+    /// crash-loop); a malformed location fails at once.
+    func openStore() async throws -> any ObservationStore {
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(parsing: configuration.store)
+        } catch {
+            throw WorkerError.configuration("--store: \(error)")
+        }
+        var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
+        while true {
+            do {
+                let store = try await makeObservationStore(location)
+                if backoff.attempt > 0 { health.storeRecovered() }
+                return store
+            } catch let error as StoreError where error.isRetriable {
+                health.storeFailed("\(error)")
+                metrics.increment("dvp_store_errors_total")
+                let delay = backoff.next()
+                logger.error("store unreachable at start; retrying",
+                             [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
+                if isStopRequested { throw WorkerError.fatal("stopped while waiting for the store: \(error)") }
+                try await Task.sleep(for: delay)
+            } catch {
+                throw WorkerError.configuration("--store: cannot open \(location): \(error)")
+            }
+        }
+    }
+
+    func consumerConfiguration() -> KafkaConsumerConfiguration {
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: configuration.brokers, groupId: configuration.group)
+        consumer.clientId = "dvp-worker-\(configuration.workerID)"
+        consumer.autoOffsetReset = configuration.start == .latest ? .latest : .earliest
+        consumer.enablePartitionEOF = true
+        consumer.statisticsIntervalMs = 5_000
+        consumer.autoCommitIntervalMs = 1_000
+        consumer.maxBufferedMessages = max(2 * configuration.batchSize, 2_000)
+        // Records up to the broker's usual 1 MB limit (and the 64 KiB contract limit far below it) never wedge.
+        consumer.receiveMessageMaxBytes = 100_000_000
+        consumer.extra = configuration.kafkaProperties
+        return consumer
+    }
+
+    func deadLetterProducerConfiguration() -> KafkaProducerConfiguration {
+        var producer = KafkaProducerConfiguration(bootstrapServers: configuration.brokers)
+        producer.clientId = "dvp-worker-dlq-\(configuration.workerID)"
+        producer.lingerMs = 5
+        producer.messageTimeoutMs = 30_000
+        producer.extra = configuration.kafkaProperties.filter { Self.isSharedClientProperty($0.key) }
+        return producer
+    }
+
+    /// Pass-through properties that apply to the dead-letter producer too (security, addresses, client tuning),
+    /// as opposed to consumer-only ones such as `session.timeout.ms`.
+    static func isSharedClientProperty(_ key: String) -> Bool {
+        let shared = ["security.", "sasl.", "ssl.", "ssl_", "client.", "socket.", "broker.", "bootstrap.", "metadata.",
+                      "debug", "log_level", "reconnect.", "api.version", "enable.ssl", "topic.metadata"]
+        return shared.contains { key.hasPrefix($0) }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Kafka
+import ObservationUpsert
+import Synchronization
+
+/// The consumer-group worker: Kafka → DailyValue → FHIR Observation → version-guarded upsert → stored offsets.
+///
+/// At-least-once from Kafka plus an idempotent, version-guarded store gives effectively-once results. Offsets are
+/// stored only after a batch's upsert is durable and its dead-letter records are acknowledged; failures of the
+/// store or of the dead-letter topic pause consumption and are retried with backoff, never skipped.
+public final class WorkerService: Sendable {
+    public static let version = "0.1.0"
+
+    let configuration: WorkerConfiguration
+    let logger: Logger
+    let metrics: Metrics
+    let health = WorkerHealth()
+    let tracker = PartitionTracker()
+    let versionCache: VersionCache
+    private let control = Mutex(Control())
+
+    struct Control {
+        var stopRequested = false
+        /// After this instant, retries give up (the batch is abandoned un-stored; it will be redelivered).
+        var abandonAfter: ContinuousClock.Instant?
+        var consumer: KafkaConsumer?
+        var channel: BoundedChannel<KafkaConsumerEvent>?
+        var pausedByWorker = false
+    }
+
+    public init(configuration: WorkerConfiguration, logger: Logger, metrics: Metrics = Metrics()) {
+        self.configuration = configuration
+        self.logger = logger
+        self.metrics = metrics
+        self.versionCache = VersionCache(capacity: configuration.versionCacheSize)
+    }
+
+    // MARK: - Run
+
+    /// Runs until stopped (``requestStop()``, e.g. on SIGTERM) or, with `--until-caught-up`, until every assigned
+    /// partition reached its end. Returns a summary of what was done.
+    /// - Throws: `WorkerError` for configuration and fatal errors.
+    public func run() async throws -> RunSummary {
+        let started = ContinuousClock.now
+        let catalog = try loadCatalog()
+        let processor = BatchProcessor(
+            decoder: DailyValueDecoder(catalog: catalog),
+            mapper: ObservationMapper(configuration: mapperConfiguration()),
+            deadLetter: DeadLetter(
+                topic: configuration.dlqTopic, group: configuration.group, workerID: configuration.workerID,
+                workerVersion: Self.version))
+        let http = try HTTPServer(address: configuration.httpAddress, port: configuration.httpPort) { [self] path in
+            respond(to: path)
+        }
+        defer { http.shutdown() }
+        logger.info("http listening", [("port", .int(Int64(http.port)))])
+        if configuration.usesDevelopmentIDKey {
+            logger.warning(
+                "no id key configured (DVP_ID_KEY or --id-key-file): using the published development key, "
+                    + "so Observation ids are guessable; never run like this in production")
+        }
+
+        let store = try await openStore()
+        let deadLetters = try KafkaProducer(configuration: deadLetterProducerConfiguration())
+        let consumer = try KafkaConsumer(configuration: consumerConfiguration()) { [self] event in
+            handleRebalance(event)
+        }
+        let channel = BoundedChannel<KafkaConsumerEvent>(capacity: max(configuration.batchSize * 2, 1000))
+        let stopNow = control.withLock { c -> Bool in
+            c.consumer = consumer
+            c.channel = channel
+            return c.stopRequested
+        }
+        if stopNow { consumer.stopConsuming() }
+        try consumer.subscribe(topics: [configuration.topic])
+        health.markStarted()
+        logger.info(
+            "worker started",
+            [("topic", .string(configuration.topic)), ("group", .string(configuration.group)),
+             ("worker_version", .string(Self.version))])
+
+        let forwarder = Task {
+            for await event in consumer.events { await channel.send(event) }
+            channel.finish()
+        }
+        let loop = BatchLoop(service: self, processor: processor, store: store, deadLetters: deadLetters,
+                             consumer: consumer, channel: channel)
+        let caughtUp = await loop.run()
+
+        // Drain: the loop has flushed and stored what it could; commit, leave the group, flush, close.
+        health.markStopping()
+        consumer.stopConsuming()
+        channel.finish()
+        do { try consumer.commit() } catch { logger.warning("final commit failed", [("error", .string("\(error)"))]) }
+        let closeBudget = max(5.0, configuration.drainTimeoutSeconds / 2)
+        let closed = await consumer.close(timeout: .seconds(closeBudget))
+        if !closed {
+            logger.error("consumer close timed out (librdkafka 2.0.2 close hang); exiting anyway",
+                         [("timeout_s", .double(closeBudget))])
+        }
+        forwarder.cancel()
+        do { try deadLetters.flush(timeout: .seconds(5)) } catch {
+            logger.warning("dead-letter producer flush failed", [("error", .string("\(error)"))])
+        }
+        await store.close()
+        let summary = RunSummary(metrics: metrics, elapsed: ContinuousClock.now - started, caughtUp: caughtUp)
+        logger.info("worker stopped", summary.logFields)
+        return summary
+    }
+
+    /// Asks the worker to stop: no more fetching; the in-flight batch finishes; offsets are committed.
+    /// Retries of failing dependencies give up `drainTimeout` after this call.
+    public func requestStop() {
+        let consumer = control.withLock { c -> KafkaConsumer? in
+            c.stopRequested = true
+            c.abandonAfter = .now + .seconds(configuration.drainTimeoutSeconds * 0.8)
+            return c.consumer
+        }
+        health.markStopping()
+        consumer?.stopConsuming()
+    }
+
+    var isStopRequested: Bool { control.withLock { $0.stopRequested } }
+    var abandonDeadlinePassed: Bool {
+        control.withLock { c in c.abandonAfter.map { ContinuousClock.now >= $0 } ?? false }
+    }
+
+    // MARK: - Pause / resume on dependency failures
+
+    func pauseForFailure() {
+        let consumer = control.withLock { c -> KafkaConsumer? in
+            guard !c.pausedByWorker else { return nil }
+            c.pausedByWorker = true
+            return c.consumer
+        }
+        guard let consumer else { return }
+        consumer.pauseAll()
+        metrics.set("dvp_paused", 1)
+        logger.warning("consumption paused until the failing dependency recovers")
+    }
+
+    func resumeAfterRecovery() {
+        let consumer = control.withLock { c -> KafkaConsumer? in
+            guard c.pausedByWorker else { return nil }
+            c.pausedByWorker = false
+            return c.consumer
+        }
+        guard let consumer else { return }
+        consumer.resumeAll()
+        metrics.set("dvp_paused", 0)
+        logger.info("consumption resumed")
+    }
+
+    // MARK: - Rebalance (runs on the consumer's poll thread)
+
+    private func handleRebalance(_ event: KafkaRebalanceEvent) {
+        switch event {
+        case .assigned(let partitions):
+            tracker.assign(partitions)
+            metrics.increment("dvp_rebalances_total", labels: "kind=\"assigned\"", by: Double(partitions.count))
+            logger.info("partitions assigned", [("partitions", .string(Self.describe(partitions)))])
+        case .revoked(let partitions, let lost):
+            // Wait for the in-flight batch so its offsets are stored before the consumer commits on revoke.
+            let budget = Duration.seconds(min(configuration.drainTimeoutSeconds, 10))
+            let finished = tracker.revoke(partitions, waitingAtMost: lost ? .zero : budget)
+            metrics.increment(
+                "dvp_rebalances_total", labels: lost ? "kind=\"lost\"" : "kind=\"revoked\"", by: Double(partitions.count))
+            logger.info(
+                lost ? "partitions lost" : "partitions revoked",
+                [("partitions", .string(Self.describe(partitions))), ("in_flight_finished", .bool(finished))])
+        }
+        metrics.set("dvp_assigned_partitions", Double(tracker.assignedPartitions.count))
+    }
+
+    static func describe(_ partitions: [KafkaTopicPartition]) -> String {
+        partitions.sorted().map { "\($0.topic)[\($0.partition)]" }.joined(separator: ",")
+    }
+
+    // MARK: - HTTP
+
+    private func respond(to path: String) -> HTTPServer.Response {
+        switch path {
+        case "/metrics":
+            let (ready, _) = health.readiness
+            metrics.set("dvp_ready", ready ? 1 : 0)
+            return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
+        case "/healthz":
+            return .init(status: 200, body: "ok\n")
+        case "/readyz":
+            let (ready, reason) = health.readiness
+            return .init(status: ready ? 200 : 503, body: reason + "\n")
+        default:
+            return .init(status: 404, body: "not found; try /metrics, /healthz, /readyz\n")
+        }
+    }
+}
