@@ -11,8 +11,8 @@ final class PostgresConnection {
     private var prepared: Set<String> = []
 
     /// Connects with `connectionString` as given (a URI or `key=value` pairs; `sslmode` etc. pass through) and sets
-    /// up the session: UTF-8 and `synchronous_commit = on`, so a returned COMMIT is durable whatever the server's
-    /// default.
+    /// up the session: UTF-8, `synchronous_commit = on` (a returned COMMIT is durable whatever the server's default)
+    /// and `client_min_messages = warning` (no NOTICE chatter on stderr from `IF NOT EXISTS`).
     /// - Throws: ``StoreError`` with code `connection`.
     init(connectionString: String) throws {
         guard let connection = PQconnectdb(connectionString) else {
@@ -27,7 +27,7 @@ final class PostgresConnection {
         guard PQsetClientEncoding(connection, "UTF8") == 0 else {
             throw StoreError(.connection, "setting client_encoding UTF8: \(Self.trimmed(PQerrorMessage(connection)))")
         }
-        try executeScript("SET synchronous_commit = on")
+        try executeScript("SET synchronous_commit = on; SET client_min_messages = warning")
     }
 
     deinit { PQfinish(handle) }
