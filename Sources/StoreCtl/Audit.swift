@@ -1,0 +1,26 @@
+import ObservationUpsert
+
+/// `audit-install` and `audit-check`: a trigger-maintained log of every stored version update.
+enum Audit {
+    @Sendable static func install(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        try await StoreCtl.withStore(arguments) { try await maintenance($0).installVersionAudit() }
+        print("version audit installed")
+        return 0
+    }
+
+    @Sendable static func check(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        let summary = try await StoreCtl.withStore(arguments) { try await maintenance($0).versionAudit() }
+        print("decreases: \(summary.decreases)")
+        print("updates: \(summary.updates)")
+        return summary.decreases == 0 ? 0 : 1
+    }
+
+    static func maintenance(_ store: any ObservationStore) throws -> any ObservationStoreMaintenance {
+        guard let maintenance = store as? any ObservationStoreMaintenance else {
+            throw StoreError(.usage, "this store does not support the version audit")
+        }
+        return maintenance
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import ObservationUpsert
+
+/// The read-only commands: `counts`, `show`, `dump`.
+enum Inspect {
+    @Sendable static func counts(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        let counts = try await StoreCtl.withStore(arguments) { try await $0.outcomeCounts() }
+        var byMetric: [String: [UpsertOutcome: Int64]] = [:]
+        for count in counts { byMetric[count.metric, default: [:]][count.outcome, default: 0] += count.count }
+        let outcomes = UpsertOutcome.allCases
+        let header = ["metric"] + outcomes.map(\.rawValue) + ["total"]
+        var rows: [[String]] = []
+        var overall: [UpsertOutcome: Int64] = [:]
+        for metric in byMetric.keys.sorted() {
+            let totals = byMetric[metric]!
+            rows.append([metric] + outcomes.map { String(totals[$0] ?? 0) } + [String(totals.values.reduce(0, +))])
+            for (outcome, count) in totals { overall[outcome, default: 0] += count }
+        }
+        rows.append(["(all)"] + outcomes.map { String(overall[$0] ?? 0) } + [String(overall.values.reduce(0, +))])
+        print(table([header] + rows))
+        return 0
+    }
+
+    @Sendable static func show(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectPositionals(1, "PATIENT/METRIC/DAY")
+        let parts = arguments.positionals[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+            throw UsageError("expected PATIENT/METRIC/DAY, got '\(arguments.positionals[0])'")
+        }
+        let identity = ObservationIdentity(patient: parts[0], metric: parts[1], day: parts[2])
+        guard let stored = try await StoreCtl.withStore(arguments, { try await $0.observation(for: identity) }) else {
+            return StoreCtl.fail(1, "storectl show: no Observation stored for \(identity)")
+        }
+        print(stored.resourceWithMeta)
+        return 0
+    }
+
+    @Sendable static func dump(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        let versions = try await StoreCtl.withStore(arguments) { try await $0.allVersions() }
+        var out = ""
+        for (identity, version) in versions.sorted(by: { $0.key.key < $1.key.key }) {
+            out += "\(identity.key)\t\(version)\n"
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+        return 0
+    }
+
+    /// Left-aligned first column, right-aligned numbers.
+    private static func table(_ rows: [[String]]) -> String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

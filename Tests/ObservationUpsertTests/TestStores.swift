@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import ObservationUpsert
+
+/// The store implementations the contract suite runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// Fresh, empty stores for tests, and the environment they need.
+enum TestStores {
+    static let postgresURLVariable = "DVP_POSTGRES_URL"
+
+    /// The PostgreSQL test cluster URL; a missing variable fails the test (no silent skip).
+    static func postgresURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
+            throw TestEnvironmentError(
+                "\(postgresURLVariable) is not set: run the tests with `scripts/test.sh` (see README), which starts "
+                    + "a throwaway PostgreSQL, or start one with `scripts/pg-test-cluster.sh start DIR PORT` and "
+                    + "export its URL")
+        }
+        return url
+    }
+
+    /// Runs `body` with the location of a new, empty store of `kind`, removed afterwards on every path.
+    static func withFreshLocation<Result>(
+        _ kind: StoreKind, _ body: (StoreLocation) async throws -> Result
+    ) async throws -> Result {
+        switch kind {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("dvp-store-test-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            return try await body(.sqlite(path: directory.appendingPathComponent("observations.db").path))
+        case .postgres:
+            let url = try postgresURL()
+            let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
+            try await adminExecute(url, "CREATE DATABASE \(database)")
+            do {
+                let result = try await body(.postgres(connectionString: try replacingDatabase(in: url, with: database)))
+                try await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
+                return result
+            } catch {
+                try? await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with a new, empty store of `kind`, closed afterwards.
+    static func withFreshStore<Result>(
+        _ kind: StoreKind, _ body: (any ObservationStoreMaintenance, StoreLocation) async throws -> Result
+    ) async throws -> Result {
+        try await withFreshLocation(kind) { location in
+            let store = try await open(location)
+            do {
+                let result = try await body(store, location)
+                await store.close()
+                return result
+            } catch {
+                await store.close()
+                throw error
+            }
+        }
+    }
+
+    static func open(_ location: StoreLocation) async throws -> any ObservationStoreMaintenance {
+        let store = try await makeObservationStore(location)
+        return try #require(store as? any ObservationStoreMaintenance)
+    }
+
+    /// Runs constant SQL directly on the database behind `location` (to tamper with rows in audit tests).
+    static func rawExecute(_ location: StoreLocation, _ sql: String) async throws {
+        switch location {
+        case .sqlite(let path):
+            let box = QueueConfined(label: "test.sqlite", ())
+            try await box.run { _ in try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000).execute(sql) }
+        case .postgres(let url):
+            try await adminExecute(url, sql)
+        }
+    }
+
+    private static func adminExecute(_ url: String, _ sql: String) async throws {
+        let box = QueueConfined(label: "test.postgres-admin", ())
+        try await box.run { _ in _ = try PostgresConnection(connectionString: url).executeScript(sql) }
+    }
+
+    private static func replacingDatabase(in url: String, with database: String) throws -> String {
+        var components = try #require(URLComponents(string: url), "\(postgresURLVariable) is not a URL: \(url)")
+        components.path = "/" + database
+        return try #require(components.string)
+    }
+}
+
+struct TestEnvironmentError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - Records
+
+/// A synthetic record: identity, version and a small Observation-shaped JSON.
+func record(
+    _ patient: String = "p-1", _ metric: String = "heart_rate", _ day: String = "2026-10-01", version: Int64,
+    value: Double = 60
+) -> ObservationRecord {
+    ObservationRecord(
+        identity: ObservationIdentity(patient: patient, metric: metric, day: day), version: version,
+        resourceID: "obs-\(patient)-\(metric)-\(day)",
+        resource: #"{"resourceType":"Observation","id":"obs-\#(patient)-\#(metric)-\#(day)","meta":{"source":"test"},"#
+            + #""valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
+}
+
+/// JSON texts compared as values (PostgreSQL's jsonb reorders keys).
+func sameJSON(_ lhs: String, _ rhs: String) throws -> Bool {
+    let left = try JSONSerialization.jsonObject(with: Data(lhs.utf8)) as? NSDictionary
+    let right = try JSONSerialization.jsonObject(with: Data(rhs.utf8)) as? NSDictionary
+    return left != nil && left == right
+}

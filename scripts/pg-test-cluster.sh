@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL 15 clusters for tests.
+#
+#   pg-test-cluster.sh start DIR PORT       initdb (if needed) and start; prints the connection URL
+#   pg-test-cluster.sh stop DIR             fast shutdown
+#   pg-test-cluster.sh restart-fast DIR     fast shutdown (clients disconnected), then start again
+#   pg-test-cluster.sh restart-immediate DIR  immediate shutdown (crash, WAL recovery on start), then start
+#   pg-test-cluster.sh url DIR              print the connection URL
+#
+# DIR is the data directory (created, owned by the `postgres` OS user). The server listens on 127.0.0.1:PORT only,
+# with fsync on, trust authentication for local TCP, and its log in DIR/server.log. Scripts usually run as root and
+# PostgreSQL refuses to run as root, so every server command runs as `postgres` (via runuser) when we are root.
+set -euo pipefail
+
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+PG_USER=${PG_USER:-postgres}
+
+usage() {
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+# Runs a command as the cluster owner (directly when we already are not root).
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u "$PG_USER" -- "$@"
+    else
+        "$@"
+    fi
+}
+
+port_of() { sed -n 's/^port = \([0-9]*\).*/\1/p' "$1/postgresql.conf" | tail -n 1; }
+
+url_of() {
+    local port
+    port=$(port_of "$1")
+    [ -n "$port" ] || { echo "error: no port configured in $1/postgresql.conf (was the cluster started?)" >&2; exit 1; }
+    echo "postgresql://$PG_USER@127.0.0.1:$port/postgres?sslmode=disable"
+}
+
+wait_ready() {
+    local port
+    port=$(port_of "$1")
+    for _ in $(seq 1 100); do
+        if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port"; then return 0; fi
+        sleep 0.1
+    done
+    echo "error: PostgreSQL in $1 does not accept connections on 127.0.0.1:$port (see $1/server.log)" >&2
+    exit 1
+}
+
+start() {
+    local dir=$1 port=$2
+    [[ "$port" =~ ^[0-9]+$ ]] || { echo "error: PORT must be a number, got '$port'" >&2; exit 2; }
+    if [ ! -f "$dir/PG_VERSION" ]; then
+        mkdir -p "$dir"
+        [ "$(id -u)" -eq 0 ] && chown "$PG_USER" "$dir"
+        chmod 700 "$dir"
+        as_owner "$PG_BIN/initdb" -D "$dir" -U "$PG_USER" --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+        cat >>"$dir/postgresql.conf" <<CONF
+# pg-test-cluster.sh
+listen_addresses = '127.0.0.1'
+unix_socket_directories = ''
+fsync = on
+synchronous_commit = on
+max_connections = 100
+CONF
+    fi
+    if as_owner "$PG_BIN/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+        echo "error: the cluster in $dir is already running ($(url_of "$dir"))" >&2
+        exit 1
+    fi
+    sed -i '/^port = /d' "$dir/postgresql.conf"
+    echo "port = $port" >>"$dir/postgresql.conf"
+    as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 30 start >/dev/null
+    wait_ready "$dir"
+    url_of "$dir"
+}
+
+stop_mode() {
+    as_owner "$PG_BIN/pg_ctl" -D "$1" -m "$2" -w -t 30 stop >/dev/null
+}
+
+restart() {
+    local dir=$1 mode=$2
+    stop_mode "$dir" "$mode"
+    as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 30 start >/dev/null
+    wait_ready "$dir"
+}
+
+[ $# -ge 2 ] || usage
+command=$1
+dir=$2
+case "$command" in
+    start) [ $# -eq 3 ] || usage; start "$dir" "$3" ;;
+    stop) stop_mode "$dir" fast ;;
+    restart-fast) restart "$dir" fast ;;
+    restart-immediate) restart "$dir" immediate ;;
+    url) url_of "$dir" ;;
+    *) usage ;;
+esac
