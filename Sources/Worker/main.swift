@@ -3,7 +3,7 @@ import WorkerCore
 
 // The worker executable: parse configuration, wire signals to a graceful drain, run, exit.
 
-setvbuf(stdout, nil, _IOLBF, 0)
+// Summaries go to stdout with `print`; logs are JSON lines on stderr.
 let configuration: WorkerConfiguration
 do {
     guard let parsed = try WorkerConfiguration.parse(Array(CommandLine.arguments.dropFirst())) else {

@@ -93,12 +93,12 @@ struct BatchLoop {
             return
         }
         let offsets = output.nextOffsets.map { KafkaTopicPartitionOffset($0.key, offset: $0.value) }
-        do {
-            try consumer.storeOffsets(offsets)
-        } catch {
+        let failures = consumer.storeOffsets(offsets)
+        if !failures.isEmpty {
             // Expected after a revoke (`_STATE`): the partitions moved on; the next owner re-reads the tail.
-            metrics.increment("dvp_offset_commit_errors_total")
-            logger.info("storing offsets failed", [("error", .string("\(error)"))])
+            metrics.increment("dvp_offset_commit_errors_total", by: Double(failures.count))
+            logger.info("storing offsets failed for partitions no longer assigned",
+                        [("partitions", .string(WorkerService.describe(Array(failures.keys))))])
         }
         tracker.endBatch(durable: offsets)
         metrics.observeBatchDuration((ContinuousClock.now - started).seconds)

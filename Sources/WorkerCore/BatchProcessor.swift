@@ -31,7 +31,7 @@ struct BatchProcessor: Sendable {
             output.nextOffsets[tp] = max(output.nextOffsets[tp] ?? 0, message.offset + 1)
             do {
                 let value = try decoder.decode(message.value, recordTimestampMs: message.timestampMs)
-                let record = mapper.map(value, recordTimestampMs: message.timestampMs ?? value.version ?? 0)
+                let record = try mapper.map(value, recordTimestampMs: message.timestampMs ?? value.version ?? 0)
                 output.mapped.append(Mapped(record: record, metric: value.metric))
             } catch {
                 let stage: DeadLetter.Stage = error.kind == .invalidJSON ? .deserialize : .validate

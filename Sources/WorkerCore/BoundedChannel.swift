@@ -23,6 +23,11 @@ final class BoundedChannel<Element: Sendable>: Sendable {
         var count: Int { buffer.count - head }
     }
 
+    private enum SendStep {
+        case done(CheckedContinuation<Received, Never>?)
+        case wait
+    }
+
     private let capacity: Int
     private let state = Mutex(State())
     private let timerQueue = DispatchQueue(label: "dvp.channel.timer")
@@ -32,8 +37,7 @@ final class BoundedChannel<Element: Sendable>: Sendable {
     /// Appends an element, suspending while the channel is full. Elements sent after `finish()` are dropped.
     func send(_ element: Element) async {
         while true {
-            enum Step { case done(CheckedContinuation<Received, Never>?), wait }
-            let step: Step = state.withLock { s in
+            let step: SendStep = state.withLock { s in
                 if s.finished { return .done(nil) }
                 if s.count >= capacity { return .wait }
                 if let receiver = s.receiver {

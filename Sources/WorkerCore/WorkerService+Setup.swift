@@ -13,11 +13,16 @@ extension WorkerService {
         }
     }
 
-    func mapperConfiguration() -> ObservationMapper.Configuration {
+    /// The FHIR mapper for this deployment's identifier system, id key and catalog.
+    func makeMapper(catalog: MetricCatalog) throws -> ObservationMapper {
         var mapper = ObservationMapper.Configuration(idKey: configuration.idKey)
         if let system = configuration.identifierSystem { mapper.identifierSystem = system }
         mapper.metaSource = configuration.metaSource ?? "urn:daily-values-pipeline:worker:\(Self.version)"
-        return mapper
+        do {
+            return try ObservationMapper(configuration: mapper, catalog: catalog)
+        } catch {
+            throw WorkerError.configuration("\(error)")
+        }
     }
 
     /// Opens the store, retrying while it is unreachable (a worker started before its database must not

@@ -45,7 +45,7 @@ public final class WorkerService: Sendable {
         let catalog = try loadCatalog()
         let processor = BatchProcessor(
             decoder: DailyValueDecoder(catalog: catalog),
-            mapper: ObservationMapper(configuration: mapperConfiguration()),
+            mapper: try makeMapper(catalog: catalog),
             deadLetter: DeadLetter(
                 topic: configuration.dlqTopic, group: configuration.group, workerID: configuration.workerID,
                 workerVersion: Self.version))
@@ -91,15 +91,20 @@ public final class WorkerService: Sendable {
         health.markStopping()
         consumer.stopConsuming()
         channel.finish()
-        do { try consumer.commit() } catch { logger.warning("final commit failed", [("error", .string("\(error)"))]) }
+        do { try await consumer.commit() } catch {
+            logger.warning("final commit failed", [("error", .string("\(error)"))])
+        }
         let closeBudget = max(5.0, configuration.drainTimeoutSeconds / 2)
-        let closed = await consumer.close(timeout: .seconds(closeBudget))
-        if !closed {
+        switch await consumer.close(timeout: .seconds(closeBudget)) {
+        case .closed: logger.info("consumer closed; group left")
+        case .failed(let error): logger.warning("consumer closed with an error", [("error", .string("\(error)"))])
+        case .timedOut:
             logger.error("consumer close timed out (librdkafka 2.0.2 close hang); exiting anyway",
                          [("timeout_s", .double(closeBudget))])
         }
         forwarder.cancel()
-        do { try deadLetters.flush(timeout: .seconds(5)) } catch {
+        _ = await deadLetters.close(timeout: .seconds(5))
+        do { try await deadLetters.flush(timeout: .seconds(5)) } catch {
             logger.warning("dead-letter producer flush failed", [("error", .string("\(error)"))])
         }
         await store.close()
