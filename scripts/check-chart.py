@@ -29,7 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gotemplate import Renderer, TemplateError, TemplateFail, parse  # noqa: E402
 
 CHART = Path(__file__).resolve().parent.parent / "charts" / "daily-values-worker"
-RELEASE = {"Name": "dvp", "Namespace": "ingest", "Service": "Helm", "IsInstall": True, "IsUpgrade": False, "Revision": 1}
+RELEASE = {
+    "Name": "dvp",
+    "Namespace": "ingest",
+    "Service": "Helm",
+    "IsInstall": True,
+    "IsUpgrade": False,
+    "Revision": 1,
+}
 VALUES_REFERENCE = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 SECRET_ENV = re.compile(r"^(DVP_STORE|DVP_ID_KEY|.*(PASSWORD|SECRET|TOKEN|USERNAME|DSN|_KEY))$")
 
@@ -45,9 +52,10 @@ class Check:
     def run(self, name: str, body: Callable[[], str | None]) -> None:
         try:
             detail = body()
-        except AssertionError as error:
-            self.failures.append(f"{name}: {error}")
-            print(f"FAIL  {name}: {error}")
+        except Exception as error:  # noqa: BLE001 — every error is a failed check, reported with its type
+            message = str(error) if isinstance(error, AssertionError) else f"{type(error).__name__}: {error}"
+            self.failures.append(f"{name}: {message}")
+            print(f"FAIL  {name}: {message}")
             return
         self.passed += 1
         print(f"ok    {name}{f' — {detail}' if detail and self.verbose else ''}")
@@ -82,7 +90,9 @@ class Chart:
 
     def schema_errors(self, values: dict[str, Any]) -> list[str]:
         validator = jsonschema.Draft7Validator(self.schema, format_checker=jsonschema.FormatChecker())
-        return [f"{'.'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(values)]
+        return [
+            f"{'.'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(values)
+        ]
 
     def render(self, values: dict[str, Any]) -> dict[str, str]:
         """Renders every non-partial template (like `helm template`); raises TemplateFail/TemplateError."""
@@ -158,7 +168,8 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     store = env["DVP_STORE"]
     if values["store"]["type"] == "postgres":
         assert store["valueFrom"]["secretKeyRef"] == {
-            "name": values["store"]["postgres"]["existingSecret"], "key": values["store"]["postgres"]["dsnKey"]
+            "name": values["store"]["postgres"]["existingSecret"],
+            "key": values["store"]["postgres"]["dsnKey"],
         }, "DVP_STORE is not the DSN Secret"
     else:
         path = values["store"]["sqlite"]["path"]
@@ -168,8 +179,10 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         rendered = env["DVP_X_" + prop.replace(".", "_").upper()]["value"]
         assert rendered == (str(value).lower() if isinstance(value, bool) else str(value)), f"property {prop}"
     if values["kafka"]["sasl"]["enabled"]:
-        for name in ("DVP_X_SASL_USERNAME", "DVP_X_SASL_PASSWORD"):
-            assert env[name]["valueFrom"]["secretKeyRef"]["name"] == values["kafka"]["sasl"]["existingSecret"]
+        sasl = values["kafka"]["sasl"]
+        for name, key in (("DVP_X_SASL_USERNAME", "usernameKey"), ("DVP_X_SASL_PASSWORD", "passwordKey")):
+            reference = env[name]["valueFrom"]["secretKeyRef"]
+            assert reference == {"name": sasl["existingSecret"], "key": sasl[key]}, f"{name} -> {reference}"
 
 
 def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[str]) -> str:
@@ -205,7 +218,9 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         assert hpa["spec"]["maxReplicas"] <= partitions
         assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
     (service,) = by_kind(objects, "Service")
-    assert service["spec"]["selector"] == selector and service["spec"]["ports"][0]["port"] == values["worker"]["httpPort"]
+    assert (
+        service["spec"]["selector"] == selector and service["spec"]["ports"][0]["port"] == values["worker"]["httpPort"]
+    )
     for job in by_kind(objects, "Job"):
         job_pod = job["spec"]["template"]
         check_pod(job_pod, values, "backfill")
@@ -230,7 +245,9 @@ def value_paths(node: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]
 
 def check_value_usage(chart: Chart) -> str:
     code = {name: re.sub(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", "", text, flags=re.S) for name, text in chart.sources.items()}
-    referenced = {tuple(m.group(1).strip(".").split(".")) for text in code.values() for m in VALUES_REFERENCE.finditer(text)}
+    referenced = {
+        tuple(m.group(1).strip(".").split(".")) for text in code.values() for m in VALUES_REFERENCE.finditer(text)
+    }
     for path in sorted(referenced):
         node: Any = chart.values
         for part in path:
@@ -253,7 +270,11 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("zero replicas", {"replicaCount": 0}, "less than the minimum"),
     ("inline PostgreSQL DSN", {"store": {"postgres": {"dsn": "postgres://u:p@db/obs"}}}, "Additional properties"),
     ("secret librdkafka property", {"kafka": {"properties": {"sasl.password": "hunter2"}}}, "should not be valid"),
-    ("chart-owned librdkafka property", {"kafka": {"properties": {"enable.auto.commit": "true"}}}, "should not be valid"),
+    (
+        "chart-owned librdkafka property",
+        {"kafka": {"properties": {"enable.auto.commit": "true"}}},
+        "should not be valid",
+    ),
     ("secret env var by value", {"extraEnv": [{"name": "DVP_X_SASL_PASSWORD", "value": "x"}]}, "should not be valid"),
     ("unknown autoscaling mode", {"autoscaling": {"mode": "both"}}, "is not one of"),
     ("typo in a key", {"worker": {"drainTimeout": 30}}, "Additional properties"),
@@ -264,16 +285,40 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
 
 # (name, override on top of the minimal postgres values, expected substring of the template failure)
 RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
-    ("KEDA max above partitions", {"autoscaling": {"mode": "keda", "keda": {"maxReplicaCount": 13}}}, "exceeds kafka.partitions=12"),
-    ("HPA max above partitions", {"autoscaling": {"mode": "hpa", "hpa": {"maxReplicas": 20}}}, "exceeds kafka.partitions=12"),
+    (
+        "KEDA max above partitions",
+        {"autoscaling": {"mode": "keda", "keda": {"maxReplicaCount": 13}}},
+        "exceeds kafka.partitions=12",
+    ),
+    (
+        "HPA max above partitions",
+        {"autoscaling": {"mode": "hpa", "hpa": {"maxReplicas": 20}}},
+        "exceeds kafka.partitions=12",
+    ),
     ("replicas above partitions", {"replicaCount": 13}, "exceeds kafka.partitions=12"),
-    ("KEDA min above max", {"autoscaling": {"mode": "keda", "keda": {"minReplicaCount": 5, "maxReplicaCount": 4}}}, "minReplicaCount must not exceed"),
+    (
+        "KEDA min above max",
+        {"autoscaling": {"mode": "keda", "keda": {"minReplicaCount": 5, "maxReplicaCount": 4}}},
+        "minReplicaCount must not exceed",
+    ),
     ("SQLite with two replicas", {"store": {"type": "sqlite"}, "replicaCount": 2}, "store.type=sqlite"),
-    ("SQLite with KEDA", {"store": {"type": "sqlite"}, "replicaCount": 1, "autoscaling": {"mode": "keda"}}, "store.type=sqlite"),
-    ("backfill into the live group", {"backfill": {"enabled": True, "group": "daily-values-worker"}}, "must differ from kafka.group"),
+    (
+        "SQLite with KEDA",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "autoscaling": {"mode": "keda"}},
+        "store.type=sqlite",
+    ),
+    (
+        "backfill into the live group",
+        {"backfill": {"enabled": True, "group": "daily-values-worker"}},
+        "must differ from kafka.group",
+    ),
     ("backfill without a group", {"backfill": {"enabled": True}}, "backfill.group is required"),
     ("SASL without a Secret", {"kafka": {"sasl": {"enabled": True}}}, "kafka.sasl.existingSecret"),
-    ("client cert without key", {"kafka": {"tls": {"enabled": True, "existingSecret": "t", "certKey": "tls.crt"}}}, "set together"),
+    (
+        "client cert without key",
+        {"kafka": {"tls": {"enabled": True, "existingSecret": "t", "certKey": "tls.crt"}}},
+        "set together",
+    ),
     ("no DSN Secret", {"store": {"postgres": {"existingSecret": ""}}}, "store.postgres.existingSecret is required"),
 ]
 
@@ -307,7 +352,9 @@ def main() -> int:
     started = time.monotonic()
     chart = Chart(CHART)
 
-    check.run("values.schema.json is a valid draft-07 schema", lambda: jsonschema.Draft7Validator.check_schema(chart.schema))
+    check.run(
+        "values.schema.json is a valid draft-07 schema", lambda: jsonschema.Draft7Validator.check_schema(chart.schema)
+    )
     check.run("values.yaml satisfies values.schema.json", lambda: expect_schema_valid(chart, chart.values))
     check.run("every .Values read exists; every value is read", lambda: check_value_usage(chart))
     check.run(

@@ -102,9 +102,9 @@ class Node:
     kind: str  # text | action | if | range | with
     text: str = ""
     pipeline: Pipeline | None = None
-    body: list["Node"] = field(default_factory=list)
-    branches: list[tuple[Pipeline, list["Node"]]] = field(default_factory=list)  # if / else if
-    otherwise: list["Node"] = field(default_factory=list)
+    body: list[Node] = field(default_factory=list)
+    branches: list[tuple[Pipeline, list[Node]]] = field(default_factory=list)  # if / else if
+    otherwise: list[Node] = field(default_factory=list)
     in_else: bool = False  # parsing state: the next nodes belong to `otherwise`
 
 
@@ -408,7 +408,11 @@ class Renderer:
                 assert node.pipeline is not None
                 inner = scopes + [{}]
                 value = self._pipeline(node.pipeline, dot, inner)
-                out.append(self._nodes(node.body, value, inner) if truthy(value) else self._nodes(node.otherwise, dot, scopes + [{}]))
+                out.append(
+                    self._nodes(node.body, value, inner)
+                    if truthy(value)
+                    else self._nodes(node.otherwise, dot, scopes + [{}])
+                )
             elif node.kind == "range":
                 out.append(self._range(node, dot, scopes))
         return "".join(out)
