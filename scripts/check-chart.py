@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import kubernetes_validate
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,6 +39,10 @@ RELEASE = {
     "Revision": 1,
 }
 VALUES_REFERENCE = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+# Built-in kinds are validated (strict: unknown fields fail) against these Kubernetes OpenAPI schemas: the chart's
+# kubeVersion floor and the newest the installed kubernetes-validate ships. CRDs (KEDA, Prometheus Operator) are not.
+KUBERNETES_VERSIONS = ("1.25.0", kubernetes_validate.latest_version())
+CRD_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor"}
 SECRET_ENV = re.compile(r"^(DVP_STORE|DVP_ID_KEY|.*(PASSWORD|SECRET|TOKEN|USERNAME|DSN|_KEY))$")
 
 
@@ -118,9 +123,25 @@ def documents(rendered: dict[str, str]) -> list[dict[str, Any]]:
             for key in ("apiVersion", "kind", "metadata"):
                 assert key in parsed, f"{name}: document without {key}"
             assert len(parsed["metadata"]["name"]) <= 63, f"{name}: name longer than 63: {parsed['metadata']['name']}"
+            validate_kubernetes(parsed, name)
             parsed["_template"] = name
             objects.append(parsed)
     return objects
+
+
+def validate_kubernetes(manifest: dict[str, Any], template: str) -> None:
+    if manifest["kind"] in CRD_KINDS:
+        return
+    for version in KUBERNETES_VERSIONS:
+        try:
+            kubernetes_validate.validate(manifest, version, strict=True)
+        except kubernetes_validate.ValidationError as error:
+            where = ".".join(map(str, error.path))
+            raise AssertionError(
+                f"{template}: {manifest['kind']} invalid for Kubernetes {version} at {where}: {error.message}"
+            )
+        except kubernetes_validate.SchemaNotFoundError as error:
+            raise AssertionError(f"{template}: no Kubernetes {version} schema for {manifest['kind']}: {error}")
 
 
 def by_kind(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -225,7 +246,8 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         job_pod = job["spec"]["template"]
         check_pod(job_pod, values, "backfill")
         job_container = job_pod["spec"]["containers"][0]
-        assert job_container["args"] == ["--start", "earliest", "--until-caught-up"], job_container["args"]
+        expected_args = ["--start", values["backfill"]["start"], "--until-caught-up"]
+        assert job_container["args"] == expected_args, job_container["args"]
         job_env = {e["name"]: e.get("value") for e in job_container["env"]}
         assert job_env["DVP_GROUP"] == values["backfill"]["group"] != values["kafka"]["group"]
         assert job_pod["spec"]["restartPolicy"] == "Never"
@@ -280,6 +302,7 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("typo in a key", {"worker": {"drainTimeout": 30}}, "Additional properties"),
     ("string where integer", {"kafka": {"partitions": "12"}}, "is not of type 'integer'"),
     ("grace margin below minimum", {"worker": {"terminationGraceMarginSeconds": 0}}, "less than the minimum"),
+    ("backfill from latest (would replay nothing)", {"backfill": {"start": "latest"}}, "is not one of"),
     ("broker list without port", {"kafka": {"brokers": "kafka"}}, "does not match"),
 ]
 
