@@ -15,14 +15,16 @@
 #      storectl counts). Binaries that are still placeholders are reported as SKIPPED.
 #
 # Usage: scripts/check-runtime-image.sh [--skip-build] [--rebuild-rootfs]
-# Environment: DVP_DOCKERFILE (default ./Dockerfile), DVP_DEBIAN_MIRROR (default http://deb.debian.org/debian), DVP_ROOTFS_CACHE (default /var/tmp),
+# Environment: DVP_DOCKERFILE (default ./Dockerfile), DVP_DEBIAN_MIRROR (default http://deb.debian.org/debian),
+#              DVP_ROOTFS_CACHE (default /var/tmp), DVP_BIN_DIR (use binaries from there; implies --skip-build),
 #              DVP_CHECK_GENERATE_ARGS (arguments of `producer generate`, default below).
 # Needs: root, debootstrap, network access to the Debian mirror on the first run.
 set -euo pipefail
 
 # MARK: - Settings
 
-readonly ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT_DIR
 readonly DOCKERFILE="${DVP_DOCKERFILE:-$ROOT_DIR/Dockerfile}"
 readonly SUITE=bookworm
 readonly MIRROR="${DVP_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
@@ -92,15 +94,20 @@ echo "runtime user: ${app_uid}:${app_gid}"
 
 cd "$ROOT_DIR"
 step_start=$(date +%s.%N)
-if [[ "$skip_build" == false ]]; then
-    swift build -c release --static-swift-stdlib
+if [[ -n "${DVP_BIN_DIR:-}" ]]; then
+    skip_build=true
+    bin_dir="$DVP_BIN_DIR"
+else
+    if [[ "$skip_build" == false ]]; then
+        swift build -c release --static-swift-stdlib
+    fi
+    bin_dir="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 fi
-bin_dir="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 for product in "${PRODUCTS[@]}"; do
     [[ -x "$bin_dir/$product" ]] || die "missing release binary $bin_dir/$product (run without --skip-build)"
 done
 record PASS "release build (swift build -c release --static-swift-stdlib)" "$step_start" \
-    "$([[ "$skip_build" == true ]] && echo "skipped by --skip-build, reused $bin_dir" || echo "$bin_dir")"
+    "$([[ "$skip_build" == true ]] && echo "not built here, reused $bin_dir" || echo "$bin_dir")"
 
 # MARK: - Cached minimal root
 
@@ -133,6 +140,7 @@ fi
 step_start=$(date +%s.%N)
 missing=()
 for package in "${packages[@]}"; do
+    # shellcheck disable=SC2016 # ${Status} is dpkg-query's format syntax, not a shell expansion
     chroot "$rootfs" dpkg-query -W -f='${Status}' "$package" 2> /dev/null | grep -q 'install ok installed' \
         || missing+=("$package")
 done
@@ -183,11 +191,11 @@ for node in null zero random urandom; do
     mount_tracked --bind "/dev/$node" "$jail/dev/$node"
 done
 
-# in_jail CMD... — runs CMD in the root as the image's user with a minimal, explicit environment.
-in_jail() {
-    chroot --userspec="$app_uid:$app_gid" "$jail" /usr/bin/env -i \
-        PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 TZ=UTC "$@"
-}
+# "${jail_exec[@]}" CMD... runs CMD in the root as the image's user with a minimal, explicit environment (extra
+# VAR=value words may precede CMD). An array, not a function, so `… &` gives the PID of the process itself.
+jail_exec=(chroot --userspec="$app_uid:$app_gid" "$jail" /usr/bin/env -i
+    PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 TZ=UTC)
+in_jail() { "${jail_exec[@]}" "$@"; }
 
 # Root-filesystem sanity: writes outside /tmp must fail, like in the pod.
 step_start=$(date +%s.%N)
@@ -199,7 +207,6 @@ fi
 
 # MARK: - ldd: every shared library resolves inside the root
 
-is_placeholder=()
 for product in "${PRODUCTS[@]}"; do
     step_start=$(date +%s.%N)
     ldd_output="$(chroot "$jail" /usr/bin/ldd "/usr/local/bin/$product" 2>&1)" || true
@@ -233,11 +240,15 @@ done
 
 round_trip() {
     local bootstrap_file="$jail/tmp/bootstrap" brokers waited=0 expected counts_output status=0
-    in_jail /usr/local/bin/devbroker --brokers 1 --topic "$TOPIC:3" --bootstrap-file /tmp/bootstrap \
+    "${jail_exec[@]}" /usr/local/bin/devbroker --brokers 1 --topic "$TOPIC:3" --bootstrap-file /tmp/bootstrap \
         > "$workdir/devbroker.log" 2>&1 &
     background_pids+=("$!")
     until [[ -s "$bootstrap_file" ]]; do
-        ((waited++ < 100)) || { echo "devbroker wrote no bootstrap file in 20 s"; cat "$workdir/devbroker.log"; return 1; }
+        if ((waited++ >= 100)); then
+            echo "devbroker wrote no bootstrap file in 20 s"
+            cat "$workdir/devbroker.log"
+            return 1
+        fi
         sleep 0.2
     done
     brokers="$(tr -d '[:space:]' < "$bootstrap_file")"
@@ -250,11 +261,9 @@ round_trip() {
 
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$jail/tmp/id-key"
     chmod 0444 "$jail/tmp/id-key"
-    timeout 180 chroot --userspec="$app_uid:$app_gid" "$jail" /usr/bin/env -i \
-        PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 TZ=UTC \
-        DVP_BROKERS="$brokers" DVP_TOPIC="$TOPIC" DVP_GROUP=runtime-image-check DVP_STORE=sqlite:/tmp/obs.sqlite \
-        DVP_ID_KEY_FILE=/tmp/id-key DVP_HTTP_PORT=19464 DVP_START=earliest DVP_X_SESSION_TIMEOUT_MS=6000 \
-        /usr/local/bin/worker --until-caught-up || status=$?
+    timeout 180 "${jail_exec[@]}" DVP_BROKERS="$brokers" DVP_TOPIC="$TOPIC" DVP_GROUP=runtime-image-check \
+        DVP_STORE=sqlite:/tmp/obs.sqlite DVP_ID_KEY_FILE=/tmp/id-key DVP_HTTP_PORT=19464 DVP_START=earliest \
+        DVP_X_SESSION_TIMEOUT_MS=6000 /usr/local/bin/worker --until-caught-up || status=$?
     ((status == 0)) || { echo "worker --until-caught-up exited $status"; return 1; }
 
     counts_output="$(in_jail /usr/local/bin/storectl counts --store sqlite:/tmp/obs.sqlite)" || return 1
