@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks charts/daily-values-worker without helm: schema, rendering, rendered objects, value usage.
 
-Run with a Python that has the packages in scripts/requirements-test.txt (pyyaml, jsonschema):
+Run with a Python that has the packages in scripts/requirements-test.txt (pyyaml, jsonschema, kubernetes-validate):
 
     python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt
     .venv/bin/python scripts/check-chart.py [-v]
