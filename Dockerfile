@@ -1,0 +1,92 @@
+# syntax=docker/dockerfile:1
+#
+# daily-values-worker image: the `worker` (ENTRYPOINT) plus `producer`, `devbroker` and `storectl` for ops.
+#
+#   docker build -t daily-values-worker:dev .
+#   docker run --rm daily-values-worker:dev --help
+#
+# The runtime package list below (ARG RUNTIME_PACKAGES in the runtime stage) is the single source of truth:
+# scripts/check-runtime-image.sh parses it, builds a debootstrap'd bookworm root with exactly those packages and
+# runs the binaries inside it, so a missing shared library fails there before it fails in a cluster.
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# MARK: - Build stage
+
+FROM ${SWIFT_IMAGE} AS build
+
+# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto), found through pkg-config.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends \
+        librdkafka-dev \
+        libpq-dev \
+        libsqlite3-dev \
+        libssl-dev \
+        pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+
+# Only the manifest and the sources (.dockerignore keeps tests, charts and local state out of the context).
+COPY Package.swift ./
+COPY Sources ./Sources
+
+# The Swift runtime and Foundation are linked statically; the C libraries stay dynamic (Debian's shared objects,
+# patched by Debian security updates in the runtime image).
+RUN --mount=type=cache,target=/src/.build \
+    swift build -c release --static-swift-stdlib \
+    && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
+    && mkdir -p /staging \
+    && for product in worker producer devbroker storectl; do \
+        install -m 0755 "$bin/$product" "/staging/$product"; \
+    done
+
+# MARK: - Runtime stage
+
+FROM ${RUNTIME_IMAGE} AS runtime
+
+# Exactly what the binaries load (checked with ldd): the four C libraries, the C++ runtime and libgcc_s that the
+# statically linked Swift runtime still needs, zone data for Foundation's TimeZone (DST-correct local days) and CA
+# certificates for Kafka/PostgreSQL TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...) come in as
+# dependencies of these packages.
+ARG RUNTIME_PACKAGES="\
+    ca-certificates \
+    libgcc-s1 \
+    libpq5 \
+    librdkafka1 \
+    libsqlite3-0 \
+    libssl3 \
+    libstdc++6 \
+    tzdata"
+
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
+    && rm -rf /var/lib/apt/lists/*
+
+# Fixed, non-root UID/GID (the Helm chart's securityContext uses the same numbers).
+ARG APP_UID=10001
+ARG APP_GID=10001
+RUN groupadd --system --gid "${APP_GID}" dvp \
+    && useradd --system --uid "${APP_UID}" --gid dvp --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin dvp
+
+COPY --from=build /staging/ /usr/local/bin/
+
+ARG VERSION=dev
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="daily-values-worker" \
+      org.opencontainers.image.description="Kafka consumer-group worker: HealthKit daily values to FHIR R4 Observations, version-guarded upserts into SQLite or PostgreSQL" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="${RUNTIME_IMAGE}"
+
+# Writable scratch only under /tmp (an emptyDir in Kubernetes; the root filesystem is mounted read-only there).
+WORKDIR /tmp
+USER ${APP_UID}:${APP_GID}
+
+# /metrics, /healthz, /readyz (DVP_HTTP_PORT). No HEALTHCHECK: Kubernetes probes the HTTP endpoints instead.
+EXPOSE 9464
+# The worker drains on SIGTERM within --drain-timeout, then leaves the consumer group and exits 0.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/worker"]

@@ -1,0 +1,266 @@
+{{/*
+Helpers shared by every template. Convention (relied on by scripts/check-chart.py): templates read values only
+through full `.Values.a.b` paths, never through `with .Values…` followed by relative fields.
+*/}}
+
+{{/* Chart name, truncated to the 63-character DNS label limit. */}}
+{{- define "dvw.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Fully qualified app name: release-chart unless the release name already contains the chart name. */}}
+{{- define "dvw.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Selector labels: stable for the life of the release (Deployment selectors are immutable). */}}
+{{- define "dvw.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "dvw.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* Common labels. */}}
+{{- define "dvw.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "dvw.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: daily-values-pipeline
+{{- end -}}
+
+{{- define "dvw.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "dvw.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "dvw.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/* The replica ceiling for the configured scaling mode. */}}
+{{- define "dvw.maxReplicas" -}}
+{{- if eq .Values.autoscaling.mode "keda" -}}
+{{- .Values.autoscaling.keda.maxReplicaCount -}}
+{{- else if eq .Values.autoscaling.mode "hpa" -}}
+{{- .Values.autoscaling.hpa.maxReplicas -}}
+{{- else -}}
+{{- .Values.replicaCount -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Cross-field rules JSON Schema cannot express. Included by the Deployment, so `helm template`/`install` fails early
+with a message that names the values involved.
+*/}}
+{{- define "dvw.validate" -}}
+{{- $_ := required "kafka.brokers is required (comma-separated bootstrap servers)" .Values.kafka.brokers -}}
+{{- $_ := required "idKey.existingSecret is required (a Secret holding the resource-id HMAC key)" .Values.idKey.existingSecret -}}
+{{- $max := include "dvw.maxReplicas" . | int -}}
+{{- if gt $max (int .Values.kafka.partitions) -}}
+{{- fail (printf "replica ceiling %d (autoscaling.mode=%s) exceeds kafka.partitions=%d: consumers beyond the partition count sit idle; lower it or add partitions" $max .Values.autoscaling.mode (int .Values.kafka.partitions)) -}}
+{{- end -}}
+{{- if and (eq .Values.autoscaling.mode "keda") (gt (int .Values.autoscaling.keda.minReplicaCount) (int .Values.autoscaling.keda.maxReplicaCount)) -}}
+{{- fail "autoscaling.keda.minReplicaCount must not exceed autoscaling.keda.maxReplicaCount" -}}
+{{- end -}}
+{{- if and (eq .Values.autoscaling.mode "hpa") (gt (int .Values.autoscaling.hpa.minReplicas) (int .Values.autoscaling.hpa.maxReplicas)) -}}
+{{- fail "autoscaling.hpa.minReplicas must not exceed autoscaling.hpa.maxReplicas" -}}
+{{- end -}}
+{{- if eq .Values.store.type "sqlite" -}}
+{{- if or (gt $max 1) (ne .Values.autoscaling.mode "none") -}}
+{{- fail "store.type=sqlite keeps one file per pod on an emptyDir: use store.type=postgres (the shared store) for more than one replica or for autoscaling" -}}
+{{- end -}}
+{{- if .Values.backfill.enabled -}}
+{{- fail "backfill.enabled needs store.type=postgres: a backfill Job writing to its own SQLite emptyDir would be lost" -}}
+{{- end -}}
+{{- else -}}
+{{- $_ := required "store.postgres.existingSecret is required for store.type=postgres (a Secret holding the DSN)" .Values.store.postgres.existingSecret -}}
+{{- end -}}
+{{- if and .Values.kafka.sasl.enabled (not .Values.kafka.sasl.existingSecret) -}}
+{{- fail "kafka.sasl.enabled needs kafka.sasl.existingSecret (a Secret with the SASL username and password)" -}}
+{{- end -}}
+{{- if ne (empty .Values.kafka.tls.certKey) (empty .Values.kafka.tls.keyKey) -}}
+{{- fail "kafka.tls.certKey and kafka.tls.keyKey must be set together (mutual TLS)" -}}
+{{- end -}}
+{{- if and .Values.kafka.tls.certKey (not .Values.kafka.tls.existingSecret) -}}
+{{- fail "kafka.tls.certKey/keyKey need kafka.tls.existingSecret" -}}
+{{- end -}}
+{{- if .Values.backfill.enabled -}}
+{{- $group := required "backfill.group is required when backfill.enabled (a NEW consumer group name)" .Values.backfill.group -}}
+{{- if eq $group .Values.kafka.group -}}
+{{- fail "backfill.group must differ from kafka.group: the backfill would join the live group and steal its partitions" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "dvw.securityProtocol" -}}
+{{- if and .Values.kafka.sasl.enabled .Values.kafka.tls.enabled -}}SASL_SSL
+{{- else if .Values.kafka.sasl.enabled -}}SASL_PLAINTEXT
+{{- else if .Values.kafka.tls.enabled -}}SSL
+{{- else -}}PLAINTEXT
+{{- end -}}
+{{- end -}}
+
+{{/* KEDA's name for the SASL mechanism (its Kafka scaler's `sasl` parameter). */}}
+{{- define "dvw.kedaSaslMode" -}}
+{{- if eq .Values.kafka.sasl.mechanism "PLAIN" -}}plaintext
+{{- else if eq .Values.kafka.sasl.mechanism "SCRAM-SHA-256" -}}scram_sha256
+{{- else -}}scram_sha512
+{{- end -}}
+{{- end -}}
+
+{{/* Environment shared by the worker Deployment and the backfill Job (everything but group/start/mode). */}}
+{{- define "dvw.env" -}}
+- name: DVP_BROKERS
+  value: {{ .Values.kafka.brokers | quote }}
+- name: DVP_TOPIC
+  value: {{ .Values.kafka.topic | quote }}
+- name: DVP_DLQ_TOPIC
+  value: {{ default (printf "%s.dlq" .Values.kafka.topic) .Values.kafka.dlqTopic | quote }}
+- name: DVP_BATCH_SIZE
+  value: {{ .Values.worker.batchSize | quote }}
+- name: DVP_BATCH_MS
+  value: {{ .Values.worker.batchMs | quote }}
+- name: DVP_IDENTIFIER_SYSTEM
+  value: {{ .Values.worker.identifierSystem | quote }}
+- name: DVP_HTTP_PORT
+  value: {{ .Values.worker.httpPort | quote }}
+- name: DVP_DRAIN_TIMEOUT
+  value: {{ .Values.worker.drainTimeoutSeconds | quote }}
+- name: DVP_LOG_LEVEL
+  value: {{ .Values.worker.logLevel | quote }}
+- name: DVP_WORKER_ID
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: DVP_ID_KEY_FILE
+  value: {{ printf "/etc/daily-values/id-key/%s" .Values.idKey.key | quote }}
+{{- if eq .Values.store.type "postgres" }}
+- name: DVP_STORE
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.store.postgres.existingSecret }}
+      key: {{ .Values.store.postgres.dsnKey }}
+{{- else }}
+- name: DVP_STORE
+  value: {{ printf "sqlite:%s" .Values.store.sqlite.path | quote }}
+{{- end }}
+{{- if .Values.worker.catalog.configMap }}
+- name: DVP_CATALOG
+  value: {{ printf "/etc/daily-values/catalog/%s" .Values.worker.catalog.key | quote }}
+{{- end }}
+- name: DVP_X_SECURITY_PROTOCOL
+  value: {{ include "dvw.securityProtocol" . | quote }}
+{{- if .Values.kafka.sasl.enabled }}
+- name: DVP_X_SASL_MECHANISM
+  value: {{ .Values.kafka.sasl.mechanism | quote }}
+- name: DVP_X_SASL_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.kafka.sasl.existingSecret }}
+      key: {{ .Values.kafka.sasl.usernameKey }}
+- name: DVP_X_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.kafka.sasl.existingSecret }}
+      key: {{ .Values.kafka.sasl.passwordKey }}
+{{- end }}
+{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
+- name: DVP_X_SSL_CA_LOCATION
+  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.caKey | quote }}
+{{- if .Values.kafka.tls.certKey }}
+- name: DVP_X_SSL_CERTIFICATE_LOCATION
+  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.certKey | quote }}
+- name: DVP_X_SSL_KEY_LOCATION
+  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.keyKey | quote }}
+{{- end }}
+{{- end }}
+{{- range $property, $value := .Values.kafka.properties }}
+- name: {{ printf "DVP_X_%s" ($property | replace "." "_" | upper) }}
+  value: {{ $value | toString | quote }}
+{{- end }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Volume mounts shared by the Deployment and the Job: /tmp, the id key, TLS material, catalog, SQLite dir. */}}
+{{- define "dvw.volumeMounts" -}}
+- name: tmp
+  mountPath: /tmp
+- name: id-key
+  mountPath: /etc/daily-values/id-key
+  readOnly: true
+{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
+- name: kafka-tls
+  mountPath: /etc/daily-values/kafka-tls
+  readOnly: true
+{{- end }}
+{{- if .Values.worker.catalog.configMap }}
+- name: catalog
+  mountPath: /etc/daily-values/catalog
+  readOnly: true
+{{- end }}
+{{- if eq .Values.store.type "sqlite" }}
+- name: sqlite
+  mountPath: {{ dir .Values.store.sqlite.path }}
+{{- end }}
+{{- end -}}
+
+{{- define "dvw.volumes" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: 64Mi
+- name: id-key
+  secret:
+    secretName: {{ .Values.idKey.existingSecret }}
+    defaultMode: 0440
+    items:
+      - key: {{ .Values.idKey.key }}
+        path: {{ .Values.idKey.key }}
+{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
+- name: kafka-tls
+  secret:
+    secretName: {{ .Values.kafka.tls.existingSecret }}
+    defaultMode: 0440
+{{- end }}
+{{- if .Values.worker.catalog.configMap }}
+- name: catalog
+  configMap:
+    name: {{ .Values.worker.catalog.configMap }}
+{{- end }}
+{{- if eq .Values.store.type "sqlite" }}
+- name: sqlite
+  emptyDir:
+    sizeLimit: {{ .Values.store.sqlite.sizeLimit }}
+{{- end }}
+{{- end -}}
+
+{{/* Pod and container security settings shared by the Deployment and the Job. */}}
+{{- define "dvw.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.podSecurityContext.runAsUser }}
+runAsGroup: {{ .Values.podSecurityContext.runAsGroup }}
+fsGroup: {{ .Values.podSecurityContext.fsGroup }}
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "dvw.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+privileged: false
+capabilities:
+  drop: ["ALL"]
+{{- end -}}

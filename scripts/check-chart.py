@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Checks charts/daily-values-worker without helm: schema, rendering, rendered objects, value usage.
+
+Run with a Python that has the packages in scripts/requirements-test.txt (pyyaml, jsonschema, kubernetes-validate):
+
+    python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt
+    .venv/bin/python scripts/check-chart.py [-v]
+
+What it proves (and what it cannot) is written down in charts/daily-values-worker/README.md, "What is verified".
+Rendering uses scripts/gotemplate.py, a strict subset of Go templates + the Sprig functions this chart uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gotemplate import Renderer, TemplateError, TemplateFail, parse  # noqa: E402
+
+CHART = Path(__file__).resolve().parent.parent / "charts" / "daily-values-worker"
+RELEASE = {
+    "Name": "dvp",
+    "Namespace": "ingest",
+    "Service": "Helm",
+    "IsInstall": True,
+    "IsUpgrade": False,
+    "Revision": 1,
+}
+VALUES_REFERENCE = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+# Built-in kinds are validated (strict: unknown fields fail) against these Kubernetes OpenAPI schemas: the chart's
+# kubeVersion floor and the newest the installed kubernetes-validate ships. CRDs (KEDA, Prometheus Operator) are not.
+KUBERNETES_VERSIONS = ("1.25.0", kubernetes_validate.latest_version())
+CRD_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor"}
+SECRET_ENV = re.compile(r"^(DVP_STORE|DVP_ID_KEY|.*(PASSWORD|SECRET|TOKEN|USERNAME|DSN|_KEY))$")
+
+
+class Check:
+    """Collects pass/fail lines; `run` never stops at the first failure so one run shows every problem."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.failures: list[str] = []
+        self.passed = 0
+
+    def run(self, name: str, body: Callable[[], str | None]) -> None:
+        try:
+            detail = body()
+        except Exception as error:  # noqa: BLE001 — every error is a failed check, reported with its type
+            message = str(error) if isinstance(error, AssertionError) else f"{type(error).__name__}: {error}"
+            self.failures.append(f"{name}: {message}")
+            print(f"FAIL  {name}: {message}")
+            return
+        self.passed += 1
+        print(f"ok    {name}{f' — {detail}' if detail and self.verbose else ''}")
+
+
+# MARK: - Chart loading and rendering
+
+
+def merge(base: Any, override: Any) -> Any:
+    """Helm's coalescing for user values: maps merge recursively, everything else replaces."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = merge(base.get(key), value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(override)
+
+
+class Chart:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        meta = yaml.safe_load((root / "Chart.yaml").read_text())
+        self.chart = {"Name": meta["name"], "Version": meta["version"], "AppVersion": meta["appVersion"]}
+        self.values = yaml.safe_load((root / "values.yaml").read_text())
+        self.schema = json.loads((root / "values.schema.json").read_text())
+        self.sources = {path.name: path.read_text() for path in sorted((root / "templates").iterdir())}
+        self.defines: dict[str, Any] = {}
+        self.trees = {name: parse(text, self.defines) for name, text in self.sources.items()}
+
+    def values_with(self, override: dict[str, Any]) -> dict[str, Any]:
+        return merge(self.values, override)
+
+    def schema_errors(self, values: dict[str, Any]) -> list[str]:
+        validator = jsonschema.Draft7Validator(self.schema, format_checker=jsonschema.FormatChecker())
+        return [
+            f"{'.'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(values)
+        ]
+
+    def render(self, values: dict[str, Any]) -> dict[str, str]:
+        """Renders every non-partial template (like `helm template`); raises TemplateFail/TemplateError."""
+        context = {"Values": values, "Chart": self.chart, "Release": RELEASE}
+        renderer = Renderer(self.defines)
+        return {name: renderer.render(tree, context) for name, tree in self.trees.items() if not name.startswith("_")}
+
+
+def documents(rendered: dict[str, str]) -> list[dict[str, Any]]:
+    """Parses every rendered manifest; each YAML document must be a Kubernetes object (apiVersion, kind, name)."""
+    objects: list[dict[str, Any]] = []
+    for name, text in rendered.items():
+        if name == "NOTES.txt":
+            continue
+        for document in re.split(r"^---\s*$", text, flags=re.M):
+            try:
+                parsed = yaml.safe_load(document)
+            except yaml.YAMLError as error:
+                raise AssertionError(f"{name} does not parse as YAML: {error}\n{document}") from error
+            if parsed is None:
+                continue
+            assert isinstance(parsed, dict), f"{name}: a document is not a mapping"
+            for key in ("apiVersion", "kind", "metadata"):
+                assert key in parsed, f"{name}: document without {key}"
+            assert len(parsed["metadata"]["name"]) <= 63, f"{name}: name longer than 63: {parsed['metadata']['name']}"
+            validate_kubernetes(parsed, name)
+            parsed["_template"] = name
+            objects.append(parsed)
+    return objects
+
+
+def validate_kubernetes(manifest: dict[str, Any], template: str) -> None:
+    if manifest["kind"] in CRD_KINDS:
+        return
+    for version in KUBERNETES_VERSIONS:
+        try:
+            kubernetes_validate.validate(manifest, version, strict=True)
+        except kubernetes_validate.ValidationError as error:
+            where = ".".join(map(str, error.path))
+            raise AssertionError(
+                f"{template}: {manifest['kind']} invalid for Kubernetes {version} at {where}: {error.message}"
+            )
+        except kubernetes_validate.SchemaNotFoundError as error:
+            raise AssertionError(f"{template}: no Kubernetes {version} schema for {manifest['kind']}: {error}")
+
+
+def by_kind(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [o for o in objects if o["kind"] == kind]
+
+
+def render_ok(chart: Chart, override: dict[str, Any]) -> list[dict[str, Any]]:
+    values = chart.values_with(override)
+    errors = chart.schema_errors(values)
+    assert not errors, f"schema rejects the values: {errors}"
+    try:
+        return documents(chart.render(values))
+    except (TemplateFail, TemplateError) as error:
+        raise AssertionError(f"render failed: {type(error).__name__}: {error}") from error
+
+
+# MARK: - Assertions on rendered objects
+
+
+def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) -> None:
+    spec = pod["spec"]
+    assert spec["automountServiceAccountToken"] is False, "service-account token is mounted"
+    security = spec["securityContext"]
+    assert security["runAsNonRoot"] is True and security["runAsUser"] == values["podSecurityContext"]["runAsUser"]
+    assert security["seccompProfile"] == {"type": "RuntimeDefault"}, "seccomp is not RuntimeDefault"
+    drain = values["worker"]["drainTimeoutSeconds"]
+    grace = spec["terminationGracePeriodSeconds"]
+    assert grace == drain + values["worker"]["terminationGraceMarginSeconds"] and grace > drain, f"grace {grace}"
+    (container,) = spec["containers"]
+    assert container["name"] == container_name
+    context = container["securityContext"]
+    assert context["readOnlyRootFilesystem"] is True and context["allowPrivilegeEscalation"] is False
+    assert context["capabilities"] == {"drop": ["ALL"]}, "capabilities are not all dropped"
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert "emptyDir" in volumes[mounts["/tmp"]], "/tmp is not an emptyDir"
+    assert set(mounts.values()) <= set(volumes), "a volumeMount names no volume"
+    env = {e["name"]: e for e in container["env"]}
+    assert len(env) == len(container["env"]), "duplicate env var names"
+    for name, entry in env.items():
+        if SECRET_ENV.match(name) and not (name == "DVP_STORE" and values["store"]["type"] == "sqlite"):
+            assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
+    key_file = env["DVP_ID_KEY_FILE"]["value"]
+    assert key_file.rsplit("/", 1)[0] in mounts and "secret" in volumes[mounts[key_file.rsplit("/", 1)[0]]]
+    store = env["DVP_STORE"]
+    if values["store"]["type"] == "postgres":
+        assert store["valueFrom"]["secretKeyRef"] == {
+            "name": values["store"]["postgres"]["existingSecret"],
+            "key": values["store"]["postgres"]["dsnKey"],
+        }, "DVP_STORE is not the DSN Secret"
+    else:
+        path = values["store"]["sqlite"]["path"]
+        assert store["value"] == f"sqlite:{path}" and "emptyDir" in volumes[mounts[path.rsplit("/", 1)[0]]]
+    assert env["DVP_DRAIN_TIMEOUT"]["value"] == str(drain)
+    for prop, value in values["kafka"]["properties"].items():
+        rendered = env["DVP_X_" + prop.replace(".", "_").upper()]["value"]
+        assert rendered == (str(value).lower() if isinstance(value, bool) else str(value)), f"property {prop}"
+    if values["kafka"]["sasl"]["enabled"]:
+        sasl = values["kafka"]["sasl"]
+        for name, key in (("DVP_X_SASL_USERNAME", "usernameKey"), ("DVP_X_SASL_PASSWORD", "passwordKey")):
+            reference = env[name]["valueFrom"]["secretKeyRef"]
+            assert reference == {"name": sasl["existingSecret"], "key": sasl[key]}, f"{name} -> {reference}"
+
+
+def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[str]) -> str:
+    objects = render_ok(chart, override)
+    values = chart.values_with(override)
+    kinds = sorted(o["kind"] for o in objects)
+    assert set(kinds) == expected_kinds, f"kinds {kinds}, expected {sorted(expected_kinds)}"
+    assert len(kinds) == len(set(kinds)), f"duplicate kinds {kinds}"
+    assert "Secret" not in kinds, "the chart must never create Secrets"
+    partitions = values["kafka"]["partitions"]
+    (deployment,) = by_kind(objects, "Deployment")
+    pod = deployment["spec"]["template"]
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    assert selector.items() <= pod["metadata"]["labels"].items(), "selector does not match the pod labels"
+    check_pod(pod, values, "worker")
+    container = pod["spec"]["containers"][0]
+    probes = {k: container[k]["httpGet"]["path"] for k in ("startupProbe", "livenessProbe", "readinessProbe")}
+    assert probes == {"startupProbe": "/healthz", "livenessProbe": "/healthz", "readinessProbe": "/readyz"}, probes
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["DVP_GROUP"] == values["kafka"]["group"] and env["DVP_START"] == values["kafka"]["start"]
+    mode = values["autoscaling"]["mode"]
+    if mode == "none":
+        assert deployment["spec"]["replicas"] == values["replicaCount"] <= partitions
+    else:
+        assert "replicas" not in deployment["spec"], "replicas set while an autoscaler owns them"
+    for scaled in by_kind(objects, "ScaledObject"):
+        assert scaled["spec"]["maxReplicaCount"] <= partitions
+        assert scaled["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+        (trigger,) = scaled["spec"]["triggers"]
+        assert trigger["type"] == "kafka" and trigger["metadata"]["consumerGroup"] == values["kafka"]["group"]
+        assert all(isinstance(v, str) for v in trigger["metadata"].values()), "KEDA trigger metadata must be strings"
+    for hpa in by_kind(objects, "HorizontalPodAutoscaler"):
+        assert hpa["spec"]["maxReplicas"] <= partitions
+        assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+    (service,) = by_kind(objects, "Service")
+    assert (
+        service["spec"]["selector"] == selector and service["spec"]["ports"][0]["port"] == values["worker"]["httpPort"]
+    )
+    for job in by_kind(objects, "Job"):
+        job_pod = job["spec"]["template"]
+        check_pod(job_pod, values, "backfill")
+        job_container = job_pod["spec"]["containers"][0]
+        expected_args = ["--start", values["backfill"]["start"], "--until-caught-up"]
+        assert job_container["args"] == expected_args, job_container["args"]
+        job_env = {e["name"]: e.get("value") for e in job_container["env"]}
+        assert job_env["DVP_GROUP"] == values["backfill"]["group"] != values["kafka"]["group"]
+        assert job_pod["spec"]["restartPolicy"] == "Never"
+        assert not (selector.items() <= job_pod["metadata"]["labels"].items()), "Job pods match the Deployment selector"
+    return f"{len(objects)} objects: {', '.join(kinds)}"
+
+
+# MARK: - Value usage
+
+
+def value_paths(node: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Leaves of values.yaml: scalars, lists and empty maps (a non-empty map is its children)."""
+    if isinstance(node, dict) and node:
+        return [p for key, child in node.items() for p in value_paths(child, prefix + (key,))]
+    return [prefix]
+
+
+def check_value_usage(chart: Chart) -> str:
+    code = {name: re.sub(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", "", text, flags=re.S) for name, text in chart.sources.items()}
+    referenced = {
+        tuple(m.group(1).strip(".").split(".")) for text in code.values() for m in VALUES_REFERENCE.finditer(text)
+    }
+    for path in sorted(referenced):
+        node: Any = chart.values
+        for part in path:
+            assert isinstance(node, dict) and part in node, f".Values.{'.'.join(path)} is read but not in values.yaml"
+            node = node[part]
+    leaves = value_paths(chart.values)
+    unused = [p for p in leaves if not any(p[: len(r)] == r for r in referenced)]
+    assert not unused, f"values.yaml entries no template reads: {['.'.join(p) for p in unused]}"
+    return f"{len(referenced)} references, {len(leaves)} values"
+
+
+# MARK: - Cases
+
+CI = {path.stem: yaml.safe_load(path.read_text()) for path in sorted((CHART / "ci").glob("*-values.yaml"))}
+BASE = CI["postgres-values"]
+
+# (name, override, expected substring of a schema error)
+SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
+    ("start outside enum", {"kafka": {"start": "yesterday"}}, "is not one of"),
+    ("zero replicas", {"replicaCount": 0}, "less than the minimum"),
+    ("inline PostgreSQL DSN", {"store": {"postgres": {"dsn": "postgres://u:p@db/obs"}}}, "Additional properties"),
+    ("secret librdkafka property", {"kafka": {"properties": {"sasl.password": "hunter2"}}}, "should not be valid"),
+    (
+        "chart-owned librdkafka property",
+        {"kafka": {"properties": {"enable.auto.commit": "true"}}},
+        "should not be valid",
+    ),
+    ("secret env var by value", {"extraEnv": [{"name": "DVP_X_SASL_PASSWORD", "value": "x"}]}, "should not be valid"),
+    ("unknown autoscaling mode", {"autoscaling": {"mode": "both"}}, "is not one of"),
+    ("typo in a key", {"worker": {"drainTimeout": 30}}, "Additional properties"),
+    ("string where integer", {"kafka": {"partitions": "12"}}, "is not of type 'integer'"),
+    ("grace margin below minimum", {"worker": {"terminationGraceMarginSeconds": 0}}, "less than the minimum"),
+    ("backfill from latest (would replay nothing)", {"backfill": {"start": "latest"}}, "is not one of"),
+    ("broker list without port", {"kafka": {"brokers": "kafka"}}, "does not match"),
+]
+
+# (name, override on top of the minimal postgres values, expected substring of the template failure)
+RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "KEDA max above partitions",
+        {"autoscaling": {"mode": "keda", "keda": {"maxReplicaCount": 13}}},
+        "exceeds kafka.partitions=12",
+    ),
+    (
+        "HPA max above partitions",
+        {"autoscaling": {"mode": "hpa", "hpa": {"maxReplicas": 20}}},
+        "exceeds kafka.partitions=12",
+    ),
+    ("replicas above partitions", {"replicaCount": 13}, "exceeds kafka.partitions=12"),
+    (
+        "KEDA min above max",
+        {"autoscaling": {"mode": "keda", "keda": {"minReplicaCount": 5, "maxReplicaCount": 4}}},
+        "minReplicaCount must not exceed",
+    ),
+    ("SQLite with two replicas", {"store": {"type": "sqlite"}, "replicaCount": 2}, "store.type=sqlite"),
+    (
+        "SQLite with KEDA",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "autoscaling": {"mode": "keda"}},
+        "store.type=sqlite",
+    ),
+    (
+        "backfill into the live group",
+        {"backfill": {"enabled": True, "group": "daily-values-worker"}},
+        "must differ from kafka.group",
+    ),
+    ("backfill without a group", {"backfill": {"enabled": True}}, "backfill.group is required"),
+    ("SASL without a Secret", {"kafka": {"sasl": {"enabled": True}}}, "kafka.sasl.existingSecret"),
+    (
+        "client cert without key",
+        {"kafka": {"tls": {"enabled": True, "existingSecret": "t", "certKey": "tls.crt"}}},
+        "set together",
+    ),
+    ("no DSN Secret", {"store": {"postgres": {"existingSecret": ""}}}, "store.postgres.existingSecret is required"),
+]
+
+
+def expect_schema_valid(chart: Chart, values: dict[str, Any]) -> str:
+    errors = chart.schema_errors(values)
+    assert not errors, f"schema errors: {errors}"
+    return "valid"
+
+
+def expect_schema_error(chart: Chart, override: dict[str, Any], fragment: str) -> str:
+    errors = chart.schema_errors(chart.values_with(merge(BASE, override)))
+    assert any(fragment in e for e in errors), f"expected a schema error containing {fragment!r}, got {errors}"
+    return errors[0]
+
+
+def expect_render_failure(chart: Chart, values: dict[str, Any], fragment: str) -> str:
+    assert not chart.schema_errors(values), f"fixture is not schema-valid: {chart.schema_errors(values)}"
+    try:
+        chart.render(values)
+    except TemplateFail as failure:
+        assert fragment in str(failure), f"failed with {failure!r}, expected {fragment!r}"
+        return str(failure)
+    raise AssertionError(f"rendered although it should fail with {fragment!r}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="print details of passing checks")
+    check = Check(parser.parse_args().verbose)
+    started = time.monotonic()
+    chart = Chart(CHART)
+
+    check.run(
+        "values.schema.json is a valid draft-07 schema", lambda: jsonschema.Draft7Validator.check_schema(chart.schema)
+    )
+    check.run("values.yaml satisfies values.schema.json", lambda: expect_schema_valid(chart, chart.values))
+    check.run("every .Values read exists; every value is read", lambda: check_value_usage(chart))
+    check.run(
+        "defaults alone fail with 'kafka.brokers is required'",
+        lambda: expect_render_failure(chart, chart.values, "kafka.brokers is required"),
+    )
+
+    base_kinds = {"Deployment", "Service", "ServiceAccount", "PodDisruptionBudget"}
+    scenarios = {
+        "postgres-values": base_kinds,
+        "sqlite-values": base_kinds,
+        "hpa-values": {"Deployment", "Service", "HorizontalPodAutoscaler"},
+        "keda-sasl-tls-values": base_kinds | {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "Job"},
+    }
+    assert set(scenarios) == set(CI), f"ci/ files {sorted(CI)} differ from the scenarios {sorted(scenarios)}"
+    for name, kinds in scenarios.items():
+        check.run(f"render ci/{name}.yaml", lambda name=name, kinds=kinds: check_scenario(chart, CI[name], kinds))
+    check.run(
+        "NOTES.txt renders for every ci/ file",
+        lambda: str(sum(len(chart.render(chart.values_with(v))["NOTES.txt"]) > 0 for v in CI.values())) + " rendered",
+    )
+
+    for name, override, fragment in SCHEMA_VIOLATIONS:
+        check.run(f"schema rejects: {name}", lambda o=override, f=fragment: expect_schema_error(chart, o, f))
+    for name, override, fragment in RENDER_FAILURES:
+        check.run(
+            f"template fails: {name}",
+            lambda o=override, f=fragment: expect_render_failure(chart, chart.values_with(merge(BASE, o)), f),
+        )
+
+    print(f"\n{check.passed} passed, {len(check.failures)} failed in {time.monotonic() - started:.2f}s")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
