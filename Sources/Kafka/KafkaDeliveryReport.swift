@@ -1,0 +1,16 @@
+/// The broker's acknowledgement of a produced record.
+public struct KafkaDeliveryReport: Sendable, Hashable {
+    public var topic: String
+    public var partition: Int32
+    /// The record's offset in its partition.
+    public var offset: Int64
+    /// The record's timestamp in milliseconds since the Unix epoch, or `nil` if not available.
+    public var timestampMs: Int64?
+
+    public init(topic: String, partition: Int32, offset: Int64, timestampMs: Int64?) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.timestampMs = timestampMs
+    }
+}

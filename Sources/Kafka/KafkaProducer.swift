@@ -1,0 +1,130 @@
+import CKafka
+import Synchronization
+
+/// A Kafka producer whose `send` returns after the broker acknowledged the record (the delivery report).
+///
+/// A dedicated poll thread serves delivery reports (`rd_kafka_poll`). All methods are thread-safe. Do not call
+/// methods after ``close(timeout:)``; they throw a ``KafkaError/Kind/state`` error.
+public final class KafkaProducer: Sendable {
+    private let client: RDKafkaClient
+    private let deliveries: RDKafkaDeliveryRegistry
+    private let poller: RDKafkaPollThread
+    private let closed = Mutex(false)
+
+    /// Creates the producer; every configuration error is thrown before the client exists.
+    /// - Parameters:
+    ///   - errorHandler: client-level errors (`error_cb`, on the poll thread), e.g. brokers down or a fatal
+    ///     idempotence error (``KafkaError/isFatal``: recreate the producer). `nil` lets librdkafka log them.
+    ///   - logHandler: librdkafka log lines (from librdkafka's threads; keep it quick). `nil` logs to stderr.
+    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
+    public init(
+        configuration: KafkaProducerConfiguration,
+        errorHandler: (@Sendable (KafkaError) -> Void)? = nil,
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil
+    ) throws(KafkaError) {
+        let deliveries = RDKafkaDeliveryRegistry(errorHandler: errorHandler, logHandler: logHandler)
+        let client = try RDKafkaClient(
+            kind: .producer, properties: configuration.properties(), context: deliveries
+        ) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf, RDKafkaDeliveryRegistry.deliveryCallback)
+            if errorHandler != nil { rd_kafka_conf_set_error_cb(conf, RDKafkaDeliveryRegistry.errorCallback) }
+            if logHandler != nil { rd_kafka_conf_set_log_cb(conf, RDKafkaDeliveryRegistry.logCallback) }
+        }
+        self.client = client
+        self.deliveries = deliveries
+        self.poller = RDKafkaPollThread(name: "kafka-producer-poll") { _ = rd_kafka_poll(client.handle, 100) }
+    }
+
+    deinit {
+        poller.stop(timeout: .seconds(5))
+    }
+
+    // MARK: - Sending
+
+    /// Sends one record and waits for the broker's delivery report. A full local queue is waited out (never
+    /// dropped). Cancelling the task does not withdraw the record.
+    /// - Returns: where the record was written.
+    /// - Throws: ``KafkaError`` for a failed delivery (e.g. ``KafkaError/Kind/messageTimedOut`` after
+    ///   `message.timeout.ms`, with ``KafkaError/persistenceStatus``) or when the record cannot be queued.
+    public func send(_ message: KafkaOutgoingMessage) async throws(KafkaError) -> KafkaDeliveryReport {
+        let id = try await enqueue(message)
+        return try await deliveries.outcome(of: id).get()
+    }
+
+    /// Enqueues every record first (waiting out a full queue), then awaits every delivery report.
+    /// - Returns: one result per record, in the order given.
+    public func send(_ messages: [KafkaOutgoingMessage]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        var ids: [Result<UInt, KafkaError>] = []
+        ids.reserveCapacity(messages.count)
+        for message in messages {
+            do throws(KafkaError) { ids.append(.success(try await enqueue(message))) } catch { ids.append(.failure(error)) }
+        }
+        var results: [Result<KafkaDeliveryReport, KafkaError>] = []
+        results.reserveCapacity(messages.count)
+        for id in ids {
+            switch id {
+            case .success(let id): results.append(await deliveries.outcome(of: id))
+            case .failure(let error): results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    private func enqueue(_ message: KafkaOutgoingMessage) async throws(KafkaError) -> UInt {
+        try client.checkOpen("send")
+        let id = try deliveries.register()
+        var backoffMs: UInt64 = 1
+        while true {
+            guard let error = client.produce(message, msgOpaque: id) else { return id }
+            guard error.code == .queueFull, !client.isDestroyed else {
+                deliveries.cancel(id)
+                throw error
+            }
+            // The poll thread drains the queue as reports arrive; wait without blocking a thread.
+            try? await Task.sleep(for: .milliseconds(backoffMs))
+            backoffMs = min(backoffMs * 2, 100)
+        }
+    }
+
+    // MARK: - Flush and close
+
+    /// Waits until every queued record was delivered or failed (`rd_kafka_flush`, on its own thread).
+    /// - Throws: ``KafkaError/Kind/timedOut`` when records are still outstanding after `timeout`.
+    public func flush(timeout: Duration) async throws(KafkaError) {
+        try client.checkOpen("flush")
+        let client = self.client
+        let err = await RDKafkaBlocking.run("kafka-producer-flush") {
+            rd_kafka_flush(client.handle, Self.milliseconds(timeout))
+        }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(err, "\(rd_kafka_outq_len(client.handle)) record(s) still outstanding after \(timeout)")
+        }
+    }
+
+    /// Flushes (bounded by `timeout`), stops the poll thread and destroys the handle. Records still
+    /// undelivered fail with `_DESTROY`. Calling it again returns ``KafkaCloseResult/closed``.
+    @discardableResult
+    public func close(timeout: Duration) async -> KafkaCloseResult {
+        guard closed.withLock({ done in defer { done = true }; return !done }) else { return .closed }
+        var result = KafkaCloseResult.closed
+        do throws(KafkaError) { try await flush(timeout: timeout) } catch { result = .failed(error) }
+        let (client, poller, deliveries) = (self.client, self.poller, self.deliveries)
+        let finished = await RDKafkaBlocking.run("kafka-producer-close", deadline: timeout + .seconds(5)) {
+            poller.stop(timeout: .seconds(5))
+            client.destroy()
+            deliveries.failAll(KafkaError(code: .destroy, message: "the producer was closed before delivery"))
+            return true
+        }
+        return finished == nil ? .timedOut : result
+    }
+
+    /// The number of records queued or in flight (`rd_kafka_outq_len`).
+    public var outstandingCount: Int {
+        client.isDestroyed ? 0 : Int(rd_kafka_outq_len(client.handle))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(ms, 0))
+    }
+}

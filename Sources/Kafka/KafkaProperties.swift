@@ -1,0 +1,32 @@
+/// Helpers for raw librdkafka properties (the pass-through applied after the typed configuration, like
+/// kcat's `-X key=value`).
+public enum KafkaProperties {
+    /// Parses `key=value` strings (e.g. repeated `-X` command-line options) into a property dictionary.
+    /// The value may contain `=`; surrounding whitespace of the key is trimmed.
+    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the bad argument when a string
+    ///   has no `=`, an empty key, or repeats a key.
+    public static func parse(_ pairs: [String]) throws(KafkaError) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "=") else {
+                throw .configuration(property: pair, "expected key=value, got '\(pair)' (no '=')")
+            }
+            let key = pair[..<equals].trimmingWhitespace()
+            let value = String(pair[pair.index(after: equals)...])
+            guard !key.isEmpty else {
+                throw .configuration(property: pair, "expected key=value, got '\(pair)' (empty key)")
+            }
+            guard result[key] == nil else {
+                throw .configuration(property: key, "property '\(key)' given twice")
+            }
+            result[key] = value
+        }
+        return result
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespace() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}
