@@ -1,0 +1,68 @@
+// The optional `source` object: HKSource provenance strings, each bounded and free of control characters.
+
+extension DailyValueDecoder {
+    func checkSource(_ raw: InlineArray<12, RawJSONValue?>, _ scanner: JSONScanner) throws(DailyValueError)
+        -> DailyValue.Source?
+    {
+        switch raw[DailyValueField.source.rawValue] {
+        case nil, .null?: return nil
+        case .object(let start)?:
+            var nested = scanner
+            nested.seek(to: start)
+            return try scanSource(&nested)
+        default: throw DailyValueError(.invalidFieldType, field: "source", "must be an object")
+        }
+    }
+
+    /// Re-scans the (already syntax-checked) `source` object.
+    private func scanSource(_ scanner: inout JSONScanner) throws(DailyValueError) -> DailyValue.Source? {
+        var source = DailyValue.Source()
+        var seen: UInt8 = 0
+        try scanner.expect(0x7B, "'{'")
+        if scanner.consume(0x7D) { return nil }
+        repeat {
+            scanner.skipWhitespace()
+            let key = try scanner.scanString()
+            try scanner.expect(0x3A, "':'")
+            guard let field = Self.withKeyBytes(key, scanner, { SourceField.match($0) }) else {
+                try scanner.skipValue(depth: 2, maxDepth: policy.maxNestingDepth)
+                continue
+            }
+            let name = "source." + field.name
+            guard seen & (1 << field.rawValue) == 0 else {
+                throw DailyValueError(.duplicateField, field: name, "the member appears more than once")
+            }
+            seen |= 1 << field.rawValue
+            scanner.skipWhitespace()
+            if scanner.consumeLiteral("null") { continue }
+            guard scanner.peek == 0x22 else {
+                throw DailyValueError(.invalidFieldType, field: name, "must be a string")
+            }
+            let text = scanner.string(try scanner.scanString())
+            try checkSourceText(text, field: name)
+            switch field {
+            case .name: source.name = text
+            case .bundleId: source.bundleId = text
+            case .model: source.model = text
+            case .softwareVersion: source.softwareVersion = text
+            }
+        } while scanner.consume(0x2C)
+        try scanner.expect(0x7D, "',' or '}'")
+        let isEmpty = source.name == nil && source.bundleId == nil && source.model == nil
+            && source.softwareVersion == nil
+        return isEmpty ? nil : source
+    }
+
+    private func checkSourceText(_ text: String, field: String) throws(DailyValueError) {
+        guard text.utf8.count <= policy.maxSourceFieldBytes else {
+            throw DailyValueError(
+                .invalidSource, field: field, "must be at most \(policy.maxSourceFieldBytes) UTF-8 bytes")
+        }
+        guard text.utf8.contains(where: { $0 != 0x20 }) else {
+            throw DailyValueError(.invalidSource, field: field, "must not be empty or blank")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw DailyValueError(.invalidSource, field: field, "must not contain control characters")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// The fields of a DailyValue v1 event and of its `source` object, matched on raw bytes.
+enum DailyValueField: Int, CaseIterable {
+    case schema, patient, metric, day, timeZone, utcOffset, value, min, max, unit, version, source
+
+    /// The JSON member name.
+    var name: String {
+        switch self {
+        case .schema: "schema"
+        case .patient: "patient"
+        case .metric: "metric"
+        case .day: "day"
+        case .timeZone: "timeZone"
+        case .utcOffset: "utcOffset"
+        case .value: "value"
+        case .min: "min"
+        case .max: "max"
+        case .unit: "unit"
+        case .version: "version"
+        case .source: "source"
+        }
+    }
+
+    /// Every field with its name as bytes, for matching without creating strings.
+    static let table: [(bytes: [UInt8], field: DailyValueField)] = allCases.map { (Array($0.name.utf8), $0) }
+
+    /// The field whose name equals `key`, or `nil` for an unknown (ignored) member.
+    static func match(_ key: UnsafeRawBufferPointer) -> DailyValueField? {
+        for entry in table where entry.bytes.count == key.count {
+            if entry.bytes.withUnsafeBytes({ $0.elementsEqual(key) }) { return entry.field }
+        }
+        return nil
+    }
+}
+
+/// The members of the `source` object.
+enum SourceField: Int, CaseIterable {
+    case name, bundleId, model, softwareVersion
+
+    var name: String {
+        switch self {
+        case .name: "name"
+        case .bundleId: "bundleId"
+        case .model: "model"
+        case .softwareVersion: "softwareVersion"
+        }
+    }
+
+    static let table: [(bytes: [UInt8], field: SourceField)] = allCases.map { (Array($0.name.utf8), $0) }
+
+    static func match(_ key: UnsafeRawBufferPointer) -> SourceField? {
+        for entry in table where entry.bytes.count == key.count {
+            if entry.bytes.withUnsafeBytes({ $0.elementsEqual(key) }) { return entry.field }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,280 @@
+/// A strict, allocation-free RFC 8259 tokenizer over one message's bytes.
+///
+/// It validates as it goes: UTF-8 (no overlongs, surrogates or code points above U+10FFFF), string escapes
+/// (including surrogate pairs), the number grammar (so `NaN`, `Infinity`, `+1`, `01`, `1.` are errors) and a nesting
+/// limit when skipping values. Every read is bounds-checked: any byte sequence ends in a token or a typed error.
+struct JSONScanner {
+    /// A string token: the byte range between the quotes, and whether it contains escapes.
+    struct StringToken {
+        var start: Int
+        var end: Int
+        var hasEscapes: Bool
+    }
+
+    /// A number token with its parsed forms.
+    struct NumberToken {
+        /// The value as a double (may be infinite on overflow).
+        var double: Double
+        /// The value as Int64 when the token is a plain integer that fits (no fraction, no exponent).
+        var int64: Int64?
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    private(set) var pos = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// Moves to a byte offset captured earlier from ``pos``.
+    mutating func seek(to offset: Int) { pos = Swift.min(Swift.max(offset, 0), bytes.count) }
+
+    // MARK: - Basics
+
+    var isAtEnd: Bool { pos >= bytes.count }
+
+    /// The current byte, or 0 at the end (0 is never valid JSON outside strings).
+    var peek: UInt8 { pos < bytes.count ? bytes[pos] : 0 }
+
+    mutating func skipWhitespace() {
+        while pos < bytes.count {
+            let b = bytes[pos]
+            guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+            pos += 1
+        }
+    }
+
+    func error(_ rule: String) -> DailyValueError {
+        DailyValueError(.invalidJSON, field: "", "\(rule) at byte \(pos)")
+    }
+
+    /// Consumes `byte` after optional whitespace, or throws.
+    mutating func expect(_ byte: UInt8, _ what: String) throws(DailyValueError) {
+        skipWhitespace()
+        guard peek == byte else { throw error("expected \(what)") }
+        pos += 1
+    }
+
+    /// Consumes `byte` after optional whitespace if it is next.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard peek == byte else { return false }
+        pos += 1
+        return true
+    }
+
+    // MARK: - Literals
+
+    /// Consumes `true`, `false` or `null`; returns false if the next token is none of them.
+    mutating func consumeLiteral(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard pos + n <= bytes.count else { return false }
+        let p = literal.utf8Start
+        for i in 0..<n where bytes[pos + i] != p[i] { return false }
+        pos += n
+        return true
+    }
+
+    // MARK: - Strings
+
+    /// Scans a string starting at `"`, validating UTF-8 and escapes.
+    mutating func scanString() throws(DailyValueError) -> StringToken {
+        guard peek == 0x22 else { throw error("expected a string") }
+        pos += 1
+        let start = pos
+        var escapes = false
+        while pos < bytes.count {
+            let b = bytes[pos]
+            if b == 0x22 {
+                let token = StringToken(start: start, end: pos, hasEscapes: escapes)
+                pos += 1
+                return token
+            } else if b == 0x5C {
+                escapes = true
+                try scanEscape()
+            } else if b < 0x20 {
+                throw error("unescaped control character in a string")
+            } else if b < 0x80 {
+                pos += 1
+            } else {
+                try scanUTF8Sequence(lead: b)
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func scanEscape() throws(DailyValueError) {
+        pos += 1  // the backslash
+        switch peek {
+        case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: pos += 1
+        case 0x75:
+            pos += 1
+            let unit = try hex4()
+            if (0xD800...0xDBFF).contains(unit) {
+                guard consumeLiteral("\\u") else { throw error("unpaired UTF-16 surrogate escape") }
+                guard (0xDC00...0xDFFF).contains(try hex4()) else { throw error("unpaired UTF-16 surrogate escape") }
+            } else if (0xDC00...0xDFFF).contains(unit) {
+                throw error("unpaired UTF-16 surrogate escape")
+            }
+        default: throw error("invalid escape sequence")
+        }
+    }
+
+    private mutating func hex4() throws(DailyValueError) -> UInt32 {
+        guard pos + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let digit = Self.hexValue(bytes[pos]) else { throw error("invalid \\u escape") }
+            value = value << 4 | digit
+            pos += 1
+        }
+        return value
+    }
+
+    static func hexValue(_ b: UInt8) -> UInt32? {
+        switch b {
+        case 0x30...0x39: UInt32(b - 0x30)
+        case 0x41...0x46: UInt32(b - 0x41 + 10)
+        case 0x61...0x66: UInt32(b - 0x61 + 10)
+        default: nil
+        }
+    }
+
+    /// Validates one multi-byte UTF-8 sequence (Unicode 15 table 3-7) starting at `pos`.
+    private mutating func scanUTF8Sequence(lead: UInt8) throws(DailyValueError) {
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: throw error("invalid UTF-8")
+        }
+        guard pos + length <= bytes.count else { throw error("truncated UTF-8 sequence") }
+        let second = bytes[pos + 1]
+        guard second >= low, second <= high else { throw error("invalid UTF-8") }
+        for i in 2..<max(length, 2) where bytes[pos + i] & 0xC0 != 0x80 { throw error("invalid UTF-8") }
+        pos += length
+    }
+
+    // MARK: - Numbers
+
+    /// Scans a number per the JSON grammar and parses it (exactly for up to 19 digits and |exp| <= 22).
+    mutating func scanNumber() throws(DailyValueError) -> NumberToken {
+        let start = pos
+        let negative = peek == 0x2D
+        if negative { pos += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0  // significant digits accumulated into mantissa
+        var dropped = false  // digits beyond 19 were dropped
+        var exponent = 0
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        guard isDigit(peek) else { throw error("invalid number") }
+        if peek == 0x30 {
+            pos += 1
+            if isDigit(peek) { throw error("leading zero in a number") }
+        } else {
+            while isDigit(peek) {
+                accumulate(peek - 0x30, &mantissa, &digits, &dropped, &exponent, fraction: false)
+                pos += 1
+            }
+        }
+        var isInteger = true
+        if peek == 0x2E {
+            isInteger = false
+            pos += 1
+            guard isDigit(peek) else { throw error("digit expected after the decimal point") }
+            while isDigit(peek) {
+                accumulate(peek - 0x30, &mantissa, &digits, &dropped, &exponent, fraction: true)
+                pos += 1
+            }
+        }
+        if peek == 0x65 || peek == 0x45 {
+            isInteger = false
+            pos += 1
+            var expNegative = false
+            if peek == 0x2B || peek == 0x2D {
+                expNegative = peek == 0x2D
+                pos += 1
+            }
+            guard isDigit(peek) else { throw error("digit expected in the exponent") }
+            var e = 0
+            while isDigit(peek) {
+                e = Swift.min(e * 10 + Int(peek - 0x30), 100_000)
+                pos += 1
+            }
+            exponent += expNegative ? -e : e
+        }
+        let int64: Int64? =
+            isInteger && !dropped && exponent == 0 && mantissa <= UInt64(Int64.max)
+            ? (negative ? -Int64(mantissa) : Int64(mantissa)) : nil
+        let double: Double
+        if !dropped, mantissa <= 1 << 53, (-22...22).contains(exponent) {
+            let m = Double(mantissa)
+            let scaled = exponent < 0 ? m / Self.powersOf10[-exponent] : m * Self.powersOf10[exponent]
+            double = negative ? -scaled : scaled
+        } else {
+            // Rare slow path: many digits or a large exponent; strtod rounds correctly.
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
+            double = Double(text) ?? .nan
+        }
+        return NumberToken(double: double, int64: int64)
+    }
+
+    private func accumulate(
+        _ digit: UInt8, _ mantissa: inout UInt64, _ digits: inout Int, _ dropped: inout Bool, _ exponent: inout Int,
+        fraction: Bool
+    ) {
+        if digits == 0 && digit == 0 {
+            if fraction { exponent -= 1 }  // leading zeros carry no significance
+            return
+        }
+        if digits < 19 {
+            mantissa = mantissa * 10 + UInt64(digit)
+            digits += 1
+            if fraction { exponent -= 1 }
+        } else {
+            if digit != 0 { dropped = true }
+            if !fraction { exponent += 1 }
+        }
+    }
+
+    private static let powersOf10: [Double] = (0...22).map { e in
+        var p = 1.0
+        for _ in 0..<e { p *= 10 }
+        return p
+    }
+
+    // MARK: - Skipping
+
+    /// Skips any value (for unknown fields), enforcing `maxDepth` for nested containers.
+    mutating func skipValue(depth: Int, maxDepth: Int) throws(DailyValueError) {
+        skipWhitespace()
+        switch peek {
+        case 0x22: _ = try scanString()
+        case 0x2D, 0x30...0x39: _ = try scanNumber()
+        case 0x7B, 0x5B:
+            guard depth < maxDepth else { throw error("nesting deeper than \(maxDepth)") }
+            let close: UInt8 = peek == 0x7B ? 0x7D : 0x5D
+            let isObject = close == 0x7D
+            pos += 1
+            if consume(close) { return }
+            repeat {
+                if isObject {
+                    skipWhitespace()
+                    _ = try scanString()
+                    try expect(0x3A, "':'")
+                }
+                try skipValue(depth: depth + 1, maxDepth: maxDepth)
+            } while consume(0x2C)
+            try expect(close, isObject ? "',' or '}'" : "',' or ']'")
+        default:
+            guard consumeLiteral("true") || consumeLiteral("false") || consumeLiteral("null") else {
+                throw error(isAtEnd ? "unexpected end of input" : "invalid value")
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// One catalog entry: how a DailyValue metric key is coded, measured, aggregated and checked.
+///
+/// Built-in entries live in `MetricCatalog+Builtin.swift`; a deployment can override or add entries from a JSON
+/// file (``MetricCatalog/load(overridesFrom:)``).
+public struct Metric: Sendable, Hashable, Codable {
+    /// How HealthKit's daily statistic for this metric is computed.
+    public enum Aggregation: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Cumulative types: the day's sum (`cumulativeSum`).
+        case sum
+        /// Discrete types: the day's average, with optional minimum and maximum.
+        case mean
+        /// Discrete, sporadic types: the day's most recent sample.
+        case latest
+    }
+
+    /// The FHIR `observation-category` code.
+    public enum Category: String, Sendable, Hashable, Codable, CaseIterable {
+        case vitalSigns = "vital-signs"
+        case activity
+        case laboratory
+
+        /// The R4 display text of the category code.
+        public var display: String {
+            switch self {
+            case .vitalSigns: "Vital Signs"
+            case .activity: "Activity"
+            case .laboratory: "Laboratory"
+            }
+        }
+    }
+
+    /// An exact alternative unit: `catalogValue = incomingValue × factor`.
+    public struct UnitAlias: Sendable, Hashable, Codable {
+        /// The unit string as sent in the event, e.g. `g` for body mass in grams.
+        public var unit: String
+        /// The multiplier into the catalog's UCUM unit, e.g. `0.001` for g → kg.
+        public var factor: Double
+
+        public init(unit: String, factor: Double) {
+            self.unit = unit
+            self.factor = factor
+        }
+    }
+
+    /// The DailyValue `metric` key, e.g. `heart_rate`.
+    public var key: String
+    /// `code.coding`, primary first. LOINC first where verified; HealthKit first for weak or missing LOINC codes.
+    public var codings: [FHIRCoding]
+    /// `code.text`, e.g. "Heart rate, daily mean".
+    public var text: String
+    /// The UCUM code of `valueQuantity.code`, e.g. `/min`.
+    public var ucum: String
+    /// The human unit of `valueQuantity.unit`, e.g. `beats/minute`.
+    public var unitDisplay: String
+    public var aggregation: Aggregation
+    public var category: Category
+    /// The lowest plausible value (inclusive) for `value`, `min` and `max`.
+    public var plausibleMin: Double
+    /// The highest plausible value (inclusive) for `value`, `min` and `max`.
+    public var plausibleMax: Double
+    /// Whether events may carry `min` / `max` (discrete metrics only).
+    public var allowsMinMax: Bool
+    /// Component codings for the day's minimum and maximum; `nil` means observation-statistics `minimum`/`maximum`.
+    public var minimumCoding: FHIRCoding?
+    public var maximumCoding: FHIRCoding?
+    /// Exact unit aliases converted by a factor (never an offset), e.g. SpO2 fraction `1` × 100 → `%`.
+    public var unitAliases: [UnitAlias]
+
+    public init(
+        key: String, codings: [FHIRCoding], text: String, ucum: String, unitDisplay: String,
+        aggregation: Aggregation, category: Category, plausibleMin: Double, plausibleMax: Double,
+        allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil,
+        unitAliases: [UnitAlias] = []
+    ) {
+        self.key = key
+        self.codings = codings
+        self.text = text
+        self.ucum = ucum
+        self.unitDisplay = unitDisplay
+        self.aggregation = aggregation
+        self.category = category
+        self.plausibleMin = plausibleMin
+        self.plausibleMax = plausibleMax
+        self.allowsMinMax = allowsMinMax
+        self.minimumCoding = minimumCoding
+        self.maximumCoding = maximumCoding
+        self.unitAliases = unitAliases
+    }
+
+    /// The component coding for the day's minimum.
+    public var resolvedMinimumCoding: FHIRCoding {
+        minimumCoding ?? FHIRCoding(system: FHIRCoding.statisticsSystem, code: "minimum", display: "Minimum")
+    }
+
+    /// The component coding for the day's maximum.
+    public var resolvedMaximumCoding: FHIRCoding {
+        maximumCoding ?? FHIRCoding(system: FHIRCoding.statisticsSystem, code: "maximum", display: "Maximum")
+    }
+
+    /// The factor that converts `unit` into the catalog unit, or `nil` when the unit is not accepted.
+    public func conversionFactor(forUnit unit: String) -> Double? {
+        if unit == ucum { return 1 }
+        return unitAliases.first { $0.unit == unit }?.factor
+    }
+}

@@ -1,0 +1,103 @@
+/// The set of metrics a deployment accepts, keyed by DailyValue `metric` key.
+///
+/// Start from ``builtin`` and optionally merge a deployment's JSON file with ``load(overridesFrom:)``.
+/// Lookups from the decoder work on raw bytes, so the hot path creates no strings for metric keys or units.
+public struct MetricCatalog: Sendable {
+    /// One accepted unit string of a metric as bytes, with its factor into the catalog unit.
+    struct UnitEntry: Sendable {
+        let bytes: [UInt8]
+        let factor: Double
+    }
+
+    /// A metric with its key and unit strings pre-encoded for byte comparison.
+    struct Entry: Sendable {
+        let keyBytes: [UInt8]
+        let metric: Metric
+        let units: [UnitEntry]
+    }
+
+    /// The metrics by key.
+    public let metrics: [String: Metric]
+    let entries: [Entry]
+
+    /// Builds a catalog after checking every entry (see ``Metric`` for the rules).
+    /// - Throws: ``MetricCatalogError`` naming the first invalid key and rule.
+    public init(metrics: [Metric]) throws(MetricCatalogError) {
+        var seen = Set<String>()
+        for metric in metrics {
+            try Self.check(metric)
+            guard seen.insert(metric.key).inserted else {
+                throw MetricCatalogError(key: metric.key, "the key appears more than once")
+            }
+        }
+        self.init(unchecked: metrics)
+    }
+
+    /// Builds a catalog from entries already known to be valid (the built-in table; checked by the tests).
+    init(unchecked metrics: [Metric]) {
+        var byKey: [String: Metric] = [:]
+        for metric in metrics { byKey[metric.key] = metric }
+        self.metrics = byKey
+        self.entries = byKey.keys.sorted().map { key in
+            let metric = byKey[key]!
+            let units =
+                [UnitEntry(bytes: Array(metric.ucum.utf8), factor: 1)]
+                + metric.unitAliases.map { UnitEntry(bytes: Array($0.unit.utf8), factor: $0.factor) }
+            return Entry(keyBytes: Array(key.utf8), metric: metric, units: units)
+        }
+    }
+
+    // MARK: - Lookup
+
+    /// Every metric, ordered by key.
+    public var allMetrics: [Metric] { entries.map(\.metric) }
+
+    /// The metric for `key`, if the catalog has it.
+    public subscript(key: String) -> Metric? { metrics[key] }
+
+    /// The entry whose key equals `bytes`, compared byte by byte.
+    func entry(forKey bytes: UnsafeRawBufferPointer) -> Entry? {
+        for entry in entries where entry.keyBytes.count == bytes.count {
+            if entry.keyBytes.withUnsafeBytes({ $0.elementsEqual(bytes) }) { return entry }
+        }
+        return nil
+    }
+
+    // MARK: - Checks
+
+    /// Checks one entry: key charset, codings, units, range and alias factors.
+    static func check(_ metric: Metric) throws(MetricCatalogError) {
+        let key = metric.key
+        func fail(_ rule: String) -> MetricCatalogError { MetricCatalogError(key: key, rule) }
+        guard (1...64).contains(key.utf8.count),
+            key.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F })
+        else { throw fail("the key must be 1-64 characters of [a-z0-9_]") }
+        guard !metric.codings.isEmpty else { throw fail("at least one coding is required") }
+        for coding in metric.codings where coding.system.isEmpty || coding.code.isEmpty {
+            throw fail("every coding needs a system and a code")
+        }
+        guard !metric.text.isEmpty else { throw fail("`text` must not be empty") }
+        guard isPlausibleUnit(metric.ucum) else { throw fail("`ucum` must be a non-empty UCUM code without spaces") }
+        guard !metric.unitDisplay.isEmpty else { throw fail("`unitDisplay` must not be empty") }
+        guard metric.plausibleMin.isFinite, metric.plausibleMax.isFinite, metric.plausibleMin <= metric.plausibleMax
+        else { throw fail("`plausibleMin` <= `plausibleMax`, both finite") }
+        if !metric.allowsMinMax, metric.minimumCoding != nil || metric.maximumCoding != nil {
+            throw fail("min/max component codings need `allowsMinMax`")
+        }
+        for alias in metric.unitAliases {
+            guard isPlausibleUnit(alias.unit), alias.unit != metric.ucum else {
+                throw fail("alias unit '\(alias.unit)' must be a UCUM-like code other than `ucum`")
+            }
+            guard alias.factor.isFinite, alias.factor > 0 else {
+                throw fail("alias factor for '\(alias.unit)' must be finite and > 0")
+            }
+        }
+        guard Set(metric.unitAliases.map(\.unit)).count == metric.unitAliases.count else {
+            throw fail("alias units must be distinct")
+        }
+    }
+
+    private static func isPlausibleUnit(_ unit: String) -> Bool {
+        (1...32).contains(unit.utf8.count) && unit.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x22 }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Limits the ``DailyValueDecoder`` enforces beyond the JSON shape. Defaults follow `DESIGN.md`.
+public struct ValidationPolicy: Sendable {
+    /// The largest accepted message, in bytes (64 KiB).
+    public var maxPayloadBytes: Int
+    /// How many days after today (UTC) `day` may be; 1 covers every zone up to +14:00.
+    public var maxDaysInFuture: Int
+    /// How many days before today (UTC) `day` may be (about ten years).
+    public var maxDaysInPast: Int
+    /// The longest accepted `source.*` string, in UTF-8 bytes.
+    public var maxSourceFieldBytes: Int
+    /// The deepest accepted JSON nesting (the event itself uses 2).
+    public var maxNestingDepth: Int
+    /// The clock the day window is measured against (tests and replays inject a fixed instant).
+    public var now: @Sendable () -> Date
+
+    public init(
+        maxPayloadBytes: Int = 64 * 1024, maxDaysInFuture: Int = 1, maxDaysInPast: Int = 3653,
+        maxSourceFieldBytes: Int = 256, maxNestingDepth: Int = 16, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.maxPayloadBytes = maxPayloadBytes
+        self.maxDaysInFuture = maxDaysInFuture
+        self.maxDaysInPast = maxDaysInPast
+        self.maxSourceFieldBytes = maxSourceFieldBytes
+        self.maxNestingDepth = maxNestingDepth
+        self.now = now
+    }
+
+    /// A policy whose window is measured against a fixed instant.
+    public static func fixed(now: Date) -> ValidationPolicy {
+        ValidationPolicy(now: { now })
+    }
+}
