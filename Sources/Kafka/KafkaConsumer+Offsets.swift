@@ -1,0 +1,95 @@
+import CKafka
+
+extension KafkaConsumer {
+    // MARK: - Storing and committing
+
+    /// Stores offsets for the next commit (`rd_kafka_offsets_store`). Pass the *next* offset to read, i.e. the
+    /// processed record's offset + 1 (``KafkaMessage/nextOffset``). Thread-safe, non-blocking.
+    /// - Returns: the partitions whose offset was rejected with the reason; `_STATE` means the partition is no
+    ///   longer assigned (revoked meanwhile): expected after a rebalance, not fatal.
+    @discardableResult
+    public func storeOffsets(_ offsets: [KafkaTopicPartitionOffset]) -> [KafkaTopicPartition: KafkaError] {
+        guard !offsets.isEmpty else { return [:] }
+        guard !client.isDestroyed else {
+            let error = KafkaError.state("storeOffsets: the consumer is closed")
+            return Dictionary(offsets.map { ($0.topicPartition, error) }, uniquingKeysWith: { first, _ in first })
+        }
+        let list = RDKafkaTopicPartitionList(offsets)
+        let err = list.withPointer { rd_kafka_offsets_store(client.handle, $0) }
+        var rejected: [KafkaTopicPartition: KafkaError] = [:]
+        for entry in list.entries where entry.error != RD_KAFKA_RESP_ERR_NO_ERROR {
+            rejected[entry.partition] = KafkaError(entry.error, "store offset \(entry.offset)")
+        }
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR, rejected.isEmpty {
+            for entry in list.entries { rejected[entry.partition] = KafkaError(err, "store offset \(entry.offset)") }
+        }
+        return rejected
+    }
+
+    /// Commits the stored offsets now and waits for the coordinator's answer (`rd_kafka_commit(rk, NULL, 0)` on
+    /// its own thread). Nothing stored since the last commit is success.
+    /// - Throws: ``KafkaError`` from the coordinator (e.g. `REBALANCE_IN_PROGRESS`, `ILLEGAL_GENERATION`).
+    public func commit() async throws(KafkaError) {
+        try client.checkOpen("commit")
+        let client = self.client
+        let err = await RDKafkaBlocking.run("kafka-consumer-commit") { rd_kafka_commit(client.handle, nil, 0) }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR || err == RD_KAFKA_RESP_ERR__NO_OFFSET else {
+            throw KafkaError(err, "commit: \(String(cString: rd_kafka_err2str(err)))")
+        }
+    }
+
+    /// The group's committed offsets for `partitions`, asked from the coordinator (on its own thread).
+    /// Partitions without a commit have ``KafkaTopicPartitionOffset/invalid``.
+    public func committed(_ partitions: [KafkaTopicPartition], timeout: Duration) async throws(KafkaError)
+        -> [KafkaTopicPartitionOffset]
+    {
+        try client.checkOpen("committed")
+        let client = self.client
+        let result: Result<[KafkaTopicPartitionOffset], KafkaError> = await RDKafkaBlocking.run(
+            "kafka-consumer-committed"
+        ) {
+            let list = RDKafkaTopicPartitionList(partitions)
+            let err = list.withPointer { rd_kafka_committed(client.handle, $0, KafkaProducer.milliseconds(timeout)) }
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { return .failure(KafkaError(err, "committed offsets")) }
+            return .success(list.entries.map(\.offset))
+        }
+        return try result.get()
+    }
+
+    // MARK: - Assignment and positions
+
+    /// The partitions currently assigned to this consumer.
+    public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
+        try client.checkOpen("assignment")
+        var pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        let err = rd_kafka_assignment(client.handle, &pointer)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let pointer else { throw KafkaError(err, "assignment") }
+        return RDKafkaTopicPartitionList(taking: pointer).entries.map(\.partition).sorted()
+    }
+
+    /// Cached watermarks (`rd_kafka_get_watermark_offsets`): never blocks. The high watermark is updated by
+    /// fetches, the low one by statistics; `-1001` when not known yet. (The blocking query is avoided on
+    /// purpose: in 2.0.2 it can ignore its timeout while a leader is down, #4460.)
+    public func watermarks(topic: String, partition: Int32) throws(KafkaError) -> (low: Int64, high: Int64) {
+        try client.checkOpen("watermarks")
+        return try client.cachedWatermarks(topic: topic, partition: partition)
+    }
+
+    /// Per-partition figures from the latest statistics (`statistics.interval.ms`): lag, log start, committed
+    /// and stored offsets. Empty until the first statistics arrived or when statistics are disabled.
+    public func partitionStatistics() -> [KafkaPartitionStatistics] {
+        context.latestStatistics
+    }
+
+    /// The partition count of `topic` from broker metadata (asked on its own thread).
+    public func partitionCount(topic: String, timeout: Duration) async throws(KafkaError) -> Int {
+        try client.checkOpen("partitionCount")
+        let client = self.client
+        let result: Result<Int, KafkaError> = await RDKafkaBlocking.run("kafka-metadata") {
+            do throws(KafkaError) {
+                return .success(try client.partitionCount(topic: topic, timeoutMs: KafkaProducer.milliseconds(timeout)))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,129 @@
+import CKafka
+import Synchronization
+
+/// A consumer-group member implementing the at-least-once recipe on librdkafka 2.0.2.
+///
+/// - **Threading**: a dedicated poll thread runs `rd_kafka_consumer_poll` and serves every callback (rebalance,
+///   errors, statistics). Records are copied into a bounded buffer and handed out by ``events``.
+/// - **Flow control**: when ``KafkaConsumerConfiguration/maxBufferedMessages`` records wait in the buffer, all
+///   assigned partitions are paused while polling continues (heartbeats, rebalances, `max.poll.interval.ms` stay
+///   healthy); fetching resumes when half were taken. This composes with ``pauseAll()``.
+/// - **Offsets**: nothing is stored automatically; call ``storeOffsets(_:)`` with `offset + 1` once work is
+///   durable. librdkafka commits stored offsets every `autoCommitIntervalMs`, on revoke and on close.
+/// - **Rebalance**: see ``KafkaRebalanceEvent``. On revoke, buffered records of the revoked partitions are
+///   dropped before the handler runs, so none reaches the app after the handler returned.
+public final class KafkaConsumer: Sendable {
+    let client: RDKafkaClient
+    let context: RDKafkaConsumerContext
+    private let poller: RDKafkaPollThread
+    private let closed = Mutex(false)
+
+    /// Creates the consumer and starts its poll thread. Call ``subscribe(topics:)`` or ``assign(_:)`` next.
+    /// - Parameters:
+    ///   - rebalanceHandler: called synchronously on the poll thread (or the close thread during ``close(timeout:)``)
+    ///     for every assignment change. It may block for a bounded time (counts against
+    ///     `max.poll.interval.ms`), may call ``storeOffsets(_:)``, ``pauseAll()``, ``resumeAll()``, but must not
+    ///     call ``commit()``, ``close(timeout:)`` or wait for ``events``.
+    ///   - logHandler: librdkafka log lines (e.g. the `OFFSET` reset warning), called on librdkafka's internal
+    ///     threads; must be quick and thread-safe. `nil` lets librdkafka print to stderr.
+    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
+    public init(
+        configuration: KafkaConsumerConfiguration,
+        rebalanceHandler: @escaping @Sendable (KafkaRebalanceEvent) -> Void = { _ in },
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil
+    ) throws(KafkaError) {
+        let context = RDKafkaConsumerContext(
+            maxBufferedMessages: configuration.maxBufferedMessages, rebalanceHandler: rebalanceHandler,
+            logHandler: logHandler)
+        let client = try RDKafkaClient(kind: .consumer, properties: configuration.properties(), context: context) {
+            conf in
+            rd_kafka_conf_set_rebalance_cb(conf, RDKafkaConsumerContext.rebalanceCallback)
+            rd_kafka_conf_set_error_cb(conf, RDKafkaConsumerContext.errorCallback)
+            rd_kafka_conf_set_stats_cb(conf, RDKafkaConsumerContext.statisticsCallback)
+            if logHandler != nil { rd_kafka_conf_set_log_cb(conf, RDKafkaConsumerContext.logCallback) }
+        }
+        rd_kafka_poll_set_consumer(client.handle)  // serve every callback from rd_kafka_consumer_poll
+        self.client = client
+        self.context = context
+        self.poller = RDKafkaPollThread(name: "kafka-consumer-poll") { context.pollOnce(client.handle) }
+    }
+
+    deinit {
+        // Not closed: stop polling; RDKafkaClient's deinit destroys the handle (without a final commit).
+        _ = context.state.withLock { $0.finish() }?.resume(returning: nil)
+        poller.stop(timeout: .seconds(5))
+    }
+
+    // MARK: - Subscription
+
+    /// Joins the group and subscribes to `topics` (assignment arrives through the rebalance handler).
+    public func subscribe(topics: [String]) throws(KafkaError) {
+        try client.checkOpen("subscribe")
+        let list = RDKafkaTopicPartitionList(capacity: topics.count)
+        for topic in topics { list.add(KafkaTopicPartition(topic: topic, partition: -1), offset: 0) }
+        let err = list.withPointer { rd_kafka_subscribe(client.handle, $0) }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, "subscribe to \(topics)") }
+    }
+
+    /// Manual assignment without group membership (one-off reads): each entry's offset is where to start
+    /// (an offset or ``KafkaTopicPartitionOffset/beginning`` / `end` / `stored`). No rebalance events follow.
+    public func assign(_ partitions: [KafkaTopicPartitionOffset]) throws(KafkaError) {
+        try client.checkOpen("assign")
+        let list = RDKafkaTopicPartitionList(partitions)
+        let err = list.withPointer { rd_kafka_assign(client.handle, $0) }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, "assign \(partitions)") }
+        if context.state.withLock({ $0.fetchPaused }) {
+            _ = list.withPointer { rd_kafka_pause_partitions(client.handle, $0) }
+        }
+    }
+
+    // MARK: - Events and pausing
+
+    /// Records and events from the poll thread, in order per partition. Single consumer: iterate it from one
+    /// task. Ends after ``stopConsuming()`` or ``close(timeout:)``; cancelling the iterating task ends it too.
+    public var events: KafkaConsumerEvents { KafkaConsumerEvents(context: context) }
+
+    /// App-level pause (e.g. the sink is down): stops fetching every assigned partition, including partitions
+    /// assigned later, until ``resumeAll()``. Polling continues. Takes effect within one poll interval (100 ms);
+    /// records already buffered are still delivered by ``events``.
+    public func pauseAll() {
+        context.state.withLock { $0.appPaused = true }
+    }
+
+    /// Ends an app-level pause (fetching resumes unless flow control still holds it).
+    public func resumeAll() {
+        context.state.withLock { $0.appPaused = false }
+    }
+
+    /// Stops consuming without leaving the group: fetching is paused, buffered records are dropped (they were
+    /// never stored, so they will be redelivered), and ``events`` ends. Polling continues so rebalances and
+    /// heartbeats are served until ``close(timeout:)``. Use it to drain in-flight work before closing.
+    public func stopConsuming() {
+        context.state.withLock { $0.finish() }?.resume(returning: nil)
+    }
+
+    // MARK: - Close
+
+    /// Stops consuming, stops the poll thread, then `rd_kafka_consumer_close` (revokes through the rebalance
+    /// handler, commits stored offsets, leaves the group) and `rd_kafka_destroy`, all under a watchdog.
+    /// - Returns: ``KafkaCloseResult/timedOut`` when librdkafka did not finish within `timeout` (2.0.2 can hang
+    ///   or abort here); the process should then exit anyway. Calling it again returns ``KafkaCloseResult/closed``.
+    @discardableResult
+    public func close(timeout: Duration) async -> KafkaCloseResult {
+        guard closed.withLock({ done in defer { done = true }; return !done }) else { return .closed }
+        stopConsuming()
+        let (client, poller) = (self.client, self.poller)
+        let err = await RDKafkaBlocking.run("kafka-consumer-close", deadline: timeout) {
+            guard poller.stop(timeout: timeout) else { return RD_KAFKA_RESP_ERR__TIMED_OUT }
+            let err = rd_kafka_consumer_close(client.handle)
+            client.destroy()
+            return err
+        }
+        guard let err else { return .timedOut }
+        switch err {
+        case RD_KAFKA_RESP_ERR_NO_ERROR: return .closed
+        case RD_KAFKA_RESP_ERR__TIMED_OUT: return .timedOut
+        default: return .failed(KafkaError(err, "consumer close"))
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import CKafka
+import Synchronization
+
+/// The consumer's callback context and poll-loop logic. Every librdkafka callback except `log_cb` runs on the
+/// thread calling `rd_kafka_consumer_poll` (the poll thread) or `rd_kafka_consumer_close` (the close thread).
+/// Lifetime: registered unretained as the client's opaque; ``RDKafkaClient`` keeps it alive (see there).
+final class RDKafkaConsumerContext: Sendable {
+    let state: Mutex<KafkaConsumerState>
+    private let statistics = Mutex<[KafkaTopicPartition: KafkaPartitionStatistics]>([:])
+    private let rebalanceHandler: @Sendable (KafkaRebalanceEvent) -> Void
+    private let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+
+    init(
+        maxBufferedMessages: Int,
+        rebalanceHandler: @escaping @Sendable (KafkaRebalanceEvent) -> Void,
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+    ) {
+        state = Mutex(KafkaConsumerState(maxBufferedMessages: maxBufferedMessages))
+        self.rebalanceHandler = rebalanceHandler
+        self.logHandler = logHandler
+    }
+
+    // MARK: - Poll loop
+
+    /// One iteration of the poll thread: apply pause changes, poll up to 100 ms, buffer what arrived.
+    func pollOnce(_ rk: OpaquePointer) {
+        if let pause = state.withLock({ $0.pauseChange() }) {
+            setPaused(pause, rk: rk)
+        }
+        guard let message = rd_kafka_consumer_poll(rk, 100) else { return }
+        defer { rd_kafka_message_destroy(message) }
+        let raw = message.pointee
+        switch raw.err {
+        case RD_KAFKA_RESP_ERR_NO_ERROR:
+            deliver(.message(RDKafkaMessage.message(message)))
+        case RD_KAFKA_RESP_ERR__PARTITION_EOF:
+            deliver(.partitionEOF(topic: RDKafkaMessage.topicName(message), partition: raw.partition,
+                                  offset: raw.offset))
+        default:
+            deliver(.error(RDKafkaMessage.consumerError(message)))
+        }
+    }
+
+    func deliver(_ event: KafkaConsumerEvent) {
+        if case .resume(let waiter, let event) = state.withLock({ $0.deliver(event) }) {
+            waiter.resume(returning: event)
+        }
+    }
+
+    /// Pauses or resumes every partition of the current assignment.
+    private func setPaused(_ paused: Bool, rk: OpaquePointer) {
+        var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(rk, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let assignment else { return }
+        let list = RDKafkaTopicPartitionList(taking: assignment)
+        list.withPointer { pointer in
+            _ = paused ? rd_kafka_pause_partitions(rk, pointer) : rd_kafka_resume_partitions(rk, pointer)
+        }
+    }
+
+    // MARK: - Rebalance
+
+    /// The at-least-once rebalance sequence (reliability recipe §2.3), cooperative or eager.
+    func rebalance(_ rk: OpaquePointer, _ err: rd_kafka_resp_err_t,
+                   _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) {
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"
+        let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
+        switch err {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            if cooperative {
+                if let error = rd_kafka_incremental_assign(rk, partitions) {
+                    deliver(.error(KafkaError(consuming: error)))
+                }
+            } else {
+                reportIfError(rd_kafka_assign(rk, partitions), "assign")
+            }
+            if state.withLock({ $0.fetchPaused || $0.shouldPause }) {
+                _ = rd_kafka_pause_partitions(rk, partitions)
+            }
+            rebalanceHandler(.assigned(changed))
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(rk) != 0
+            _ = state.withLock { $0.drop(partitions: Set(changed)) }
+            rebalanceHandler(.revoked(changed, lost: lost))
+            if !lost {
+                let commit = rd_kafka_commit(rk, nil, 0)
+                if commit != RD_KAFKA_RESP_ERR__NO_OFFSET { reportIfError(commit, "commit on revoke") }
+            }
+            if cooperative {
+                if let error = rd_kafka_incremental_unassign(rk, partitions) {
+                    deliver(.error(KafkaError(consuming: error)))
+                }
+            } else {
+                reportIfError(rd_kafka_assign(rk, nil), "unassign")
+            }
+        default:
+            // "must call rd_kafka_assign(rk, NULL) to synchronize state" (rdkafka.h)
+            reportIfError(err, "rebalance")
+            _ = rd_kafka_assign(rk, nil)
+        }
+    }
+
+    private func reportIfError(_ err: rd_kafka_resp_err_t, _ operation: String) {
+        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return }
+        deliver(.error(KafkaError(err, "\(operation): \(String(cString: rd_kafka_err2str(err)))")))
+    }
+
+    // MARK: - Statistics and logs
+
+    func updateStatistics(_ partitions: [KafkaPartitionStatistics]) {
+        let byPartition = Dictionary(partitions.map { ($0.topicPartition, $0) }, uniquingKeysWith: { $1 })
+        statistics.withLock { $0 = byPartition }
+    }
+
+    var latestStatistics: [KafkaPartitionStatistics] {
+        statistics.withLock { Array($0.values) }.sorted { $0.topicPartition < $1.topicPartition }
+    }
+
+    // MARK: - C callbacks
+
+    private static func context(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaConsumerContext? {
+        opaque.map { Unmanaged<RDKafkaConsumerContext>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    static let rebalanceCallback: @convention(c) (
+        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+        UnsafeMutableRawPointer?
+    ) -> Void = { rk, err, partitions, opaque in
+        guard let rk, let partitions, let context = context(opaque) else { return }
+        context.rebalance(rk, err, partitions)
+    }
+
+    static let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?)
+        -> Void = { rk, err, reason, opaque in
+            context(opaque)?.deliver(.error(RDKafkaMessage.clientError(rk, err, reason)))
+        }
+
+    static let statisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int,
+                                                   UnsafeMutableRawPointer?) -> Int32 = { _, json, length, opaque in
+        guard let json, let context = context(opaque) else { return 0 }
+        context.updateStatistics(RDKafkaStatistics.partitions(fromJSON: UnsafeRawBufferPointer(start: json, count: length)))
+        return 0  // librdkafka frees the JSON
+    }
+
+    /// `log_cb` runs on librdkafka's internal threads: the app's handler must be quick and thread-safe.
+    static let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?)
+        -> Void = { rk, level, facility, text in
+            guard let rk, let context = context(rd_kafka_opaque(rk)) else { return }
+            context.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
+        }
+
+    var hasLogHandler: Bool { logHandler != nil }
+}
