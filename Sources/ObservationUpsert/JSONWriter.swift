@@ -1,0 +1,103 @@
+/// A minimal deterministic JSON writer: members in call order, no whitespace, shortest round-trip numbers.
+///
+/// Same calls → identical bytes, which the upsert relies on (an equal version must map to an equal resource).
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    // MARK: - Structure
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(0x7B)
+        needsComma = false
+    }
+
+    mutating func endObject() {
+        bytes.append(0x7D)
+        needsComma = true
+    }
+
+    mutating func beginArray() {
+        separate()
+        bytes.append(0x5B)
+        needsComma = false
+    }
+
+    mutating func endArray() {
+        bytes.append(0x5D)
+        needsComma = true
+    }
+
+    /// Writes `"name":`; `name` must not need escaping (all member names here are ASCII identifiers).
+    mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(0x22)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(0x22)
+        bytes.append(0x3A)
+        needsComma = false
+    }
+
+    // MARK: - Values
+
+    mutating func value(_ text: String) {
+        separate()
+        Self.appendQuoted(text, to: &bytes)
+        needsComma = true
+    }
+
+    mutating func value(_ number: Double) {
+        separate()
+        JSONNumber.append(number, to: &bytes)
+        needsComma = true
+    }
+
+    mutating func value(_ number: Int64) {
+        separate()
+        bytes.append(contentsOf: String(number).utf8)
+        needsComma = true
+    }
+
+    /// Appends an already-rendered JSON value (a pre-built fragment).
+    mutating func rawValue(_ json: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    /// `"key":"text"`.
+    mutating func member(_ name: StaticString, _ text: String) {
+        key(name)
+        value(text)
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(0x2C) }
+    }
+
+    // MARK: - Strings
+
+    /// Appends `text` as a JSON string: escapes `"`, `\` and control characters; everything else verbatim.
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in text.utf8 {
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
+    }
+}
