@@ -33,7 +33,7 @@ struct GenerateCommand {
                 try oracle?.writeLine("invalid\t\(event.sequence)\t\(invalidClass.rawValue)")
             }
             try await sink.write(event)
-            progress.tick { "generated \(total) events" + sink.status(elapsedSeconds: progress.elapsedSeconds) }
+            progress.tick { "generated \(total) events" + sink.status(elapsedSeconds: $0) }
         }
         try oracle?.flush()
         let tally = try await sink.finish()
@@ -54,6 +54,7 @@ struct GenerateCommand {
             producer: try options.connection.producerConfiguration(environment: environment),
             topic: try options.connection.resolvedTopic(environment: environment)
         )
-        return .kafka(KafkaBatchSender(publisher: try DailyValuePublisher(configuration: configuration)))
+        let publisher = try DailyValuePublisher(configuration: configuration)
+        return .kafka(KafkaBatchSender(publisher: publisher, mode: .unvalidated, batchSize: Self.batchSize))
     }
 }

@@ -8,7 +8,10 @@ enum GeneratedEventSink {
     func write(_ event: GeneratedEvent) async throws {
         switch self {
         case .file(let writer): try writer.writeLine(event.bytes)
-        case .kafka(let sender): await sender.add(key: Array(event.patient.utf8), value: event.bytes)
+        case .kafka(let sender):
+            await sender.add(
+                key: Array(event.patient.utf8), value: event.bytes, source: "event", line: event.sequence
+            )
         }
     }
 

@@ -17,11 +17,11 @@ struct ProgressReporter {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
-    /// Prints `message()` if the interval has passed since the last report.
-    mutating func tick(_ message: () -> String) {
+    /// Prints `message(elapsedSeconds)` if the interval has passed since the last report.
+    mutating func tick(_ message: (Double) -> String) {
         let now = clock.now
         guard now - lastReport >= interval else { return }
         lastReport = now
-        StandardError.print("progress: " + message())
+        StandardError.print("progress: " + message(elapsedSeconds))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ObservationUpsert
 import Producer
 
 /// `producer publish`: validates input files, publishes the valid events' original bytes and reports.
@@ -52,7 +53,7 @@ struct PublishCommand {
                 }
                 let key = options.raw ? Self.bestEffortPatient(record.bytes, publisher: publisher) : nil
                 await sender.add(key: key, value: record.bytes, source: reader.displayName, line: record.line)
-                progress.tick { sender.tally.line(elapsedSeconds: progress.elapsedSeconds) + " (read \(read))" }
+                progress.tick { sender.tally.line(elapsedSeconds: $0) + " (read \(read))" }
             }
         }
         var tally = await sender.finish()
