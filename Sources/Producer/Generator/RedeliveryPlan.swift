@@ -1,0 +1,43 @@
+/// The re-deliveries one identity gets besides its original event: a late recomputation, an exact duplicate and an
+/// older version sent after the newer one, each with a delay in days.
+struct RedeliveryPlan {
+    /// `(delay in days, emission)`, delay 0 meaning later on the same day.
+    var emissions: [(Int, PopulationGenerator.Iterator.Emission)] = []
+    /// The highest version among the valid events sent for the identity: what the store must end up with.
+    var highestVersion: Int64
+
+    init(base: EventDraft, configuration: GeneratorConfiguration, using random: inout SplitMix64) {
+        highestVersion = base.version
+        if random.chance(configuration.lateShare) {
+            var late = Self.recomputed(base, growth: 1.02...1.25, using: &random)
+            late.version = base.version + Int64(random.integer(in: 7_200_000...144_000_000))
+            highestVersion = late.version
+            emissions.append((random.integer(in: 1...3), .init(draft: late, kind: .late)))
+        }
+        if random.chance(configuration.duplicateShare) {
+            emissions.append((random.integer(in: 0...2), .init(draft: base, kind: .duplicate)))
+        }
+        if random.chance(configuration.outOfOrderShare) {
+            var older = Self.recomputed(base, growth: 0.5...0.9, using: &random)
+            older.version = base.version - Int64(random.integer(in: 3_600_000...28_800_000))
+            emissions.append((random.integer(in: 0...2), .init(draft: older, kind: .outOfOrder)))
+        }
+    }
+
+    /// The same day computed at another time: cumulative sums scale by `growth`, other values wobble slightly.
+    private static func recomputed(
+        _ base: EventDraft, growth: ClosedRange<Double>, using random: inout SplitMix64
+    ) -> EventDraft {
+        var draft = base
+        let profile = base.profile
+        switch profile.shape {
+        case .cumulative:
+            draft.value = profile.clamp(base.value * random.uniform(growth))
+        case .single, .meanWithRange:
+            draft.value = profile.clamp(random.normal(mean: base.value, deviation: profile.noise / 2))
+        }
+        if let min = base.min { draft.min = Swift.min(min, draft.value) }
+        if let max = base.max { draft.max = Swift.max(max, draft.value) }
+        return draft
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Kafka
+import ObservationUpsert
+
+/// Publishes DailyValue events to Kafka for a Swift backend: validates every event with the same decoder the workers
+/// use *before* anything is sent, keys each record by patient id (per-person ordering) and waits for every delivery
+/// report.
+///
+/// ```swift
+/// let publisher = try DailyValuePublisher(configuration: .init(producer: .init(bootstrapServers: "kafka:9092")))
+/// let results = await publisher.publish(events)   // one PublishResult per event, in order
+/// ```
+///
+/// Calls may overlap, but records from one call are enqueued in order; to keep a person's events in order across
+/// calls, await one call before starting the next for the same person.
+public final class DailyValuePublisher: Sendable {
+    public let configuration: DailyValuePublisherConfiguration
+    private let producer: KafkaProducer
+
+    /// Creates the Kafka producer; every configuration error is thrown before the client exists.
+    ///
+    /// - Parameter errorHandler: client-level Kafka errors (brokers down, fatal idempotence errors); `nil` lets
+    ///   librdkafka log them.
+    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
+    public init(
+        configuration: DailyValuePublisherConfiguration, errorHandler: (@Sendable (KafkaError) -> Void)? = nil
+    ) throws(KafkaError) {
+        self.configuration = configuration
+        producer = try KafkaProducer(configuration: configuration.producer, errorHandler: errorHandler)
+    }
+
+    // MARK: - Publishing
+
+    /// Validates and publishes typed events; the record value is the event's canonical JSON.
+    ///
+    /// Each event is encoded and decoded again with the workers' decoder, so an event a worker would dead-letter
+    /// is ``PublishResult/rejected(_:)`` here and never sent.
+    /// - Returns: one result per event, in order.
+    public func publish(_ events: [DailyValue]) async -> [PublishResult] {
+        await publish(lines: events.map { Array($0.jsonLine().utf8) })
+    }
+
+    /// Validates raw JSON messages and publishes the *original bytes* of the valid ones.
+    ///
+    /// - Returns: one result per line, in order: invalid lines are ``PublishResult/rejected(_:)`` and not sent.
+    public func publish(lines: [[UInt8]]) async -> [PublishResult] {
+        let timestampMs = Self.nowMilliseconds()
+        var results = [PublishResult?](repeating: nil, count: lines.count)
+        var messages: [KafkaOutgoingMessage] = []
+        var positions: [Int] = []
+        messages.reserveCapacity(lines.count)
+        positions.reserveCapacity(lines.count)
+        for (position, line) in lines.enumerated() {
+            switch validate(line, recordTimestampMs: timestampMs) {
+            case .success(let event):
+                messages.append(message(key: Array(event.patient.utf8), value: line, timestampMs: timestampMs))
+                positions.append(position)
+            case .failure(let error):
+                results[position] = .rejected(error)
+            }
+        }
+        for (position, result) in zip(positions, await send(messages)) {
+            results[position] = result
+        }
+        return results.map { $0! }
+    }
+
+    /// Publishes records exactly as given, without validation: for tests and tools that must put poison messages
+    /// on the topic. Never use it for real data.
+    ///
+    /// - Returns: one result per record, in order (never ``PublishResult/rejected(_:)``).
+    public func publishUnvalidated(_ records: [(key: [UInt8]?, value: [UInt8])]) async -> [PublishResult] {
+        let timestampMs = Self.nowMilliseconds()
+        return await send(records.map { message(key: $0.key, value: $0.value, timestampMs: timestampMs) })
+    }
+
+    /// Checks one message against the DailyValue contract exactly as a worker will.
+    public func validate(_ bytes: [UInt8], recordTimestampMs: Int64) -> Result<DailyValue, DailyValueError> {
+        do throws(DailyValueError) {
+            return .success(try configuration.decoder.decode(bytes, recordTimestampMs: recordTimestampMs))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    /// Waits until every record handed over so far is delivered or failed.
+    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/timedOut`` when records are still outstanding.
+    public func flush(timeout: Duration) async throws(KafkaError) {
+        try await producer.flush(timeout: timeout)
+    }
+
+    /// Flushes within `timeout` and closes the producer; later calls fail.
+    @discardableResult
+    public func close(timeout: Duration) async -> KafkaCloseResult {
+        await producer.close(timeout: timeout)
+    }
+
+    // MARK: - Helpers
+
+    private func message(key: [UInt8]?, value: [UInt8], timestampMs: Int64) -> KafkaOutgoingMessage {
+        KafkaOutgoingMessage(topic: configuration.topic, key: key, value: value, timestampMs: timestampMs)
+    }
+
+    private func send(_ messages: [KafkaOutgoingMessage]) async -> [PublishResult] {
+        guard !messages.isEmpty else { return [] }
+        return await producer.send(messages).map { result in
+            switch result {
+            case .success(let report): .acknowledged(partition: report.partition, offset: report.offset)
+            case .failure(let error): .failed(error)
+            }
+        }
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+    }
+}
