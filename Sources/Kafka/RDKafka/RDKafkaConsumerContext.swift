@@ -22,12 +22,12 @@ final class RDKafkaConsumerContext: Sendable {
 
     // MARK: - Poll loop
 
-    /// One iteration of the poll thread: apply pause changes, poll up to 100 ms, buffer what arrived.
+    /// One iteration of the poll thread: apply pause changes, poll, buffer what arrived. While paused the poll
+    /// is short (10 ms) so fetching resumes soon after the app drained the buffer.
     func pollOnce(_ rk: OpaquePointer) {
-        if let pause = state.withLock({ $0.pauseChange() }) {
-            setPaused(pause, rk: rk)
-        }
-        guard let message = rd_kafka_consumer_poll(rk, 100) else { return }
+        let (change, paused) = state.withLock { state in (state.pauseChange(), state.fetchPaused) }
+        if let change { setPaused(change, rk: rk) }
+        guard let message = rd_kafka_consumer_poll(rk, paused ? 10 : 100) else { return }
         defer { rd_kafka_message_destroy(message) }
         let raw = message.pointee
         switch raw.err {
