@@ -26,10 +26,12 @@ enum ControlCommand {
             try cluster.setBrokerRTT(broker == -1 ? nil : broker, milliseconds: Int(int32(args[1])))
         case ("leader", 3):
             let broker = try int32(args[2])
-            try cluster.setPartitionLeader(topic: args[0], partition: int32(args[1]), broker: broker == -1 ? nil : broker)
+            try cluster.setPartitionLeader(
+                topic: args[0], partition: int32(args[1]), broker: broker == -1 ? nil : broker)
         case ("coord", 2): try cluster.setCoordinator(group: args[0], broker: int32(args[1]))
         case ("err", 3):
-            cluster.pushRequestErrors(apiKey: try int16(args[0]), code: try code(args[1]), count: Int(try int32(args[2])))
+            cluster.pushRequestErrors(
+                apiKey: try int16(args[0]), code: try code(args[1]), count: Int(try int32(args[2])))
         case ("berr", 4):
             try cluster.pushBrokerRequestError(
                 broker: int32(args[0]), apiKey: int16(args[1]), code: code(args[2]), rttMs: Int(int32(args[3])))

@@ -49,7 +49,8 @@ if let control = options.control {
 }
 let topicList = options.topics.map { "\($0.name):\($0.partitions)" }.joined(separator: " ")
 DevBrokerOutput.line("bootstrap \(cluster.bootstrapServers)")
-DevBrokerOutput.line("devbroker: \(options.brokers) broker(s), topics \(topicList); in-memory only, development/test use")
+DevBrokerOutput.line(
+    "devbroker: \(options.brokers) broker(s), topics \(topicList); in-memory only, development/test use")
 
 // MARK: - Run until SIGTERM / SIGINT
 

@@ -7,8 +7,11 @@ struct ConsumerGroupTests {
     @Test("two consumers in one group get disjoint partitions and together every record")
     func disjointPartitions() async throws {
         let cluster = try KafkaTestSupport.cluster(topics: ["grp": 6])
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
-        let sent = try await producer.send(KafkaTestSupport.messages(topic: "grp", count: 120, keys: 24)).map { try $0.get() }
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
+        let sent = try await producer.send(KafkaTestSupport.messages(topic: "grp", count: 120, keys: 24)).map {
+            try $0.get()
+        }
         #expect(Set(sent.map(\.partition)).count == 6)
 
         let configuration = KafkaTestSupport.consumerConfiguration(cluster.bootstrapServers, group: "g-disjoint")
@@ -43,7 +46,8 @@ struct ConsumerGroupTests {
     @Test("after storing offsets and committing, a restarted consumer resumes right after them")
     func resumeAfterCommit() async throws {
         let cluster = try KafkaTestSupport.cluster(topics: ["resume": 2])
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
         let sent = try await producer.send(KafkaTestSupport.messages(topic: "resume", count: 40)).map { try $0.get() }
         let configuration = KafkaTestSupport.consumerConfiguration(cluster.bootstrapServers, group: "g-resume")
 

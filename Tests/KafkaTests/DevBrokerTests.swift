@@ -23,8 +23,10 @@ struct DevBrokerTests {
 
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["--brokers", "2", "--topic", "events:2", "--bootstrap-file", bootstrapFile.path,
-                             "--control", "-"]
+        process.arguments = [
+            "--brokers", "2", "--topic", "events:2", "--bootstrap-file", bootstrapFile.path,
+            "--control", "-",
+        ]
         let control = Pipe()
         process.standardInput = control
         process.standardOutput = try FileHandle(forWritingTo: output)
@@ -35,12 +37,15 @@ struct DevBrokerTests {
             FileManager.default.fileExists(atPath: bootstrapFile.path)
         }
         #expect(ready)
-        let bootstrap = try String(contentsOf: bootstrapFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let bootstrap = try String(contentsOf: bootstrapFile, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(bootstrap.split(separator: ",").count == 2)
 
         // Produce and read back through the broker process.
         let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(bootstrap))
-        let reports = try await producer.send(KafkaTestSupport.messages(topic: "events", count: 20)).map { try $0.get() }
+        let reports = try await producer.send(KafkaTestSupport.messages(topic: "events", count: 20)).map {
+            try $0.get()
+        }
         #expect(Set(reports.map(\.partition)) == [0, 1])
         await producer.close(timeout: .seconds(5))
         let back = try await KafkaConsumer.readAll(topic: "events", bootstrapServers: bootstrap)

@@ -6,8 +6,11 @@ struct FlowControlTests {
     @Test("with a tiny buffer and a slow reader every record arrives exactly once, in order per partition")
     func tinyBuffer() async throws {
         let cluster = try KafkaTestSupport.cluster(topics: ["flow": 3])
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
-        let sent = try await producer.send(KafkaTestSupport.messages(topic: "flow", count: 300, keys: 9)).map { try $0.get() }
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
+        let sent = try await producer.send(KafkaTestSupport.messages(topic: "flow", count: 300, keys: 9)).map {
+            try $0.get()
+        }
         var configuration = KafkaTestSupport.consumerConfiguration(cluster.bootstrapServers, group: "g-flow")
         configuration.maxBufferedMessages = 10
         let consumer = try KafkaConsumer(configuration: configuration)
@@ -41,7 +44,8 @@ struct FlowControlTests {
     @Test("app pause stops delivery; statistics report lag, log start and committed offset")
     func appPause() async throws {
         let cluster = try KafkaTestSupport.cluster(topics: ["pause": 1])
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
         _ = try await producer.send(KafkaTestSupport.messages(topic: "pause", count: 10))
         let configuration = KafkaTestSupport.consumerConfiguration(cluster.bootstrapServers, group: "g-pause")
         let consumer = try KafkaConsumer(configuration: configuration)
