@@ -19,7 +19,7 @@ struct DevBrokerTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let bootstrapFile = directory.appendingPathComponent("bootstrap")
         let output = directory.appendingPathComponent("stdout")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
 
         let process = Process()
         process.executableURL = Self.binary

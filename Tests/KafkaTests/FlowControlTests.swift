@@ -46,7 +46,7 @@ struct FlowControlTests {
         let cluster = try KafkaTestSupport.cluster(topics: ["pause": 1])
         let producer = try KafkaProducer(
             configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
-        _ = try await producer.send(KafkaTestSupport.messages(topic: "pause", count: 10))
+        for result in await producer.send(KafkaTestSupport.messages(topic: "pause", count: 10)) { _ = try result.get() }
         let configuration = KafkaTestSupport.consumerConfiguration(cluster.bootstrapServers, group: "g-pause")
         let consumer = try KafkaConsumer(configuration: configuration)
         try consumer.subscribe(topics: ["pause"])
@@ -54,7 +54,9 @@ struct FlowControlTests {
         #expect(firstBatch.count == 10)
         consumer.pauseAll()
         try await Task.sleep(for: .milliseconds(300))
-        _ = try await producer.send(KafkaTestSupport.messages(topic: "pause", count: 5, from: 10))
+        for result in await producer.send(KafkaTestSupport.messages(topic: "pause", count: 5, from: 10)) {
+            _ = try result.get()
+        }
         let whilePaused = await KafkaTestSupport.consume(consumer, count: 1, within: .seconds(2))
         #expect(whilePaused.isEmpty)
         // Unpaused, the new records are fetched (high watermark 15) but not stored: the lag is 5.
