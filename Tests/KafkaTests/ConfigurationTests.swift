@@ -37,10 +37,12 @@ struct ConfigurationTests {
         #expect(error?.property == "enable.auto.offset.store")
     }
 
-    @Test("key=value parsing", arguments: [
-        (["a=1", "b.c = x=y"], ["a": "1", "b.c": " x=y"] as [String: String]?),
-        (["novalue"], nil), (["=v"], nil), (["a=1", "a=2"], nil),
-    ])
+    @Test(
+        "key=value parsing",
+        arguments: [
+            (["a=1", "b.c = x=y"], ["a": "1", "b.c": " x=y"] as [String: String]?),
+            (["novalue"], nil), (["=v"], nil), (["a=1", "a=2"], nil),
+        ])
     func parse(pairs: [String], expected: [String: String]?) throws {
         if let expected {
             #expect(try KafkaProperties.parse(pairs) == expected)

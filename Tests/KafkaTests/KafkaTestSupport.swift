@@ -37,24 +37,27 @@ enum KafkaTestSupport {
         }
     }
 
-    /// Collects records from `consumer.events` until `count` arrived (or `limit` passed), storing each one's
-    /// offset as processed unless `store` is false.
+    /// Collects records from `consumer.events` until `count` arrived or `limit` passed (the iteration is then
+    /// cancelled, which leaves the consumer running), storing each one's offset unless `store` is false.
     static func consume(
         _ consumer: KafkaConsumer, count: Int, within limit: Duration = .seconds(30), store: Bool = true
     ) async -> [KafkaMessage] {
+        let reader = Task {
+            var received: [KafkaMessage] = []
+            for await event in consumer.events {
+                guard case .message(let message) = event else { continue }
+                received.append(message)
+                if store { consumer.storeOffsets([message.nextOffset]) }
+                if received.count >= count { break }
+            }
+            return received
+        }
         let watchdog = Task {
             try? await Task.sleep(for: limit)
-            consumer.stopConsuming()
+            reader.cancel()
         }
         defer { watchdog.cancel() }
-        var received: [KafkaMessage] = []
-        for await event in consumer.events {
-            guard case .message(let message) = event else { continue }
-            received.append(message)
-            if store { consumer.storeOffsets([message.nextOffset]) }
-            if received.count >= count { break }
-        }
-        return received
+        return await reader.value
     }
 
     /// Waits until `condition` holds, checking every 100 ms.

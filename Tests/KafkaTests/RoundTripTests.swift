@@ -6,7 +6,8 @@ struct RoundTripTests {
     @Test("key, value and headers survive byte-exact, including null key, empty value and binary data")
     func roundTrip() async throws {
         let cluster = try KafkaTestSupport.cluster(topics: ["rt": 3])
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster.bootstrapServers))
         let binary: [UInt8] = Array(0...255)
         let sent = [
             KafkaOutgoingMessage(topic: "rt", partition: 0, key: nil, value: Array("no key".utf8)),
@@ -54,7 +55,8 @@ struct RoundTripTests {
         #expect(Set(reports.map { "\($0.partition)/\($0.offset)" }).count == 200)
         await producer.close(timeout: .seconds(5))
         let back = try await KafkaConsumer.readAll(topic: "batch", bootstrapServers: cluster.bootstrapServers)
-        #expect(back.map { String(decoding: $0.value, as: UTF8.self) }.sorted()
-            == messages.map { String(decoding: $0.value, as: UTF8.self) }.sorted())
+        #expect(
+            back.map { String(decoding: $0.value, as: UTF8.self) }.sorted()
+                == messages.map { String(decoding: $0.value, as: UTF8.self) }.sorted())
     }
 }
