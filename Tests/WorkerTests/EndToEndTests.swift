@@ -1,0 +1,79 @@
+import Foundation
+import Kafka
+import Testing
+
+/// The whole pipeline with real processes: devbroker (librdkafka mock cluster over TCP), producer, worker(s),
+/// SQLite or PostgreSQL. Every test compares the store with the generator's oracle.
+@Suite("Worker end to end", .serialized, .timeLimit(.minutes(5)))
+struct EndToEndTests {
+    /// A stream with late higher versions, exact duplicates, out-of-order versions and invalid events.
+    static let messyStream = [
+        "--late-share", "0.1", "--duplicate-share", "0.05", "--out-of-order-share", "0.05", "--invalid-share", "0.02",
+    ]
+
+    @Test("SQLite: store equals the oracle, invalid events dead-lettered with reasons, offsets committed to the end")
+    func sqliteMatchesOracle() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let (events, oracle) = try harness.generate(patients: 40, days: 5, seed: 11, extra: Self.messyStream)
+        try harness.publish(events)
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+
+        let worker = try harness.startWorker(store: store)
+        let status = await worker.waitForExit(timeout: .seconds(120))
+        #expect(status == 0, "worker: \(worker.stderr.suffix(2000))")
+
+        let differences = oracle.differences(from: try harness.storeDump(store))
+        #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
+
+        let deadLetters = try await harness.deadLetters()
+        #expect(deadLetters.count == oracle.invalid.count)
+        for record in deadLetters {
+            let headers = Dictionary(record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) },
+                                     uniquingKeysWith: { a, _ in a })
+            #expect(headers["__connect.errors.topic"] == harness.topic)
+            #expect(!(headers["__connect.errors.exception.class.name"] ?? "").isEmpty)
+            #expect(!(headers["__connect.errors.exception.message"] ?? "").isEmpty)
+            #expect(headers["__connect.errors.offset"].flatMap(Int64.init) != nil)
+        }
+
+        for p in try await harness.committedVersusEnd(group: "workers") {
+            #expect(p.committed == p.end, "partition \(p.partition): committed \(p.committed), end \(p.end)")
+        }
+        let summary = parseSummary(worker.stdout)
+        #expect(summary["dead-lettered"] == Int64(oracle.invalid.count))
+        #expect((summary["inserted"] ?? 0) == Int64(oracle.versions.count))
+    }
+
+    @Test("A replay with a fresh group changes nothing in the store")
+    func replayChangesNothing() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let (events, oracle) = try harness.generate(patients: 20, days: 4, seed: 12, extra: Self.messyStream)
+        try harness.publish(events)
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let first = try harness.startWorker(store: store, group: "live")
+        #expect(await first.waitForExit(timeout: .seconds(120)) == 0, "\(first.stderr.suffix(2000))")
+        let before = try runCommand("/usr/bin/sqlite3", [
+            "\(harness.directory.path)/observations.sqlite",
+            "SELECT patient, metric, day, version, version_id, last_updated, resource FROM observation ORDER BY 1, 2, 3",
+        ])
+        #expect(before.status == 0, "\(before.stderr)")
+
+        let replay = try harness.startWorker(store: store, group: "replay-1", extra: ["--start", "earliest"],
+                                             name: "replay")
+        #expect(await replay.waitForExit(timeout: .seconds(120)) == 0, "\(replay.stderr.suffix(2000))")
+        let summary = parseSummary(replay.stdout)
+        #expect(summary["inserted"] == 0)
+        #expect(summary["updated"] == 0)
+        #expect((summary["unchanged"] ?? 0) + (summary["stale"] ?? 0) == (summary["consumed"] ?? -1)
+            - Int64(oracle.invalid.count))
+        let after = try runCommand("/usr/bin/sqlite3", [
+            "\(harness.directory.path)/observations.sqlite",
+            "SELECT patient, metric, day, version, version_id, last_updated, resource FROM observation ORDER BY 1, 2, 3",
+        ])
+        #expect(after.stdout == before.stdout, "the replay rewrote rows")
+        let dump = try harness.storeDump(store)
+        #expect(oracle.differences(from: dump).isEmpty)
+    }
+}
