@@ -172,7 +172,12 @@ cleanup() {
         umount "${mounted[index]}" 2> /dev/null || umount --lazy "${mounted[index]}" 2> /dev/null || true
     done
     rmdir "$jail" 2> /dev/null || true
-    rm -rf "$workdir"
+    # Never delete through a mount that is still attached (it could reach the host's /dev or the root image).
+    if grep -q " $workdir" /proc/self/mounts; then
+        echo "warning: mounts remain under $workdir; leaving it in place" >&2
+    else
+        rm -rf --one-file-system "$workdir"
+    fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
