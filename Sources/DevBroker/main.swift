@@ -1,1 +1,69 @@
-print("not implemented yet")
+import Dispatch
+import Foundation
+import Kafka
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// devbroker: librdkafka's mock Kafka cluster as a development/test process. See `devbroker --help`.
+
+let options: DevBrokerOptions
+do {
+    guard let parsed = try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(DevBrokerOptions.help)
+        exit(0)
+    }
+    options = parsed
+} catch {
+    DevBrokerOutput.error("devbroker: \(error.message)\n\(DevBrokerOptions.help)")
+    exit(2)
+}
+
+let cluster: KafkaMockCluster
+do {
+    cluster = try KafkaMockCluster(brokers: options.brokers)
+    for topic in options.topics {
+        try cluster.createTopic(topic.name, partitions: topic.partitions, replicationFactor: min(3, options.brokers))
+    }
+} catch {
+    DevBrokerOutput.error("devbroker: \(error)")
+    exit(1)
+}
+
+if let path = options.bootstrapFile {
+    do {
+        try Data((cluster.bootstrapServers + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        DevBrokerOutput.error("devbroker: cannot write bootstrap file \(path): \(error)")
+        exit(1)
+    }
+}
+if let control = options.control {
+    do {
+        try ControlChannel.start(control, cluster: cluster)
+    } catch {
+        DevBrokerOutput.error("devbroker: \(error.message)")
+        exit(1)
+    }
+}
+let topicList = options.topics.map { "\($0.name):\($0.partitions)" }.joined(separator: " ")
+DevBrokerOutput.line("bootstrap \(cluster.bootstrapServers)")
+DevBrokerOutput.line(
+    "devbroker: \(options.brokers) broker(s), topics \(topicList); in-memory only, development/test use")
+
+// MARK: - Run until SIGTERM / SIGINT
+
+var signalSources: [any DispatchSourceSignal] = []
+for signalNumber in [SIGTERM, SIGINT] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+    source.setEventHandler {
+        if let control = options.control, control != "-" { unlink(control) }
+        DevBrokerOutput.line("devbroker: stopping")
+        exit(0)
+    }
+    source.resume()
+    signalSources.append(source)
+}
+dispatchMain()

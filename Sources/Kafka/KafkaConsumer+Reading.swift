@@ -42,15 +42,19 @@ extension KafkaConsumer {
         for partition in 0..<Int32(count) {
             let result: Result<(Int64, Int64), KafkaError> = await RDKafkaBlocking.run("kafka-watermarks") {
                 do throws(KafkaError) {
-                    return .success(try client.queryWatermarks(
-                        topic: topic, partition: partition, timeoutMs: KafkaProducer.milliseconds(timeout)))
+                    return .success(
+                        try client.queryWatermarks(
+                            topic: topic, partition: partition, timeoutMs: KafkaProducer.milliseconds(timeout)))
                 } catch { return .failure(error) }
             }
             let (low, high) = try result.get()
             if high > low { ends[partition] = high }
         }
         guard !ends.isEmpty else { return [] }
-        try assign(ends.keys.map { KafkaTopicPartitionOffset(topic: topic, partition: $0, offset: KafkaTopicPartitionOffset.beginning) })
+        try assign(
+            ends.keys.map {
+                KafkaTopicPartitionOffset(topic: topic, partition: $0, offset: KafkaTopicPartitionOffset.beginning)
+            })
         var messages: [KafkaMessage] = []
         var remaining = ends
         let watchdog = Task { [weak self] in

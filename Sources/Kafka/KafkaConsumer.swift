@@ -110,7 +110,11 @@ public final class KafkaConsumer: Sendable {
     ///   or abort here); the process should then exit anyway. Calling it again returns ``KafkaCloseResult/closed``.
     @discardableResult
     public func close(timeout: Duration) async -> KafkaCloseResult {
-        guard closed.withLock({ done in defer { done = true }; return !done }) else { return .closed }
+        guard
+            closed.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return .closed }
         stopConsuming()
         let (client, poller) = (self.client, self.poller)
         let err = await RDKafkaBlocking.run("kafka-consumer-close", deadline: timeout) {

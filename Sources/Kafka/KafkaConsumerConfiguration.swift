@@ -26,8 +26,9 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
 
     /// Comma-separated `host:port` list (`bootstrap.servers`).
     public var bootstrapServers: String
-    /// `group.id`; `nil` only for consumers that use manual ``KafkaConsumer/assign(_:)`` and never commit.
-    public var groupId: String?
+    /// `group.id`. librdkafka 2.0.2 needs one even for manual ``KafkaConsumer/assign(_:)`` (no group is joined
+    /// then, and nothing is committed unless offsets are stored).
+    public var groupId: String
     public var clientId: String = "daily-values-consumer"
     public var autoOffsetReset: AutoOffsetReset = .earliest
     public var assignmentStrategy: AssignmentStrategy = .cooperativeSticky
@@ -54,7 +55,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// Raw librdkafka properties applied last (SASL/TLS, tuning), like kcat `-X`.
     public var extra: [String: String] = [:]
 
-    public init(bootstrapServers: String, groupId: String?) {
+    public init(bootstrapServers: String, groupId: String) {
         self.bootstrapServers = bootstrapServers
         self.groupId = groupId
     }
@@ -67,8 +68,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         guard !bootstrapServers.trimmingWhitespaceIsEmpty else {
             throw .configuration(property: "bootstrap.servers", "bootstrapServers must not be empty")
         }
-        if let groupId, groupId.trimmingWhitespaceIsEmpty {
-            throw .configuration(property: "group.id", "groupId must not be empty (use nil for no group)")
+        guard !groupId.trimmingWhitespaceIsEmpty else {
+            throw .configuration(property: "group.id", "groupId must not be empty")
         }
         guard maxBufferedMessages >= 1 else {
             throw .configuration(property: "maxBufferedMessages", "must be at least 1, got \(maxBufferedMessages)")
@@ -76,9 +77,9 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         for key in extra.keys.sorted() where Self.fixedProperties[key] != nil {
             throw .configuration(property: key, "'\(key)' is fixed by the at-least-once recipe and cannot be set")
         }
-        var typed: [(key: String, value: String)] = [("bootstrap.servers", bootstrapServers)]
-        if let groupId { typed.append(("group.id", groupId)) }
-        typed += [
+        var typed: [(key: String, value: String)] = [
+            ("bootstrap.servers", bootstrapServers),
+            ("group.id", groupId),
             ("client.id", clientId),
             ("auto.offset.reset", autoOffsetReset.rawValue),
             ("partition.assignment.strategy", assignmentStrategy.rawValue),

@@ -95,8 +95,9 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A configuration error naming the property and the rule it broke.
     public static func configuration(property: String, _ message: String) -> KafkaError {
-        KafkaError(code: .invalidArgument, message: message, kind: .configuration, isRetriable: false,
-                   property: property)
+        KafkaError(
+            code: .invalidArgument, message: message, kind: .configuration, isRetriable: false,
+            property: property)
     }
 
     /// A state error: the operation is not possible now (closed client, unassigned partition…).

@@ -51,8 +51,9 @@ public final class KafkaMockCluster: @unchecked Sendable {
 
     /// Creates a topic (the mock has no CreateTopics API; auto-created topics get 4 partitions).
     public func createTopic(_ name: String, partitions: Int, replicationFactor: Int = 1) throws(KafkaError) {
-        try check(rd_kafka_mock_topic_create(cluster, name, Int32(partitions), Int32(replicationFactor)),
-                  "create topic \(name)")
+        try check(
+            rd_kafka_mock_topic_create(cluster, name, Int32(partitions), Int32(replicationFactor)),
+            "create topic \(name)")
     }
 
     /// Makes Metadata (and AddPartitionsToTxn) requests for `topic` fail with `code` (`.noError` clears it).
@@ -62,8 +63,9 @@ public final class KafkaMockCluster: @unchecked Sendable {
 
     /// Moves the leadership of a partition (`nil` = leaderless).
     public func setPartitionLeader(topic: String, partition: Int32, broker: Int32?) throws(KafkaError) {
-        try check(rd_kafka_mock_partition_set_leader(cluster, topic, partition, broker ?? -1),
-                  "set leader of \(topic)[\(partition)]")
+        try check(
+            rd_kafka_mock_partition_set_leader(cluster, topic, partition, broker ?? -1),
+            "set leader of \(topic)[\(partition)]")
     }
 
     // MARK: - Brokers
@@ -101,8 +103,9 @@ public final class KafkaMockCluster: @unchecked Sendable {
     public func pushBrokerRequestError(broker: Int32, apiKey: Int16, code: KafkaError.Code, rttMs: Int)
         throws(KafkaError)
     {
-        try check(ckafka_mock_broker_push_request_error_rtt(cluster, broker, apiKey, code.native, Int32(rttMs)),
-                  "push request error to broker \(broker)")
+        try check(
+            ckafka_mock_broker_push_request_error_rtt(cluster, broker, apiKey, code.native, Int32(rttMs)),
+            "push request error to broker \(broker)")
     }
 
     /// Clears the cluster-wide injected errors of `apiKey`.

@@ -57,7 +57,9 @@ public final class KafkaProducer: Sendable {
         var ids: [Result<UInt, KafkaError>] = []
         ids.reserveCapacity(messages.count)
         for message in messages {
-            do throws(KafkaError) { ids.append(.success(try await enqueue(message))) } catch { ids.append(.failure(error)) }
+            do throws(KafkaError) { ids.append(.success(try await enqueue(message))) } catch {
+                ids.append(.failure(error))
+            }
         }
         var results: [Result<KafkaDeliveryReport, KafkaError>] = []
         results.reserveCapacity(messages.count)
@@ -105,7 +107,11 @@ public final class KafkaProducer: Sendable {
     /// undelivered fail with `_DESTROY`. Calling it again returns ``KafkaCloseResult/closed``.
     @discardableResult
     public func close(timeout: Duration) async -> KafkaCloseResult {
-        guard closed.withLock({ done in defer { done = true }; return !done }) else { return .closed }
+        guard
+            closed.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return .closed }
         var result = KafkaCloseResult.closed
         do throws(KafkaError) { try await flush(timeout: timeout) } catch { result = .failed(error) }
         let (client, poller, deliveries) = (self.client, self.poller, self.deliveries)

@@ -14,8 +14,9 @@ extension RDKafkaClient {
         for header in message.headers {
             if let value = header.value {
                 value.withUnsafeBytes { buffer in
-                    _ = rd_kafka_header_add(headers, header.key, -1, buffer.baseAddress ?? UnsafeRawPointer(emptyBytes),
-                                            buffer.count)
+                    _ = rd_kafka_header_add(
+                        headers, header.key, -1, buffer.baseAddress ?? UnsafeRawPointer(emptyBytes),
+                        buffer.count)
                 }
             } else {
                 _ = rd_kafka_header_add(headers, header.key, -1, nil, 0)

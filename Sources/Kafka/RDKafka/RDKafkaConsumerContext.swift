@@ -22,20 +22,22 @@ final class RDKafkaConsumerContext: Sendable {
 
     // MARK: - Poll loop
 
-    /// One iteration of the poll thread: apply pause changes, poll up to 100 ms, buffer what arrived.
+    /// One iteration of the poll thread: apply pause changes, poll, buffer what arrived. While paused the poll
+    /// is short (10 ms) so fetching resumes soon after the app drained the buffer.
     func pollOnce(_ rk: OpaquePointer) {
-        if let pause = state.withLock({ $0.pauseChange() }) {
-            setPaused(pause, rk: rk)
-        }
-        guard let message = rd_kafka_consumer_poll(rk, 100) else { return }
+        let (change, paused) = state.withLock { state in (state.pauseChange(), state.fetchPaused) }
+        if let change { setPaused(change, rk: rk) }
+        guard let message = rd_kafka_consumer_poll(rk, paused ? 10 : 100) else { return }
         defer { rd_kafka_message_destroy(message) }
         let raw = message.pointee
         switch raw.err {
         case RD_KAFKA_RESP_ERR_NO_ERROR:
             deliver(.message(RDKafkaMessage.message(message)))
         case RD_KAFKA_RESP_ERR__PARTITION_EOF:
-            deliver(.partitionEOF(topic: RDKafkaMessage.topicName(message), partition: raw.partition,
-                                  offset: raw.offset))
+            deliver(
+                .partitionEOF(
+                    topic: RDKafkaMessage.topicName(message), partition: raw.partition,
+                    offset: raw.offset))
         default:
             deliver(.error(RDKafkaMessage.consumerError(message)))
         }
@@ -60,8 +62,10 @@ final class RDKafkaConsumerContext: Sendable {
     // MARK: - Rebalance
 
     /// The at-least-once rebalance sequence (reliability recipe §2.3), cooperative or eager.
-    func rebalance(_ rk: OpaquePointer, _ err: rd_kafka_resp_err_t,
-                   _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) {
+    func rebalance(
+        _ rk: OpaquePointer, _ err: rd_kafka_resp_err_t,
+        _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+    ) {
         let cooperative = String(cString: rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"
         let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
         switch err {
@@ -121,32 +125,39 @@ final class RDKafkaConsumerContext: Sendable {
         opaque.map { Unmanaged<RDKafkaConsumerContext>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    static let rebalanceCallback: @convention(c) (
-        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
-        UnsafeMutableRawPointer?
-    ) -> Void = { rk, err, partitions, opaque in
-        guard let rk, let partitions, let context = context(opaque) else { return }
-        context.rebalance(rk, err, partitions)
-    }
-
-    static let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?)
-        -> Void = { rk, err, reason, opaque in
-            context(opaque)?.deliver(.error(RDKafkaMessage.clientError(rk, err, reason)))
+    static let rebalanceCallback:
+        @convention(c) (
+            OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+            UnsafeMutableRawPointer?
+        ) -> Void = { rk, err, partitions, opaque in
+            guard let rk, let partitions, let context = context(opaque) else { return }
+            context.rebalance(rk, err, partitions)
         }
 
-    static let statisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int,
-                                                   UnsafeMutableRawPointer?) -> Int32 = { _, json, length, opaque in
-        guard let json, let context = context(opaque) else { return 0 }
-        context.updateStatistics(RDKafkaStatistics.partitions(fromJSON: UnsafeRawBufferPointer(start: json, count: length)))
-        return 0  // librdkafka frees the JSON
-    }
+    static let errorCallback:
+        @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?)
+            -> Void = { rk, err, reason, opaque in
+                context(opaque)?.deliver(.error(RDKafkaMessage.clientError(rk, err, reason)))
+            }
+
+    static let statisticsCallback:
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<CChar>?, Int,
+            UnsafeMutableRawPointer?
+        ) -> Int32 = { _, json, length, opaque in
+            guard let json, let context = context(opaque) else { return 0 }
+            context.updateStatistics(
+                RDKafkaStatistics.partitions(fromJSON: UnsafeRawBufferPointer(start: json, count: length)))
+            return 0  // librdkafka frees the JSON
+        }
 
     /// `log_cb` runs on librdkafka's internal threads: the app's handler must be quick and thread-safe.
-    static let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?)
-        -> Void = { rk, level, facility, text in
-            guard let rk, let context = context(rd_kafka_opaque(rk)) else { return }
-            context.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
-        }
+    static let logCallback:
+        @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?)
+            -> Void = { rk, level, facility, text in
+                guard let rk, let context = context(rd_kafka_opaque(rk)) else { return }
+                context.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
+            }
 
     var hasLogHandler: Bool { logHandler != nil }
 }

@@ -103,28 +103,31 @@ final class RDKafkaDeliveryRegistry: Sendable {
     // MARK: - C callbacks
 
     /// `dr_msg_cb`: called once per message on the thread calling `rd_kafka_poll`/`rd_kafka_flush`.
-    static let deliveryCallback: @convention(c) (
-        OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?
-    ) -> Void = { _, message, opaque in
-        guard let message, let opaque else { return }
-        let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
-        let id = UInt(bitPattern: message.pointee._private)
-        registry.settle(id, RDKafkaMessage.deliveryOutcome(message))
-    }
+    static let deliveryCallback:
+        @convention(c) (
+            OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?
+        ) -> Void = { _, message, opaque in
+            guard let message, let opaque else { return }
+            let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
+            let id = UInt(bitPattern: message.pointee._private)
+            registry.settle(id, RDKafkaMessage.deliveryOutcome(message))
+        }
 
     /// `error_cb`: forwards client-level errors (fatal ones via `rd_kafka_fatal_error`).
-    static let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?)
-        -> Void = { rk, err, reason, opaque in
-            guard let opaque else { return }
-            let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
-            registry.errorHandler?(RDKafkaMessage.clientError(rk, err, reason))
-        }
+    static let errorCallback:
+        @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?)
+            -> Void = { rk, err, reason, opaque in
+                guard let opaque else { return }
+                let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
+                registry.errorHandler?(RDKafkaMessage.clientError(rk, err, reason))
+            }
 
     /// `log_cb`: may run on librdkafka's internal threads; the handler must be quick and thread-safe.
-    static let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?)
-        -> Void = { rk, level, facility, text in
-            guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
-            let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
-            registry.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
-        }
+    static let logCallback:
+        @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?)
+            -> Void = { rk, level, facility, text in
+                guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
+                let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
+                registry.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
+            }
 }

@@ -61,8 +61,9 @@ enum RDKafkaMessage {
         if code == .fatal, let rk {
             var errstr = [CChar](repeating: 0, count: 512)
             let original = rd_kafka_fatal_error(rk, &errstr, errstr.count)
-            return KafkaError(code: .init(original), message: String(cBuffer: errstr), isFatal: true,
-                              isRetriable: false)
+            return KafkaError(
+                code: .init(original), message: String(cBuffer: errstr), isFatal: true,
+                isRetriable: false)
         }
         return KafkaError(code: code, message: text)
     }
