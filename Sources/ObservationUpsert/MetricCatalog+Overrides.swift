@@ -67,7 +67,9 @@ extension MetricCatalog {
         case let error as MetricCatalogError: return error.message
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.dataCorrupted(let context):
-            let field = context.codingPath.dropFirst(2).map(\.stringValue).joined(separator: ".")
+            let path = context.codingPath.map(\.stringValue)
+            let field = (path.first == "metrics" && path.count >= 2 ? path.dropFirst(2) : path[...])
+                .joined(separator: ".")
             return (field.isEmpty ? "" : "field `\(field)`: ") + context.debugDescription
         case DecodingError.keyNotFound(let key, _): return "missing field `\(key.stringValue)`"
         default: return "invalid JSON: \(error)"

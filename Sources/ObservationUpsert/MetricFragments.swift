@@ -4,7 +4,7 @@ struct MetricFragments: Sendable {
     let category: [UInt8]
     /// `{"coding":[…],"text":…}` for `code`.
     let code: [UInt8]
-    /// `,"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N`.
+    /// `"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N` (the writer adds the comma).
     let quantityTail: [UInt8]
     /// `component.code` for the day's minimum and maximum (metrics that allow min/max).
     let minimumCode: [UInt8]
@@ -30,7 +30,7 @@ struct MetricFragments: Sendable {
         tail.member("system", FHIRCoding.ucumSystem)
         tail.member("code", metric.ucum)
         tail.endObject()
-        self.quantityTail = [0x2C] + tail.bytes.dropFirst()
+        self.quantityTail = Array(tail.bytes.dropFirst())
 
         var minimum = JSONWriter(capacity: 200)
         Self.writeConcept([metric.resolvedMinimumCoding], text: "Minimum, local day", to: &minimum)

@@ -1,0 +1,141 @@
+import Foundation
+import ObservationUpsert
+import Testing
+
+@Suite struct ObservationMapperTests {
+    let issued = Fixtures.ms("2026-11-01T06:15:03Z")
+
+    @Test(arguments: MetricCatalog.builtin.allMetrics.map(\.key))
+    func mapsEveryCatalogMetric(_ key: String) throws {
+        let metric = try #require(MetricCatalog.builtin[key])
+        let value = ObservationSamples.value(for: metric)
+        let record = try Fixtures.mapper.map(value, recordTimestampMs: issued)
+        let json = record.json
+        #expect(json["resourceType"] as? String == "Observation")
+        #expect(json["id"] as? String == record.resourceID)
+        #expect(record.identity == ObservationIdentity(patient: "p-000123", metric: key, day: "2026-10-01"))
+        #expect(record.version == 1_759_384_503_000)
+        let code = try #require(json["code"] as? [String: Any])
+        let codings = try #require(code["coding"] as? [[String: Any]])
+        #expect(codings.map { $0["code"] as? String } == metric.codings.map(\.code))
+        #expect(code["text"] as? String == metric.text)
+        let category = try #require((json["category"] as? [[String: Any]])?.first?["coding"] as? [[String: Any]])
+        #expect(category.first?["code"] as? String == metric.category.rawValue)
+        let quantity = try #require(json["valueQuantity"] as? [String: Any])
+        #expect(quantity["code"] as? String == metric.ucum)
+        #expect(quantity["system"] as? String == "http://unitsofmeasure.org")
+        #expect((quantity["value"] as? NSNumber)?.doubleValue == value.value)
+        let components = json["component"] as? [[String: Any]] ?? []
+        #expect(components.count == (metric.allowsMinMax ? 2 : 0))
+        let period = try #require(json["effectivePeriod"] as? [String: String])
+        #expect(period == ["start": "2026-10-01T00:00:00+02:00", "end": "2026-10-02T00:00:00+02:00"])
+        #expect(json["issued"] as? String == "2026-11-01T06:15:03.000Z")
+        #expect(json["status"] as? String == "final")
+        #expect((json["subject"] as? [String: String])?["reference"] == "Patient/p-000123")
+        #expect((json["device"] as? [String: String])?["reference"] == "#dev")
+        #expect(record.resource.hasPrefix(#"{"resourceType":"Observation","id":""#))
+    }
+
+    @Test(arguments: ObservationSamples.days)
+    func effectivePeriodIsTheLocalDay(_ day: ObservationSamples.Day) throws {
+        let value = ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!, day: day.day, zone: day.zone)
+        let record = try Fixtures.mapper.map(value, recordTimestampMs: issued)
+        #expect(record.resource.contains(#""effectivePeriod":{"start":"\#(day.start)","end":"\#(day.end)"}"#))
+        let formatter = ISO8601DateFormatter()
+        let hours = formatter.date(from: day.end)!.timeIntervalSince(formatter.date(from: day.start)!) / 3600
+        #expect(hours == day.hours)
+    }
+
+    @Test func heartRateUsesTheLOINCMinMaxCodesAndOthersUseStatistics() throws {
+        let hr = try Fixtures.mapper.map(
+            ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!), recordTimestampMs: issued)
+        #expect(hr.resource.contains(#""code":"8883-1""#) && hr.resource.contains(#""code":"8873-2""#))
+        let spo2 = try Fixtures.mapper.map(
+            ObservationSamples.value(for: MetricCatalog.builtin["oxygen_saturation"]!), recordTimestampMs: issued)
+        #expect(spo2.resource.contains(
+            #"{"system":"http://terminology.hl7.org/CodeSystem/observation-statistics","code":"minimum","display":"Minimum"}"#))
+        #expect(spo2.resource.contains(#""code":"maximum""#))
+    }
+
+    @Test func writesShortestNumbers() throws {
+        let value = DailyValue(patient: "p", metric: "heart_rate", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+                               value: 71.4, min: 48, max: 162.25, version: 1)
+        let record = try Fixtures.mapper.map(value, recordTimestampMs: issued)
+        #expect(record.resource.contains(#""valueQuantity":{"value":71.4,"unit":"beats/minute","#))
+        #expect(record.resource.contains(#"{"value":48,"unit""#))
+        #expect(record.resource.contains(#"{"value":162.25,"unit""#))
+        let steps = DailyValue(patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+                               value: 8432, version: 1)
+        #expect(try Fixtures.mapper.map(steps, recordTimestampMs: issued).resource
+            .contains(#""valueQuantity":{"value":8432,"unit":"steps/day","system":"http://unitsofmeasure.org","code":"/d"}"#))
+    }
+
+    @Test func statusIsPreliminaryUntilTheGraceAfterTheLocalDayEnds() throws {
+        // Bratislava 2026-10-01 ends at 2026-10-01T22:00:00Z; the grace is 6 h.
+        let value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
+        let before = try Fixtures.mapper.map(value, recordTimestampMs: Fixtures.ms("2026-10-02T03:59:59Z"))
+        let at = try Fixtures.mapper.map(value, recordTimestampMs: Fixtures.ms("2026-10-02T04:00:00Z"))
+        #expect(before.json["status"] as? String == "preliminary")
+        #expect(at.json["status"] as? String == "final")
+    }
+
+    @Test func sameInputGivesIdenticalBytes() throws {
+        let bytes = Fixtures.event()
+        let first = try Fixtures.mapper.map(Fixtures.decoder.decode(bytes, recordTimestampMs: nil), recordTimestampMs: issued)
+        let otherMapper = try ObservationMapper(configuration: Fixtures.configuration)
+        let second = try otherMapper.map(Fixtures.decoder.decode(bytes, recordTimestampMs: nil), recordTimestampMs: issued)
+        #expect(first == second)
+        #expect(first.resource.utf8.elementsEqual(second.resource.utf8))
+    }
+
+    @Test func idsAreKeyedHashesWithoutThePatient() throws {
+        let identity = ObservationIdentity(patient: "p-000123", metric: "heart_rate", day: "2026-10-01")
+        let ids = try ObservationID(key: Fixtures.idKey)
+        let id = ids.id(for: identity)
+        #expect(id.count == 64)
+        #expect(id.allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(!id.contains("000123"))
+        #expect(ids.id(for: identity) == id)
+        #expect(ids.id(for: ObservationIdentity(patient: "p-000123", metric: "heart_rate", day: "2026-10-02")) != id)
+        #expect(try ObservationID(key: Array("another-secret-key-0123456789".utf8)).id(for: identity) != id)
+        #expect(throws: ObservationMapper.ConfigurationError.self) { try ObservationID(key: Array("short".utf8)) }
+        let record = try Fixtures.mapper.map(
+            ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!), recordTimestampMs: issued)
+        #expect(record.resourceID == id)
+    }
+
+    @Test func storeCanSpliceMetaIntoTheResource() throws {
+        let record = try Fixtures.mapper.map(
+            ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!), recordTimestampMs: issued)
+        let stored = StoredObservation(identity: record.identity, version: record.version, resourceID: record.resourceID,
+                                       resource: record.resource, versionId: 3, lastUpdated: "2026-11-01T06:15:04.120Z")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stored.resourceWithMeta.utf8)) as? [String: Any])
+        let meta = try #require(json["meta"] as? [String: String])
+        #expect(meta == ["versionId": "3", "lastUpdated": "2026-11-01T06:15:04.120Z",
+                         "source": "https://fhir.example.org/sources/daily-values-pipeline/1.0.0"])
+    }
+
+    @Test func rejectsValuesThatBypassedTheDecoder() throws {
+        var value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
+        value.metric = "nope"
+        #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(value, recordTimestampMs: 0) }
+        value.metric = "steps"
+        value.day = "2026-02-30"
+        #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(value, recordTimestampMs: 0) }
+        value.day = "2026-02-03"
+        value.zone = .timeZone("Nowhere/City")
+        #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(value, recordTimestampMs: 0) }
+    }
+
+    @Test func configurationIsValidated() {
+        var bad = Fixtures.configuration
+        bad.identifierSystem = "not a uri"
+        #expect(throws: ObservationMapper.ConfigurationError.self) { try ObservationMapper(configuration: bad) }
+        bad = Fixtures.configuration
+        bad.finalGraceSeconds = -1
+        #expect(throws: ObservationMapper.ConfigurationError.self) { try ObservationMapper(configuration: bad) }
+        bad = Fixtures.configuration
+        bad.idKey = []
+        #expect(throws: ObservationMapper.ConfigurationError.self) { try ObservationMapper(configuration: bad) }
+    }
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Validate FHIR R4 Observation JSON files produced by daily-values-pipeline.
+
+Three independent checks per file; any failure prints `path: message` and makes the exit status non-zero.
+
+1. fhirkit-rs 0.1.0 (import `fhirkit`): R4 4.0.1 structure and datatypes (e.g. the dateTime regex).
+2. fhir.resources 6.4.0 (pydantic<2): a second R4 model implementation.
+3. Product lint of what neither checks (see shared reference §0.7): status code set, category / code codings /
+   UCUM code per metric (from the exported metric catalog), system URLs, every dateTime with seconds and an offset,
+   effectivePeriod = the identifier's local day, 23-25 h long, the id alphabet and length, subject/performer.
+
+Usage: validate_fhir.py [--catalog metric-catalog.json] PATH...   (PATH: a .json file or a directory of them)
+Without --catalog, `metric-catalog.json` next to the resources is used (the Swift tests write it there).
+Setup:  python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt
+"""
+import argparse
+import datetime as dt
+import json
+import pathlib
+import re
+import sys
+
+import fhirkit
+from fhir.resources.observation import Observation
+
+CATALOG_FILE = "metric-catalog.json"
+UCUM = "http://unitsofmeasure.org"
+CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category"
+STATISTICS = "http://terminology.hl7.org/CodeSystem/observation-statistics"
+STATUSES = {"preliminary", "final"}  # what the product emits (a subset of the R4 required binding)
+STATISTICS_CODES = {"minimum", "maximum"}
+ID_RE = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
+URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s\"\\]+$")
+DATETIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$")
+IDENTIFIER_RE = re.compile(r"^([A-Za-z0-9._-]{1,64})/([a-z0-9_]{1,64})/(\d{4}-\d{2}-\d{2})$")
+DAY_HOURS = {23.0, 23.5, 24.0, 24.5, 25.0}  # DST days; half hours for Australia/Lord_Howe
+
+
+def parse_datetime(text, where, problems):
+    """A dateTime/instant with seconds and an explicit offset, as an aware datetime (or None)."""
+    if not isinstance(text, str) or not DATETIME_RE.match(text):
+        problems.append(f"{where}: dateTime {text!r} must have seconds and an offset (Z or ±hh:mm)")
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as error:
+        problems.append(f"{where}: dateTime {text!r} is not a real instant ({error})")
+        return None
+
+
+def check_uri(value, where, problems):
+    if not isinstance(value, str) or not URI_RE.match(value):
+        problems.append(f"{where}: {value!r} is not an absolute URI")
+
+
+def check_quantity(quantity, metric, where, problems):
+    if not isinstance(quantity, dict):
+        problems.append(f"{where}: missing")
+        return
+    if quantity.get("system") != UCUM:
+        problems.append(f"{where}.system: {quantity.get('system')!r} must be {UCUM}")
+    if quantity.get("code") != metric["ucum"]:
+        problems.append(f"{where}.code: {quantity.get('code')!r} must be the UCUM code {metric['ucum']!r}")
+    if quantity.get("unit") != metric["unitDisplay"]:
+        problems.append(f"{where}.unit: {quantity.get('unit')!r} must be {metric['unitDisplay']!r}")
+    value = quantity.get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(f"{where}.value: must be a number")
+    elif not metric["plausibleMin"] <= value <= metric["plausibleMax"]:
+        problems.append(f"{where}.value: outside the plausible range of the metric")
+
+
+def lint(res, catalog):
+    """Product rules that the R4 validators do not check."""
+    problems = []
+    if res.get("resourceType") != "Observation":
+        return ["resourceType: must be Observation"]
+    if not isinstance(res.get("id"), str) or not ID_RE.match(res["id"]):
+        problems.append("id: must be 1-64 characters of [A-Za-z0-9-.]")
+    check_uri((res.get("meta") or {}).get("source"), "meta.source", problems)
+    if res.get("status") not in STATUSES:
+        problems.append(f"status: {res.get('status')!r} is not one of {sorted(STATUSES)}")
+
+    identifiers = res.get("identifier") or []
+    if len(identifiers) != 1:
+        return problems + ["identifier: exactly one identifier is expected"]
+    check_uri(identifiers[0].get("system"), "identifier[0].system", problems)
+    match = IDENTIFIER_RE.match(str(identifiers[0].get("value")))
+    if not match:
+        return problems + ["identifier[0].value: must be {patient}/{metric}/{YYYY-MM-DD}"]
+    patient, key, day = match.groups()
+    metric = catalog.get(key)
+    if metric is None:
+        return problems + [f"identifier[0].value: metric {key!r} is not in the catalog"]
+
+    categories = [c for cat in res.get("category") or [] for c in cat.get("coding") or []]
+    if [(c.get("system"), c.get("code")) for c in categories] != [(CATEGORY, metric["category"])]:
+        problems.append(f"category: must be exactly {CATEGORY}#{metric['category']}")
+    codings = [(c.get("system"), c.get("code")) for c in (res.get("code") or {}).get("coding") or []]
+    expected = [(c["system"], c["code"]) for c in metric["codings"]]
+    if codings != expected:
+        problems.append(f"code.coding: {codings} must be {expected}")
+    for i, coding in enumerate((res.get("code") or {}).get("coding") or []):
+        check_uri(coding.get("system"), f"code.coding[{i}].system", problems)
+    if not (res.get("code") or {}).get("text"):
+        problems.append("code.text: required")
+
+    reference = f"Patient/{patient}"
+    if (res.get("subject") or {}).get("reference") != reference:
+        problems.append("subject.reference: must be Patient/{patient} of the identifier")
+    if [p.get("reference") for p in res.get("performer") or []] != [reference]:
+        problems.append("performer: must be the subject patient")
+
+    period = res.get("effectivePeriod") or {}
+    start = parse_datetime(period.get("start"), "effectivePeriod.start", problems)
+    end = parse_datetime(period.get("end"), "effectivePeriod.end", problems)
+    if start and end:
+        hours = (end - start).total_seconds() / 3600
+        if end <= start or hours not in DAY_HOURS:
+            problems.append(f"effectivePeriod: must be one local day of 23-25 h, is {hours:g} h")
+        if period["start"][:10] != day:
+            problems.append("effectivePeriod.start: must fall on the identifier's local day")
+    parse_datetime(res.get("issued"), "issued", problems)
+
+    check_quantity(res.get("valueQuantity"), metric, "valueQuantity", problems)
+    components = res.get("component") or []
+    if components and not metric["allowsMinMax"]:
+        problems.append("component: the metric does not take min/max components")
+    allowed = [metric.get("minimumCoding"), metric.get("maximumCoding")]
+    for i, component in enumerate(components):
+        for coding in (component.get("code") or {}).get("coding") or []:
+            pair = (coding.get("system"), coding.get("code"))
+            custom = [(c["system"], c["code"]) for c in allowed if c]
+            if pair not in custom and not (pair[0] == STATISTICS and pair[1] in STATISTICS_CODES):
+                problems.append(f"component[{i}].code: {pair} is not a min/max code of the metric")
+        check_quantity(component.get("valueQuantity"), metric, f"component[{i}].valueQuantity", problems)
+
+    contained = {c.get("id") for c in res.get("contained") or []}
+    device = (res.get("device") or {}).get("reference")
+    if contained and device not in {f"#{c}" for c in contained}:
+        problems.append("device: contained resources must be referenced from device")
+    return problems
+
+
+def validate_file(path, catalog):
+    try:
+        res = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return [f"not readable JSON: {error}"]
+    problems = [f"fhirkit: {i.severity} at {i.path}: {i.message}" for i in fhirkit.validate(res)
+                if i.severity in ("error", "fatal")]
+    try:
+        Observation.parse_obj(res)
+    except Exception as error:  # pydantic.ValidationError and model errors
+        problems.append("fhir.resources: " + " | ".join(str(error).splitlines()))
+    return problems + [f"lint: {p}" for p in lint(res, catalog)]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", type=pathlib.Path, help=f"exported metric catalog (default: {CATALOG_FILE})")
+    parser.add_argument("paths", nargs="+", type=pathlib.Path)
+    args = parser.parse_args(argv)
+    assert fhirkit.FHIR_VERSION.startswith("4.0"), fhirkit.FHIR_VERSION
+
+    files = []
+    for path in args.paths:
+        if path.is_dir():
+            files += sorted(p for p in path.glob("*.json") if p.name != CATALOG_FILE)
+        else:
+            files.append(path)
+    if not files:
+        print("no JSON files to validate", file=sys.stderr)
+        return 2
+    catalog_path = args.catalog or files[0].parent / CATALOG_FILE
+    try:
+        catalog = json.loads(catalog_path.read_text(encoding="utf-8"))["metrics"]
+    except (OSError, ValueError, KeyError) as error:
+        print(f"{catalog_path}: cannot load the metric catalog: {error}", file=sys.stderr)
+        return 2
+
+    failed = 0
+    for path in files:
+        problems = validate_file(path, catalog)
+        if problems:
+            failed += 1
+            for problem in problems:
+                print(f"{path}: {problem}")
+        else:
+            print(f"OK {path}")
+    print(f"{len(files) - failed}/{len(files)} valid", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
