@@ -6,7 +6,7 @@ struct GenerateCommand {
     let options: GenerateOptions
     let environment: [String: String]
     /// Events per Kafka batch; the next batch is generated while one is in flight.
-    static let batchSize = 20_000
+    static let batchSize = 50_000
 
     /// Runs the command and returns the exit status.
     func run() async throws -> Int32 {
