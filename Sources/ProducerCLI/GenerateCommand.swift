@@ -14,7 +14,8 @@ struct GenerateCommand {
         let oracle = try options.oracleOut.map { path throws(ProducerConfigurationError) in
             try BufferedFileWriter(path: path, option: "--oracle-out")
         }
-        try oracle?.writeLine("# daily-values generator oracle v1: identity<TAB>highest valid version | invalid<TAB>line<TAB>class")
+        try oracle?.writeLine(
+            "# daily-values generator oracle v1: identity<TAB>highest valid version | invalid<TAB>line<TAB>class")
         var counts: [GeneratedEvent.Kind: Int] = [:]
         var identities = 0
         var rateLimiter = options.rate.map { RateLimiter(eventsPerSecond: $0) }
