@@ -104,6 +104,16 @@ import Testing
         #expect(record.resourceID == id)
     }
 
+    /// Known answers from Python's `hmac` module (an independent HMAC-SHA256), including a key longer than a block.
+    @Test func idsMatchAnIndependentHMACImplementation() throws {
+        let short = try ObservationID(key: Fixtures.idKey)
+        #expect(short.id(for: ObservationIdentity(patient: "p-000123", metric: "heart_rate", day: "2026-10-01"))
+                == "7b773feddee5651aa8610262639297c932225c80b2a649333dd58be1258844c1")
+        let long = try ObservationID(key: (0..<100).map(UInt8.init))
+        #expect(long.id(for: ObservationIdentity(patient: "a", metric: "steps", day: "2026-01-01"))
+                == "91f1e02675b1f007eebcc777ac5fda56c8bad1e22b7ae16f60589ab815d9c627")
+    }
+
     @Test func storeCanSpliceMetaIntoTheResource() throws {
         let record = try Fixtures.mapper.map(
             ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!), recordTimestampMs: issued)
