@@ -43,7 +43,8 @@ final class HMACSHA256: @unchecked Sendable {
 
     private static func absorbedContext(_ pad: [UInt8]) -> OpaquePointer {
         let ctx = EVP_MD_CTX_new()
-        let ok = ctx != nil && EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 && EVP_DigestUpdate(ctx, pad, pad.count) == 1
+        let ok =
+            ctx != nil && EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 && EVP_DigestUpdate(ctx, pad, pad.count) == 1
         precondition(ok, "libcrypto SHA-256 initialisation failed")
         return ctx!
     }
