@@ -153,6 +153,20 @@ import Testing
         #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(value, recordTimestampMs: 0) }
     }
 
+    @Test func absurdRecordTimestampsStillGiveAValidInstant() throws {
+        let value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
+        for (timestamp, issued) in [
+            (Int64.min, "1970-01-01T00:00:00.000Z"), (-1, "1970-01-01T00:00:00.000Z"),
+            (Int64.max, "9999-12-31T23:59:59.999Z"), (1_759_384_503_007, "2025-10-02T05:55:03.007Z"),
+        ] {
+            let record = try Fixtures.mapper.map(value, recordTimestampMs: timestamp)
+            #expect(record.json["issued"] as? String == issued)
+        }
+        var nan = value
+        nan.value = .nan
+        #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(nan, recordTimestampMs: 0) }
+    }
+
     @Test func configurationIsValidated() {
         var bad = Fixtures.configuration
         bad.identifierSystem = "not a uri"
