@@ -77,6 +77,19 @@ import Testing
                 ))
     }
 
+    @Test(arguments: [
+        (0.00001, "0.00001"), (1.5e-7, "0.00000015"), (0.1 + 0.2, "0.30000000000000004"), (999.125, "999.125"),
+        (-0.0, "0"), (42, "42"),
+    ])
+    func numbersNeverUseExponents(_ number: Double, _ rendered: String) throws {
+        let value = DailyValue(
+            patient: "p", metric: "heart_rate_variability_sdnn", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+            value: number, version: 1)
+        let record = try Fixtures.mapper.map(value, recordTimestampMs: issued)
+        #expect(record.resource.contains(#""valueQuantity":{"value":\#(rendered),"unit":"millisecond""#))
+        #expect(Double(rendered) == number)  // round-trips (strtod; Foundation's JSON parser is not exact)
+    }
+
     @Test func statusIsPreliminaryUntilTheGraceAfterTheLocalDayEnds() throws {
         // Bratislava 2026-10-01 ends at 2026-10-01T22:00:00Z; the grace is 6 h.
         let value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
