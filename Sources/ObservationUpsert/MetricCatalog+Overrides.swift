@@ -4,9 +4,11 @@ import Foundation
 //
 //     {"metrics": {
 //        "heart_rate": {"plausibleMax": 250},
-//        "distance_walking_running": {"codings": [{"system": "http://loinc.org", "code": "41953-1", "display": "…"}]},
+//        "distance_walking_running": {"codings": [
+//            {"system": "http://loinc.org", "code": "41953-1", "display": "…"}]},
 //        "walking_steadiness": {"codings": [...], "text": "...", "ucum": "%", "unitDisplay": "%",
-//                               "aggregation": "latest", "category": "activity", "plausibleMin": 0, "plausibleMax": 100}
+//                               "aggregation": "latest", "category": "activity",
+//                               "plausibleMin": 0, "plausibleMax": 100}
 //     }}
 //
 // Fields present in an entry replace the base entry's fields; a new key must give every field without a default.

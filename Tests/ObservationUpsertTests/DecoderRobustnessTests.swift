@@ -22,9 +22,11 @@ struct SplitMix64: RandomNumberGenerator {
         Fixtures.event(["source": #"{"name":"Anna\u2019s \ud83d\ude00 Watch","x":[{"y":[1e5,-0.5,null]}]}"#]),
         Fixtures.event(["metric": #""steps""#, "unit": nil, "value": "8432", "min": nil, "max": nil, "extra": "{}"]),
     ]
-    static let tokens: [[UInt8]] = ["{", "}", "[", "]", ",", ":", "\"", "\\", "\\u", "\\ud800", "1e999", "-", "0",
-                                    "null", "true", "NaN", "\u{FF}", "é", " ", "\"value\":", "\"schema\":1,"]
-        .map { Array($0.utf8) }
+    static let tokens: [[UInt8]] = [
+        "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u", "\\ud800", "1e999", "-", "0",
+        "null", "true", "NaN", "\u{FF}", "é", " ", "\"value\":", "\"schema\":1,",
+    ]
+    .map { Array($0.utf8) }
 
     /// Applies 1-4 random edits: flip, insert, delete, duplicate, truncate, splice a token.
     static func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
@@ -34,7 +36,8 @@ struct SplitMix64: RandomNumberGenerator {
             switch Int.random(in: 0..<6, using: &rng) {
             case 0 where !bytes.isEmpty: bytes[at] = UInt8.random(in: 0...255, using: &rng)
             case 1: bytes.insert(UInt8.random(in: 0...255, using: &rng), at: at)
-            case 2 where !bytes.isEmpty: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...8, using: &rng)))
+            case 2 where !bytes.isEmpty:
+                bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...8, using: &rng)))
             case 3 where !bytes.isEmpty: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 16)], at: at)
             case 4: bytes = Array(bytes.prefix(at))
             default: bytes.insert(contentsOf: tokens.randomElement(using: &rng)!, at: at)
@@ -51,7 +54,8 @@ struct SplitMix64: RandomNumberGenerator {
         for iteration in 0..<20_000 {
             let input: [UInt8]
             switch iteration % 10 {
-            case 0: input = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            case 0:
+                input = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             case 1: input = Array(Self.seeds[iteration % Self.seeds.count].prefix(Int.random(in: 0...300, using: &rng)))
             default: input = Self.mutate(Self.seeds.randomElement(using: &rng)!, &rng)
             }

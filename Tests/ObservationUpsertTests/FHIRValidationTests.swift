@@ -2,20 +2,24 @@ import Foundation
 import ObservationUpsert
 import Testing
 
+/// The validator venv is absent: a test failure with the command that fixes it.
+struct MissingValidator: Error, CustomStringConvertible {
+    var path: String
+    var description: String {
+        "No validator python at \(path). Run the README test command first (it creates the venv): "
+            + "python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt"
+    }
+}
+
 /// Runs `scripts/validate_fhir.py` (fhirkit-rs + fhir.resources R4 + product lint) on what the mapper emits.
 @Suite(.serialized) struct FHIRValidationTests {
     static let root = Fixtures.packageRoot()
 
     /// The venv python: `DVP_PYTHON`, else `<root>/.venv/bin/python`. Missing → the test fails (never skips).
     static func python() throws -> URL {
-        let path = ProcessInfo.processInfo.environment["DVP_PYTHON"] ?? root.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            Issue.record("""
-                No validator python at \(path). Run the README test command first: \
-                python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt
-                """)
-            throw CancellationError()
-        }
+        let path =
+            ProcessInfo.processInfo.environment["DVP_PYTHON"] ?? root.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw MissingValidator(path: path) }
         return URL(fileURLWithPath: path)
     }
 
@@ -61,7 +65,9 @@ import Testing
             recordTimestampMs: Fixtures.ms("2026-11-01T06:15:03Z")
         ).resource
         let breakages: [String: (String, String)] = [
-            "offset-without-seconds": ("\"start\":\"2026-10-01T00:00:00+02:00\"", "\"start\":\"2026-10-01T00:00+02:00\""),
+            "offset-without-seconds": (
+                "\"start\":\"2026-10-01T00:00:00+02:00\"", "\"start\":\"2026-10-01T00:00+02:00\""
+            ),
             "no-offset": ("\"end\":\"2026-10-02T00:00:00+02:00\"", "\"end\":\"2026-10-02T00:00:00\""),
             "wrong-ucum": ("\"code\":\"/min\"", "\"code\":\"bpm\""),
             "bad-status": ("\"status\":\"final\"", "\"status\":\"done\""),

@@ -19,8 +19,10 @@ import Testing
     }
 
     @Test func weakLOINCFitsShipTheHealthKitCodingOnly() {
-        for key in ["walking_heart_rate_average", "basal_energy_burned", "active_energy_burned",
-                    "distance_walking_running", "flights_climbed", "exercise_time", "vo2_max"] {
+        for key in [
+            "walking_heart_rate_average", "basal_energy_burned", "active_energy_burned",
+            "distance_walking_running", "flights_climbed", "exercise_time", "vo2_max",
+        ] {
             let codings = MetricCatalog.builtin[key]!.codings
             #expect(codings.first?.system == FHIRCoding.healthKitSystem, "\(key)")
             #expect(!codings.contains { $0.system == FHIRCoding.loincSystem }, "\(key)")
@@ -53,7 +55,8 @@ import Testing
     }
 
     @Test func overrideFileChangesAndAddsMetricsWithoutRebuilding() throws {
-        let url = try Self.write("""
+        let url = try Self.write(
+            """
             {"metrics": {
               "heart_rate": {"plausibleMax": 250},
               "distance_walking_running": {"codings": [
@@ -75,9 +78,13 @@ import Testing
         #expect(catalog["distance_walking_running"]!.codings.map(\.code).last == "41953-1")
 
         let decoder = DailyValueDecoder(catalog: catalog, policy: Fixtures.policy)
-        #expect(throws: DailyValueError.self) { try decoder.decode(Fixtures.event(["value": "260"]), recordTimestampMs: nil) }
+        #expect(throws: DailyValueError.self) {
+            try decoder.decode(Fixtures.event(["value": "260"]), recordTimestampMs: nil)
+        }
         let steadiness = try decoder.decode(
-            Fixtures.event(["metric": #""walking_steadiness""#, "unit": #""1""#, "value": "0.85", "min": nil, "max": nil]),
+            Fixtures.event([
+                "metric": #""walking_steadiness""#, "unit": #""1""#, "value": "0.85", "min": nil, "max": nil,
+            ]),
             recordTimestampMs: nil)
         #expect(steadiness.value == 85)
         let record = try ObservationMapper(configuration: Fixtures.configuration, catalog: catalog)
@@ -93,19 +100,22 @@ import Testing
         #expect(loaded.metrics == MetricCatalog.builtin.metrics)
     }
 
-    @Test(arguments: [
-        (#"{"metrics": {"heart_rate": {"plausibleMax": "high"}}}"#, "heart_rate", "plausibleMax"),
-        (#"{"metrics": {"heart_rate": {"plausibleMaxx": 250}}}"#, "heart_rate", "unknown field `plausibleMaxx`"),
-        (#"{"metrics": {"new_metric": {"text": "x"}}}"#, "new_metric", "needs the field `codings`"),
-        (#"{"metrics": {"steps": {"unitAliases": [{"unit": "k", "factor": 0}]}}}"#, "steps", "factor"),
-        (#"{"metrics": {"steps": {"plausibleMin": 10, "plausibleMax": 1}}}"#, "steps", "plausibleMin"),
-        (#"{"metrics": {"steps": {"minimumCoding": {"system": "s:x", "code": "c", "display": "d"}}}}"#, "steps",
-         "allowsMinMax"),
-        (#"{"metrics": {"Bad Key": {"text": "x"}}}"#, "Bad Key", "codings"),
-        (#"{"metrics": {"steps": {"aggregation": "median"}}}"#, "steps", "aggregation"),
-        (#"{"metrics": [1, 2]}"#, nil, "metrics"),
-        ("not json", nil, "JSON"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            (#"{"metrics": {"heart_rate": {"plausibleMax": "high"}}}"#, "heart_rate", "plausibleMax"),
+            (#"{"metrics": {"heart_rate": {"plausibleMaxx": 250}}}"#, "heart_rate", "unknown field `plausibleMaxx`"),
+            (#"{"metrics": {"new_metric": {"text": "x"}}}"#, "new_metric", "needs the field `codings`"),
+            (#"{"metrics": {"steps": {"unitAliases": [{"unit": "k", "factor": 0}]}}}"#, "steps", "factor"),
+            (#"{"metrics": {"steps": {"plausibleMin": 10, "plausibleMax": 1}}}"#, "steps", "plausibleMin"),
+            (
+                #"{"metrics": {"steps": {"minimumCoding": {"system": "s:x", "code": "c", "display": "d"}}}}"#, "steps",
+                "allowsMinMax"
+            ),
+            (#"{"metrics": {"Bad Key": {"text": "x"}}}"#, "Bad Key", "codings"),
+            (#"{"metrics": {"steps": {"aggregation": "median"}}}"#, "steps", "aggregation"),
+            (#"{"metrics": [1, 2]}"#, nil, "metrics"),
+            ("not json", nil, "JSON"),
+        ] as [(String, String?, String)])
     func badOverrideFileNamesTheFileAndKey(json: String, key: String?, fragment: String) throws {
         let url = try Self.write(json)
         defer { try? FileManager.default.removeItem(at: url) }
@@ -123,6 +133,8 @@ import Testing
     @Test func missingOverrideFileIsAClearError() {
         let url = URL(fileURLWithPath: "/nonexistent/catalog.json")
         #expect(throws: MetricCatalogError.self) { try MetricCatalog.load(overridesFrom: url) }
-        do { _ = try MetricCatalog.load(overridesFrom: url) } catch { #expect(error.description.contains("/nonexistent/catalog.json")) }
+        do { _ = try MetricCatalog.load(overridesFrom: url) } catch {
+            #expect(error.description.contains("/nonexistent/catalog.json"))
+        }
     }
 }
