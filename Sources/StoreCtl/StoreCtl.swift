@@ -35,6 +35,9 @@ enum StoreCtl {
         Command(
             name: "_race", usage: RaceWriter.usage, summary: "Test helper: one concurrent writer of a race test.",
             options: RaceWriter.options, hidden: true, run: RaceWriter.run),
+        Command(
+            name: "_bench", usage: Bench.usage, summary: "Upsert throughput: inserts, replaces, duplicates.",
+            options: Bench.options, hidden: true, run: Bench.run),
     ]
 
     static let overview = """
