@@ -18,7 +18,11 @@ enum Bench {
                     day: String(format: "2026-%02d-%02d", 1 + (index % 100) / 28, 1 + index % 28))
                 return ObservationRecord(
                     identity: identity, version: version, resourceID: "bench-\(index)",
-                    resource: #"{"resourceType":"Observation","id":"bench-\#(index)","status":"final","meta":{"source":"bench"},"valueQuantity":{"value":\#(60 + index % 40),"unit":"/min","system":"http://unitsofmeasure.org","code":"/min"}}"#)
+                    resource:
+                        #"{"resourceType":"Observation","id":"bench-\#(index)","status":"final","#
+                        + #""meta":{"source":"bench"},"valueQuantity":{"value":\#(60 + index % 40),"unit":"/min","#
+                        + #""system":"http://unitsofmeasure.org","code":"/min"}}"#
+                )
             }
         }
         try await StoreCtl.withStore(arguments) { store in
@@ -29,7 +33,10 @@ enum Bench {
                     _ = try await store.upsert(Array(all[offset..<min(offset + batchSize, all.count)]))
                 }
                 let seconds = (ContinuousClock.now - start) / .seconds(1)
-                print("\(label): \(count) records in \(String(format: "%.2f", seconds)) s = \(Int(Double(count) / seconds)) records/s")
+                print(
+                    "\(label): \(count) records in \(String(format: "%.2f", seconds)) s"
+                        + " = \(Int(Double(count) / seconds)) records/s"
+                )
             }
         }
         return 0

@@ -16,7 +16,8 @@ enum ChildProcess {
 
     /// The built `storectl`: `$DVP_BIN_DIR/storectl` (set by `scripts/test.sh`), else `.build/debug/storectl`.
     static func storectl() throws -> URL {
-        let binDirectory = ProcessInfo.processInfo.environment["DVP_BIN_DIR"].map { URL(fileURLWithPath: $0) }
+        let binDirectory =
+            ProcessInfo.processInfo.environment["DVP_BIN_DIR"].map { URL(fileURLWithPath: $0) }
             ?? repositoryRoot.appendingPathComponent(".build/debug")
         let binary = binDirectory.appendingPathComponent("storectl")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {

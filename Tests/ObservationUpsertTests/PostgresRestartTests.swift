@@ -65,6 +65,7 @@ struct PostgresRestartTests {
 
     private func runScript(_ arguments: [String]) async throws {
         let result = try await ChildProcess.run(ChildProcess.pgTestCluster, arguments)
-        try #require(result.status == 0, "pg-test-cluster.sh \(arguments.joined(separator: " ")): \(result.standardError)")
+        try #require(
+            result.status == 0, "pg-test-cluster.sh \(arguments.joined(separator: " ")): \(result.standardError)")
     }
 }

@@ -28,8 +28,11 @@ struct StoreRaceTests {
                 for writer in 0..<2 {
                     group.addTask {
                         try await ChildProcess.storectl(
-                            ["_race", "--writer", "\(writer)", "--writers", "2", "--identities", "\(Self.identities)",
-                             "--versions", "\(Self.topVersion)", "--batch", "25"] + store)
+                            [
+                                "_race", "--writer", "\(writer)", "--writers", "2", "--identities",
+                                "\(Self.identities)",
+                                "--versions", "\(Self.topVersion)", "--batch", "25",
+                            ] + store)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -41,7 +44,9 @@ struct StoreRaceTests {
 
             let audit = try await ChildProcess.storectl(["audit-check"] + store)
             #expect(audit.standardOutput.hasPrefix("decreases: 0\n"))
-            let updates = audit.standardOutput.split(separator: "\n").last.flatMap { Int($0.dropFirst("updates: ".count)) }
+            let updates = audit.standardOutput.split(separator: "\n").last.flatMap {
+                Int($0.dropFirst("updates: ".count))
+            }
             #expect((updates ?? 0) > 0, "the audit trigger logged no update: \(audit.standardOutput)")
 
             // The counters saw every record both writers sent.
@@ -71,8 +76,10 @@ struct StoreRaceTests {
 
     @Test func badArgumentsExitWithStatusTwo() async throws {
         let storectl = try ChildProcess.storectl()
-        for arguments in [["counts", "--store", "mysql://x"], ["show", "--store", "sqlite:/tmp/x.db"], ["nope"],
-                          ["dump", "--bogus", "1"], ["_race", "--store", "sqlite:/tmp/x.db", "--writer", "3", "--writers", "2"]] {
+        for arguments in [
+            ["counts", "--store", "mysql://x"], ["show", "--store", "sqlite:/tmp/x.db"], ["nope"],
+            ["dump", "--bogus", "1"], ["_race", "--store", "sqlite:/tmp/x.db", "--writer", "3", "--writers", "2"],
+        ] {
             let result = try await ChildProcess.run(storectl, arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(!result.standardError.isEmpty, "\(arguments)")
