@@ -29,6 +29,19 @@ as_owner() {
     fi
 }
 
+# Starts the server with no descriptor of ours but stdin/stdout/stderr: a daemon that inherits a caller's pipe or
+# socket keeps it open for its whole life, and a caller waiting for EOF on it (e.g. Foundation's Process, which
+# detects exit through an inherited socket) would wait until the server stops. Bash's own fd 255 is close-on-exec.
+start_server() {
+    (
+        for fd in /proc/self/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+        done
+        as_owner "$PG_BIN/pg_ctl" -D "$1" -l "$1/server.log" -w -t 30 start >/dev/null
+    )
+}
+
 port_of() { sed -n 's/^port = \([0-9]*\).*/\1/p' "$1/postgresql.conf" | tail -n 1; }
 
 url_of() {
@@ -42,7 +55,7 @@ wait_ready() {
     local port
     port=$(port_of "$1")
     for _ in $(seq 1 100); do
-        if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port"; then return 0; fi
+        if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port" -U "$PG_USER"; then return 0; fi
         sleep 0.1
     done
     echo "error: PostgreSQL in $1 does not accept connections on 127.0.0.1:$port (see $1/server.log)" >&2
@@ -72,7 +85,7 @@ CONF
     fi
     sed -i '/^port = /d' "$dir/postgresql.conf"
     echo "port = $port" >>"$dir/postgresql.conf"
-    as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 30 start >/dev/null
+    start_server "$dir"
     wait_ready "$dir"
     url_of "$dir"
 }
@@ -84,7 +97,7 @@ stop_mode() {
 restart() {
     local dir=$1 mode=$2
     stop_mode "$dir" "$mode"
-    as_owner "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 30 start >/dev/null
+    start_server "$dir"
     wait_ready "$dir"
 }
 

@@ -48,7 +48,8 @@ extension DailyValueDecoder {
             }
         } while scanner.consume(0x2C)
         try scanner.expect(0x7D, "',' or '}'")
-        let isEmpty = source.name == nil && source.bundleId == nil && source.model == nil
+        let isEmpty =
+            source.name == nil && source.bundleId == nil && source.model == nil
             && source.softwareVersion == nil
         return isEmpty ? nil : source
     }

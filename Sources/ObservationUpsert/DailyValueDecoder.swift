@@ -90,7 +90,9 @@ public struct DailyValueDecoder: Sendable {
     func string(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, _ scanner: JSONScanner)
         throws(DailyValueError) -> JSONScanner.StringToken
     {
-        guard case .string(let token)? = raw[field.rawValue] else { throw missingOrType(raw, field, "must be a string") }
+        guard case .string(let token)? = raw[field.rawValue] else {
+            throw missingOrType(raw, field, "must be a string")
+        }
         return token
     }
 

@@ -83,21 +83,34 @@ struct JSONWriter {
     // MARK: - Strings
 
     /// Appends `text` as a JSON string: escapes `"`, `\` and control characters; everything else verbatim.
+    /// Runs without escapes are copied in bulk.
     static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(0x22)
-        for b in text.utf8 {
-            switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-            default: out.append(b)
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                appendEscape(b, to: &out)
+                runStart = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         out.append(0x22)
+    }
+
+    private static func appendEscape(_ b: UInt8, to out: inout [UInt8]) {
+        out.append(0x5C)
+        switch b {
+        case 0x22, 0x5C: out.append(b)
+        case 0x0A: out.append(0x6E)
+        case 0x0D: out.append(0x72)
+        case 0x09: out.append(0x74)
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            out.append(contentsOf: [0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
+        }
     }
 }

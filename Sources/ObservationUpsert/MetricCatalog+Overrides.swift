@@ -4,9 +4,11 @@ import Foundation
 //
 //     {"metrics": {
 //        "heart_rate": {"plausibleMax": 250},
-//        "distance_walking_running": {"codings": [{"system": "http://loinc.org", "code": "41953-1", "display": "…"}]},
+//        "distance_walking_running": {"codings": [
+//            {"system": "http://loinc.org", "code": "41953-1", "display": "…"}]},
 //        "walking_steadiness": {"codings": [...], "text": "...", "ucum": "%", "unitDisplay": "%",
-//                               "aggregation": "latest", "category": "activity", "plausibleMin": 0, "plausibleMax": 100}
+//                               "aggregation": "latest", "category": "activity",
+//                               "plausibleMin": 0, "plausibleMax": 100}
 //     }}
 //
 // Fields present in an entry replace the base entry's fields; a new key must give every field without a default.
@@ -67,7 +69,9 @@ extension MetricCatalog {
         case let error as MetricCatalogError: return error.message
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.dataCorrupted(let context):
-            let field = context.codingPath.dropFirst(2).map(\.stringValue).joined(separator: ".")
+            let path = context.codingPath.map(\.stringValue)
+            let field = (path.first == "metrics" && path.count >= 2 ? path.dropFirst(2) : path[...])
+                .joined(separator: ".")
             return (field.isEmpty ? "" : "field `\(field)`: ") + context.debugDescription
         case DecodingError.keyNotFound(let key, _): return "missing field `\(key.stringValue)`"
         default: return "invalid JSON: \(error)"

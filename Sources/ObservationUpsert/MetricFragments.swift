@@ -4,7 +4,8 @@ struct MetricFragments: Sendable {
     let category: [UInt8]
     /// `{"coding":[…],"text":…}` for `code`.
     let code: [UInt8]
-    /// `"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N` (the writer adds the comma).
+    /// `"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N`
+    /// (the writer adds the comma).
     let quantityTail: [UInt8]
     /// `component.code` for the day's minimum and maximum (metrics that allow min/max).
     let minimumCode: [UInt8]
@@ -14,8 +15,11 @@ struct MetricFragments: Sendable {
         var category = JSONWriter(capacity: 160)
         category.beginArray()
         Self.writeConcept(
-            [FHIRCoding(system: FHIRCoding.categorySystem, code: metric.category.rawValue,
-                        display: metric.category.display)],
+            [
+                FHIRCoding(
+                    system: FHIRCoding.categorySystem, code: metric.category.rawValue,
+                    display: metric.category.display)
+            ],
             text: metric.category.display, to: &category)
         category.endArray()
         self.category = category.bytes

@@ -8,6 +8,8 @@ public struct ObservationMapper: Sendable {
     private let ids: ObservationID
     private let fragments: [String: MetricFragments]
     private let zones: TimeZoneCache
+    /// 9999-12-31T23:59:59.999Z.
+    private static let maxInstantMs: Int64 = 253_402_300_799_999
 
     /// - Throws: ``ConfigurationError`` when a setting is invalid.
     public init(configuration: Configuration, catalog: MetricCatalog = .builtin) throws(ConfigurationError) {
@@ -30,11 +32,16 @@ public struct ObservationMapper: Sendable {
         guard let metric = catalog[value.metric], let parts = fragments[value.metric] else {
             throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
         }
+        guard value.value.isFinite, value.min?.isFinite ?? true, value.max?.isFinite ?? true else {
+            throw DailyValueError(.invalidNumber, field: "value", "value, min and max must be finite")
+        }
         let period = try localDay(value)
+        // `issued` must be a real instant: clamp a missing (-1) or absurd Kafka timestamp into years 1970-9999.
+        let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
         let identity = value.identity
         let resourceID = ids.id(for: identity)
         let subject = "Patient/" + value.patient
-        let isFinal = recordTimestampMs / 1000 >= period.end + configuration.finalGraceSeconds
+        let isFinal = issuedMs / 1000 >= period.end + configuration.finalGraceSeconds
 
         var w = JSONWriter(capacity: 2048)
         w.beginObject()
@@ -64,7 +71,7 @@ public struct ObservationMapper: Sendable {
         w.member("start", FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset))
         w.member("end", FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset))
         w.endObject()
-        w.member("issued", FHIRDateTime.instant(epochMilliseconds: recordTimestampMs))
+        w.member("issued", FHIRDateTime.instant(epochMilliseconds: issuedMs))
         w.key("performer")
         w.beginArray()
         writeReference(subject, &w)

@@ -51,7 +51,8 @@ enum PostgresSchema {
                 }
                 for (index, migration) in migrations.enumerated().dropFirst(current) {
                     try connection.executeScript(migration)
-                    try connection.execute("INSERT INTO schema_version (version) VALUES ($1::integer)", [String(index + 1)])
+                    try connection.execute(
+                        "INSERT INTO schema_version (version) VALUES ($1::integer)", [String(index + 1)])
                 }
             }
         } catch let error as StoreError where error.code == .query {

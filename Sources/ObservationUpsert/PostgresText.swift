@@ -2,20 +2,22 @@
 enum PostgresText {
     /// A PostgreSQL array literal of quoted text elements, e.g. `{"a","b \"c\""}`, for `$n::text[]`.
     static func array(_ values: some Sequence<String>) -> String {
-        var out = "{"
-        var first = true
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
         for value in values {
-            if !first { out += "," }
-            first = false
-            out += "\""
-            for character in value.unicodeScalars {
-                if character == "\"" || character == "\\" { out += "\\" }
-                out.unicodeScalars.append(character)
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(quote)
+            for byte in value.utf8 {
+                if byte == quote || byte == backslash { bytes.append(backslash) }
+                bytes.append(byte)
             }
-            out += "\""
+            bytes.append(quote)
         }
-        return out + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
 
     /// A PostgreSQL array literal of integers, e.g. `{1,2,3}`, for `$n::bigint[]`.
     static func array(_ values: some Sequence<Int64>) -> String {

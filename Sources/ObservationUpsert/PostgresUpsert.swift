@@ -1,6 +1,7 @@
 /// The batched, version-guarded upsert on PostgreSQL; runs inside the caller's transaction.
 ///
-/// All winners of a batch go in one statement over arrays (`unnest`), so a batch costs one round trip for its data:
+/// All winners of a batch go in one statement over arrays (`unnest`), so a batch costs one round trip for its data
+/// (plus the tiny BEGIN, counter and COMMIT statements, and a version lookup only when some winners were not written):
 /// `INSERT … ON CONFLICT … DO UPDATE … WHERE observation.version < EXCLUDED.version RETURNING …`. The database
 /// arbitrates races between workers: a conflicting row is locked and the guard is evaluated against its latest
 /// committed version, so the higher version always wins and an equal one rewrites nothing.
@@ -64,7 +65,8 @@ enum PostgresUpsert {
             for index in unresolved {
                 let record = batch[index]
                 guard let stored = current[record.identity], stored >= record.version else {
-                    throw StoreError(.query, "upsert of \(record.identity) neither wrote nor found a newer row")
+                    throw StoreError(
+                        .query, "upsert of resource \(record.resourceID) neither wrote nor found a newer row")
                 }
                 winnerOutcomes[index] = stored == record.version ? .unchanged : .stale
             }

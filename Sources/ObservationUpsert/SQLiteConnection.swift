@@ -17,7 +17,8 @@ final class SQLiteConnection {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
-            let error = db.map { Self.error($0, code, "opening \(path)") }
+            let error =
+                db.map { Self.error($0, code, "opening \(path)") }
                 ?? StoreError(.connection, nativeCode: String(code), "opening \(path): out of memory")
             sqlite3_close_v2(db)  // the handle must be closed even when opening failed
             throw StoreError(.connection, nativeCode: error.nativeCode, error.message)
@@ -82,7 +83,8 @@ final class SQLiteConnection {
     static func error(code: Int32, _ message: String) -> StoreError {
         switch code & 0xff {
         case SQLITE_BUSY, SQLITE_LOCKED: return StoreError(.busy, nativeCode: String(code), message)
-        case SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_FULL: return StoreError(.connection, nativeCode: String(code), message)
+        case SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_FULL:
+            return StoreError(.connection, nativeCode: String(code), message)
         default: return StoreError(.query, nativeCode: String(code), message)
         }
     }

@@ -21,9 +21,10 @@ extension SQLiteObservationStore {
 
     public func versionAudit() async throws -> VersionAuditSummary {
         try await withConnection { connection in
-            let installed = try connection.statement(
-                "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = 'observation_version_audit'"
-            ).query { $0.integer(0) }.first ?? 0
+            let installed =
+                try connection.statement(
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = 'observation_version_audit'"
+                ).query { $0.integer(0) }.first ?? 0
             guard installed > 0 else {
                 throw StoreError(.usage, "the version audit is not installed in \(self.path) (run audit-install)")
             }

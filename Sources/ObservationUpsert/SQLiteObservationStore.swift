@@ -14,8 +14,9 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     /// - Throws: ``StoreError`` (`connection` when the file cannot be opened, `schema` when migration fails).
     public init(path: String, busyTimeout: Duration = .seconds(5)) async throws {
         self.path = path
-        let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000
-            + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            clamping: busyTimeout.components.seconds * 1000
+                + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         state = QueueConfined(label: "dvp.sqlite-store", nil)
         try await state.run { connection in
             let opened = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
@@ -90,7 +91,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     /// The version-guarded upsert of one batch; runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
     /// the database write lock, so reading the stored version and then writing cannot race another writer.
-    private static func upsert(_ batch: [ObservationRecord], on connection: SQLiteConnection) throws -> [UpsertOutcome] {
+    private static func upsert(_ batch: [ObservationRecord], on connection: SQLiteConnection) throws -> [UpsertOutcome]
+    {
         let plan = UpsertPlan(batch)
         let select = try connection.statement(
             "SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")

@@ -41,7 +41,10 @@ enum SQLiteSchema {
                 for (index, migration) in migrations.enumerated().dropFirst(current) {
                     try connection.execute(migration)
                     try connection.statement(
-                        "INSERT INTO schema_version (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+                        """
+                        INSERT INTO schema_version (version, applied_at)
+                        VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                        """
                     ).run([.integer(Int64(index + 1))])
                 }
             }

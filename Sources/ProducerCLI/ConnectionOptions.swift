@@ -15,10 +15,10 @@ struct ConnectionOptions {
 
     static let help = """
         Connection (options win over the environment):
-          --brokers HOST:PORT[,…]   bootstrap servers                        (env DVP_BROKERS)
+          -b, --brokers HOST:PORT[,…]  bootstrap servers                     (env DVP_BROKERS)
           --brokers-file PATH       read the bootstrap servers from a file, e.g. the one `devbroker
                                     --bootstrap-file PATH` writes
-          --topic NAME              topic (default: daily-values)            (env DVP_TOPIC)
+          -t, --topic NAME          topic (default: daily-values)            (env DVP_TOPIC)
           -X KEY=VALUE              librdkafka property, repeatable, e.g. -X security.protocol=SASL_SSL
                                     (env DVP_X_<PROPERTY>: DVP_X_SASL_PASSWORD=… sets sasl.password)
         """

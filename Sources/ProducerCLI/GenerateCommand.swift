@@ -6,7 +6,7 @@ struct GenerateCommand {
     let options: GenerateOptions
     let environment: [String: String]
     /// Events per Kafka batch; the next batch is generated while one is in flight.
-    static let batchSize = 20_000
+    static let batchSize = 50_000
 
     /// Runs the command and returns the exit status.
     func run() async throws -> Int32 {
@@ -14,7 +14,8 @@ struct GenerateCommand {
         let oracle = try options.oracleOut.map { path throws(ProducerConfigurationError) in
             try BufferedFileWriter(path: path, option: "--oracle-out")
         }
-        try oracle?.writeLine("# daily-values generator oracle v1: identity<TAB>highest valid version | invalid<TAB>line<TAB>class")
+        try oracle?.writeLine(
+            "# daily-values generator oracle v1: identity<TAB>highest valid version | invalid<TAB>line<TAB>class")
         var counts: [GeneratedEvent.Kind: Int] = [:]
         var identities = 0
         var rateLimiter = options.rate.map { RateLimiter(eventsPerSecond: $0) }

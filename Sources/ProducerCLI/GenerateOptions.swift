@@ -37,6 +37,7 @@ struct GenerateOptions {
                                       <patient>/<metric>/<day>\\t<highest valid version>   (one per identity)
                                       invalid\\t<line number>\\t<class>                     (one per invalid event)
           --rate N[/s]              at most N events per second
+
         \(ConnectionOptions.help)
 
         Without --out the events go to Kafka, keyed by patient, invalid ones included (they are test input).

@@ -51,20 +51,25 @@ final class KafkaBatchSender {
 
     // MARK: - Batches
 
+    /// Starts sending what is pending. Validation of this batch (the CPU part) runs while the previous batch is
+    /// still in flight; its records are enqueued only after the previous batch completed.
     private func dispatch() async {
-        await collect()
-        guard !pending.records.isEmpty else { return }
+        guard !pending.records.isEmpty else { return await collect() }
         let batch = pending
         pending = Pending()
         pending.records.reserveCapacity(batchSize)
         pending.locations.reserveCapacity(batchSize)
-        let (publisher, mode) = (self.publisher, self.mode)
+        let publisher = self.publisher
         let records = batch.records
-        let task = Task {
-            switch mode {
-            case .validated: await publisher.publish(lines: records.map(\.value))
-            case .unvalidated: await publisher.publishUnvalidated(records)
-            }
+        let task: Task<[PublishResult], Never>
+        switch mode {
+        case .validated:
+            let prepared = publisher.prepare(lines: records.map(\.value))
+            await collect()
+            task = Task { await publisher.send(prepared) }
+        case .unvalidated:
+            await collect()
+            task = Task { await publisher.publishUnvalidated(records) }
         }
         inFlight = (task, batch.locations)
     }

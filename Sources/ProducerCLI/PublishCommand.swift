@@ -53,7 +53,11 @@ struct PublishCommand {
                 }
                 let key = options.raw ? Self.bestEffortPatient(record.bytes, publisher: publisher) : nil
                 await sender.add(key: key, value: record.bytes, source: reader.displayName, line: record.line)
-                progress.tick { sender.tally.line(elapsedSeconds: $0) + " (read \(read))" }
+                progress.tick { elapsed in
+                    var tally = sender.tally
+                    tally.read = read
+                    return tally.line(elapsedSeconds: elapsed)
+                }
             }
         }
         var tally = await sender.finish()

@@ -6,7 +6,7 @@ struct PublishOptions {
     var skipInvalid = false
     var allowInvalid = false
     var raw = false
-    var batchSize = 10_000
+    var batchSize = 50_000
     var connection = ConnectionOptions()
     var help = false
 
@@ -23,7 +23,9 @@ struct PublishOptions {
           --allow-invalid           like --skip-invalid, but invalid events alone do not fail the run
           --raw                     send every record as is, without validation (to put poison messages on a
                                     test topic); the key is the `patient` field when one can be read
-          --batch-size N            records per producer batch (default 10000)
+          --batch-size N            records per producer batch (default 50000); the next batch is validated
+                                    while the previous one is in flight
+
         \(ConnectionOptions.help)
 
         Progress goes to stderr every few seconds, and a final summary: read, sent, acknowledged, rejected,

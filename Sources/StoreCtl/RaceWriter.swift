@@ -34,7 +34,9 @@ enum RaceWriter {
                 records.append(
                     ObservationRecord(
                         identity: identity(index), version: Int64(version), resourceID: "race-\(index)",
-                        resource: #"{"resourceType":"Observation","id":"race-\#(index)","meta":{"source":"writer-\#(writer)"},"valueQuantity":{"value":\#(version)}}"#
+                        resource:
+                            #"{"resourceType":"Observation","id":"race-\#(index)","#
+                            + #""meta":{"source":"writer-\#(writer)"},"valueQuantity":{"value":\#(version)}}"#
                     ))
             }
         }

@@ -10,6 +10,14 @@ enum StoreCtl {
         var options: Set<String>
         var hidden = false
         var run: @Sendable (Arguments) async throws -> Int32
+
+        /// The line in `storectl --help`.
+        var listing: String { "  " + name.padding(toLength: 15, withPad: " ", startingAt: 0) + summary }
+
+        /// `storectl COMMAND --help`.
+        var help: String {
+            "usage: storectl \(usage)\n\n\(summary)\nLOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE."
+        }
     }
 
     static let commands: [Command] = [
@@ -35,6 +43,9 @@ enum StoreCtl {
         Command(
             name: "_race", usage: RaceWriter.usage, summary: "Test helper: one concurrent writer of a race test.",
             options: RaceWriter.options, hidden: true, run: RaceWriter.run),
+        Command(
+            name: "_bench", usage: Bench.usage, summary: "Upsert throughput: inserts, replaces, duplicates.",
+            options: Bench.options, hidden: true, run: Bench.run),
     ]
 
     static let overview = """
@@ -44,7 +55,7 @@ enum StoreCtl {
         LOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE.
 
         commands:
-        \(commands.filter { !$0.hidden }.map { "  " + $0.name.padding(toLength: 15, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+        \(commands.filter { !$0.hidden }.map(\.listing).joined(separator: "\n"))
 
         Run `storectl COMMAND --help` for a command's usage.
         """
@@ -65,7 +76,7 @@ enum StoreCtl {
         do {
             let parsed = try Arguments(Array(arguments.dropFirst()), allowed: command.options)
             if parsed.wantsHelp {
-                print("usage: storectl \(command.usage)\n\n\(command.summary)\nLOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE.")
+                print(command.help)
                 return 0
             }
             return try await command.run(parsed)

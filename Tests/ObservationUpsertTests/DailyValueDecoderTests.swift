@@ -42,9 +42,18 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
     }
 
     static let accepted: [(String, [String: String?], @Sendable (DailyValue) -> Bool)] = [
-        ("utcOffset instead of timeZone", ["timeZone": nil, "utcOffset": #""+05:45""#], { $0.zone == .utcOffset(seconds: 20_700) }),
-        ("negative half-hour offset", ["timeZone": nil, "utcOffset": #""-03:30""#], { $0.zone == .utcOffset(seconds: -12_600) }),
-        ("+14:00 is the limit", ["timeZone": nil, "utcOffset": #""+14:00""#], { $0.zone == .utcOffset(seconds: 50_400) }),
+        (
+            "utcOffset instead of timeZone", ["timeZone": nil, "utcOffset": #""+05:45""#],
+            { $0.zone == .utcOffset(seconds: 20_700) }
+        ),
+        (
+            "negative half-hour offset", ["timeZone": nil, "utcOffset": #""-03:30""#],
+            { $0.zone == .utcOffset(seconds: -12_600) }
+        ),
+        (
+            "+14:00 is the limit", ["timeZone": nil, "utcOffset": #""+14:00""#],
+            { $0.zone == .utcOffset(seconds: 50_400) }
+        ),
         ("UTC zone", ["timeZone": #""UTC""#], { $0.zone == .timeZone("UTC") }),
         ("Etc zone", ["timeZone": #""Etc/GMT-14""#], { $0.zone == .timeZone("Etc/GMT-14") }),
         ("version absent uses the record timestamp", ["version": nil], { $0.version == 1_759_384_503_000 }),
@@ -56,13 +65,20 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
         ("min/max absent", ["min": nil, "max": nil], { $0.min == nil && $0.max == nil }),
         ("source absent", ["source": nil], { $0.source == nil }),
         ("source empty", ["source": "{}"], { $0.source == nil }),
-        ("source with unknown member", ["source": #"{"softwareVersion":"11.0","x":[1,{"y":null}]}"#],
-         { $0.source == .init(softwareVersion: "11.0") }),
-        ("source with escapes", ["source": #"{"name":"Anna\u2019s Watch \ud83d\ude00"}"#],
-         { $0.source?.name == "Anna\u{2019}s Watch \u{1F600}" }),
+        (
+            "source with unknown member", ["source": #"{"softwareVersion":"11.0","x":[1,{"y":null}]}"#],
+            { $0.source == .init(softwareVersion: "11.0") }
+        ),
+        (
+            "source with escapes", ["source": #"{"name":"Anna\u2019s Watch \ud83d\ude00"}"#],
+            { $0.source?.name == "Anna\u{2019}s Watch \u{1F600}" }
+        ),
         ("unknown members ignored", ["extra": #"{"a":[1,2.5e3,true,false,null,"s"]}"#, "z": "[]"], { _ in true }),
         ("exponent number", ["value": "7.14e1"], { $0.value == 71.4 }),
-        ("day tomorrow is in the window", ["day": #""2026-11-02""#, "min": nil, "max": nil], { $0.day == "2026-11-02" }),
+        (
+            "day tomorrow is in the window", ["day": #""2026-11-02""#, "min": nil, "max": nil],
+            { $0.day == "2026-11-02" }
+        ),
         ("day ten years ago is in the window", ["day": #""2016-11-02""#], { $0.day == "2016-11-02" }),
         ("leap day", ["day": #""2024-02-29""#], { $0.day == "2024-02-29" }),
         ("patient with all allowed characters", ["patient": #""A.z_0-9""#], { $0.patient == "A.z_0-9" }),
@@ -76,17 +92,18 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
         #expect(check(value), "\(name): \(value)")
     }
 
-    @Test(arguments: [
-        ("oxygen_saturation", #""1""#, "0.97", "0.9", "0.99", 97.0, 90.0, 99.0),
-        ("oxygen_saturation", #""1""#, "0.57", nil, nil, 57.0, nil, nil),
-        ("body_mass", #""g""#, "72500", nil, nil, 72.5, nil, nil),
-        ("body_mass", #""[lb_av]""#, "150", nil, nil, 68.0388555, nil, nil),
-        ("body_height", #""[in_i]""#, "70", nil, nil, 177.8, nil, nil),
-        ("body_height", #""m""#, "1.83", nil, nil, 183.0, nil, nil),
-        ("distance_walking_running", #""km""#, "5.2", nil, nil, 5200.0, nil, nil),
-        ("sleep_duration", #""h""#, "7.5", nil, nil, 450.0, nil, nil),
-        ("heart_rate_variability_sdnn", #""s""#, "0.042", "0.02", "0.09", 42.0, 20.0, 90.0),
-    ] as [(String, String, String, String?, String?, Double, Double?, Double?)])
+    @Test(
+        arguments: [
+            ("oxygen_saturation", #""1""#, "0.97", "0.9", "0.99", 97.0, 90.0, 99.0),
+            ("oxygen_saturation", #""1""#, "0.57", nil, nil, 57.0, nil, nil),
+            ("body_mass", #""g""#, "72500", nil, nil, 72.5, nil, nil),
+            ("body_mass", #""[lb_av]""#, "150", nil, nil, 68.0388555, nil, nil),
+            ("body_height", #""[in_i]""#, "70", nil, nil, 177.8, nil, nil),
+            ("body_height", #""m""#, "1.83", nil, nil, 183.0, nil, nil),
+            ("distance_walking_running", #""km""#, "5.2", nil, nil, 5200.0, nil, nil),
+            ("sleep_duration", #""h""#, "7.5", nil, nil, 450.0, nil, nil),
+            ("heart_rate_variability_sdnn", #""s""#, "0.042", "0.02", "0.09", 42.0, 20.0, 90.0),
+        ] as [(String, String, String, String?, String?, Double, Double?, Double?)])
     func convertsExactUnitAliases(
         metric: String, unit: String, value: String, min: String?, max: String?, expected: Double, eMin: Double?,
         eMax: Double?
@@ -108,23 +125,31 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
     }
 
     @Test func acceptsWhitespaceAndTheBorrowedBufferVariant() throws {
-        let text = " \n{ \"schema\" : 1 ,\t\"patient\":\"p\", \"metric\":\"steps\",\"day\":\"2026-10-01\","
+        let text =
+            " \n{ \"schema\" : 1 ,\t\"patient\":\"p\", \"metric\":\"steps\",\"day\":\"2026-10-01\","
             + "\"utcOffset\":\"+00:00\",\"value\":8432 }\r\n"
         let bytes = Array(text.utf8)
         let value = try bytes.withUnsafeBytes { try Fixtures.decoder.decode($0, recordTimestampMs: 7) }
-        #expect(value == DailyValue(patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: 0),
-                                    value: 8432, version: 7))
+        #expect(
+            value
+                == DailyValue(
+                    patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+                    value: 8432, version: 7))
     }
 
     @Test func jsonLineRoundTrips() throws {
         let original = try Fixtures.decoder.decode(
-            Fixtures.event(["source": #"{"name":"Q\"uote\\ \u00fc","softwareVersion":"11.0"}"#]), recordTimestampMs: nil)
+            Fixtures.event(["source": #"{"name":"Q\"uote\\ \u00fc","softwareVersion":"11.0"}"#]), recordTimestampMs: nil
+        )
         let line = original.jsonLine()
         #expect(try Fixtures.decoder.decode(Array(line.utf8), recordTimestampMs: nil) == original)
-        let offset = DailyValue(patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: -12_600),
-                                value: 8432, version: 3)
-        #expect(offset.jsonLine()
-                == #"{"schema":1,"patient":"p","metric":"steps","day":"2026-10-01","utcOffset":"-03:30","value":8432,"version":3}"#)
+        let offset = DailyValue(
+            patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: -12_600),
+            value: 8432, version: 3)
+        #expect(
+            offset.jsonLine()
+                == #"{"schema":1,"patient":"p","metric":"steps","day":"2026-10-01","utcOffset":"-03:30","value":8432,"version":3}"#
+        )
         #expect(try Fixtures.decoder.decode(Array(offset.jsonLine().utf8), recordTimestampMs: nil) == offset)
     }
 }

@@ -12,7 +12,8 @@ import Testing
         RejectCase("array", raw: "[1]", .invalidJSON),
         RejectCase("unterminated object", raw: #"{"schema":1"#, .invalidJSON),
         RejectCase("trailing garbage", raw: String(decoding: Fixtures.event(), as: UTF8.self) + "x", .invalidJSON),
-        RejectCase("two objects", raw: String(decoding: Fixtures.event() + Fixtures.event(), as: UTF8.self), .invalidJSON),
+        RejectCase(
+            "two objects", raw: String(decoding: Fixtures.event() + Fixtures.event(), as: UTF8.self), .invalidJSON),
         RejectCase("NaN", ["value": "NaN"], .invalidJSON, ""),
         RejectCase("Infinity", ["value": "Infinity"], .invalidJSON, ""),
         RejectCase("negative Infinity", ["value": "-Infinity"], .invalidJSON, ""),
@@ -26,10 +27,12 @@ import Testing
         RejectCase("raw control character", ["patient": "\"p\u{01}\""], .invalidJSON, ""),
         RejectCase("invalid UTF-8", Array(#"{"patient":""#.utf8) + [0xC3, 0x28] + Array("\"}".utf8), .invalidJSON, ""),
         RejectCase("overlong UTF-8", Array(#"{"x":""#.utf8) + [0xC0, 0xAF] + Array("\"}".utf8), .invalidJSON, ""),
-        RejectCase("UTF-8 surrogate", Array(#"{"x":""#.utf8) + [0xED, 0xA0, 0x80] + Array("\"}".utf8), .invalidJSON, ""),
+        RejectCase(
+            "UTF-8 surrogate", Array(#"{"x":""#.utf8) + [0xED, 0xA0, 0x80] + Array("\"}".utf8), .invalidJSON, ""),
         RejectCase("byte order mark", [0xEF, 0xBB, 0xBF] + Fixtures.event(), .invalidJSON, ""),
-        RejectCase("deep nesting", ["x": String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)],
-                   .invalidJSON, ""),
+        RejectCase(
+            "deep nesting", ["x": String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)],
+            .invalidJSON, ""),
         // MARK: Duplicates
         RejectCase("duplicate value", raw: #"{"value":1,"value":2}"#, .duplicateField, "value"),
         RejectCase("duplicate via escape", raw: #"{"value":1,"valu\u0065":2}"#, .duplicateField, "value"),
@@ -40,13 +43,15 @@ import Testing
         RejectCase("schema 2", ["schema": "2"], .schemaVersionUnsupported, "schema"),
         RejectCase("schema 1.5", ["schema": "1.5"], .schemaVersionUnsupported, "schema"),
         RejectCase("schema string", ["schema": #""1""#], .invalidFieldType, "schema"),
-        RejectCase("schema first even if later", raw: #"{"patient":"","schema":3}"#, .schemaVersionUnsupported, "schema"),
+        RejectCase(
+            "schema first even if later", raw: #"{"patient":"","schema":3}"#, .schemaVersionUnsupported, "schema"),
         // MARK: Identity
         RejectCase("patient missing", ["patient": nil], .missingField, "patient"),
         RejectCase("patient null", ["patient": "null"], .missingField, "patient"),
         RejectCase("patient number", ["patient": "123"], .invalidFieldType, "patient"),
         RejectCase("patient empty", ["patient": #""""#], .invalidPatient, "patient"),
-        RejectCase("patient 65 chars", ["patient": "\"\(String(repeating: "a", count: 65))\""], .invalidPatient, "patient"),
+        RejectCase(
+            "patient 65 chars", ["patient": "\"\(String(repeating: "a", count: 65))\""], .invalidPatient, "patient"),
         RejectCase("patient with slash", ["patient": #""p/1""#], .invalidPatient, "patient"),
         RejectCase("patient with space", ["patient": #""p 1""#], .invalidPatient, "patient"),
         RejectCase("patient non-ASCII", ["patient": #""p\u00e9""#], .invalidPatient, "patient"),
@@ -70,7 +75,8 @@ import Testing
         RejectCase("path traversal zone", ["timeZone": #""../../etc/passwd""#], .invalidTimeZone, "timeZone"),
         RejectCase("zone number", ["timeZone": "1"], .invalidFieldType, "timeZone"),
         RejectCase("offset beyond 14h", ["timeZone": nil, "utcOffset": #""+14:30""#], .invalidUTCOffset, "utcOffset"),
-        RejectCase("offset without colon", ["timeZone": nil, "utcOffset": #""+0200""#], .invalidUTCOffset, "utcOffset"),
+        RejectCase(
+            "offset without colon", ["timeZone": nil, "utcOffset": #""+0200""#], .invalidUTCOffset, "utcOffset"),
         RejectCase("offset minutes 60", ["timeZone": nil, "utcOffset": #""+01:60""#], .invalidUTCOffset, "utcOffset"),
         RejectCase("offset Z", ["timeZone": nil, "utcOffset": #""Z""#], .invalidUTCOffset, "utcOffset"),
         // MARK: Values
@@ -83,16 +89,26 @@ import Testing
         RejectCase("max implausible", ["max": "301"], .valueOutOfRange, "max"),
         RejectCase("min above value", ["min": "80"], .minMaxInconsistent, "min"),
         RejectCase("max below value", ["max": "60"], .minMaxInconsistent, "max"),
-        RejectCase("min for steps", ["metric": #""steps""#, "unit": nil, "value": "10", "max": nil, "min": "1"],
-                   .minMaxNotAllowed, "min"),
-        RejectCase("negative steps", ["metric": #""steps""#, "unit": nil, "value": "-1", "min": nil, "max": nil],
-                   .valueOutOfRange, "value"),
-        RejectCase("SpO2 fraction without unit", ["metric": #""oxygen_saturation""#, "unit": nil, "value": "0.97",
-                                                  "min": nil, "max": nil], .valueOutOfRange, "value"),
+        RejectCase(
+            "min for steps", ["metric": #""steps""#, "unit": nil, "value": "10", "max": nil, "min": "1"],
+            .minMaxNotAllowed, "min"),
+        RejectCase(
+            "negative steps", ["metric": #""steps""#, "unit": nil, "value": "-1", "min": nil, "max": nil],
+            .valueOutOfRange, "value"),
+        RejectCase(
+            "SpO2 fraction without unit",
+            [
+                "metric": #""oxygen_saturation""#, "unit": nil, "value": "0.97",
+                "min": nil, "max": nil,
+            ], .valueOutOfRange, "value"),
         RejectCase("unit bpm", ["unit": #""bpm""#], .invalidUnit, "unit"),
         RejectCase("unit of another metric", ["unit": #""kg""#], .invalidUnit, "unit"),
-        RejectCase("affine unit not an alias", ["metric": #""body_temperature""#, "unit": #""[degF]""#, "value": "98",
-                                                "min": nil, "max": nil], .invalidUnit, "unit"),
+        RejectCase(
+            "affine unit not an alias",
+            [
+                "metric": #""body_temperature""#, "unit": #""[degF]""#, "value": "98",
+                "min": nil, "max": nil,
+            ], .invalidUnit, "unit"),
         RejectCase("unit number", ["unit": "1"], .invalidFieldType, "unit"),
         // MARK: Version and source
         RejectCase("version negative", ["version": "-1"], .invalidVersion, "version"),
@@ -104,8 +120,9 @@ import Testing
         RejectCase("source.name number", ["source": #"{"name":1}"#], .invalidFieldType, "source.name"),
         RejectCase("source.name empty", ["source": #"{"name":""}"#], .invalidSource, "source.name"),
         RejectCase("source.model control char", ["source": #"{"model":"a\nb"}"#], .invalidSource, "source.model"),
-        RejectCase("source.bundleId too long", ["source": "{\"bundleId\":\"\(String(repeating: "b", count: 257))\"}"],
-                   .invalidSource, "source.bundleId"),
+        RejectCase(
+            "source.bundleId too long", ["source": "{\"bundleId\":\"\(String(repeating: "b", count: 257))\"}"],
+            .invalidSource, "source.bundleId"),
     ]
 
     @Test(arguments: cases)
@@ -124,7 +141,9 @@ import Testing
     }
 
     @Test func versionIsRequiredWithoutARecordTimestamp() {
-        #expect(throws: DailyValueError(.invalidVersion, field: "version", "absent, and the record has no usable timestamp")) {
+        #expect(
+            throws: DailyValueError(.invalidVersion, field: "version", "absent, and the record has no usable timestamp")
+        ) {
             try Fixtures.decoder.decode(Fixtures.event(["version": nil]), recordTimestampMs: nil)
         }
         #expect(throws: DailyValueError.self) {

@@ -52,22 +52,42 @@ import Testing
         #expect(hr.resource.contains(#""code":"8883-1""#) && hr.resource.contains(#""code":"8873-2""#))
         let spo2 = try Fixtures.mapper.map(
             ObservationSamples.value(for: MetricCatalog.builtin["oxygen_saturation"]!), recordTimestampMs: issued)
-        #expect(spo2.resource.contains(
-            #"{"system":"http://terminology.hl7.org/CodeSystem/observation-statistics","code":"minimum","display":"Minimum"}"#))
+        #expect(
+            spo2.resource.contains(
+                #"{"system":"http://terminology.hl7.org/CodeSystem/observation-statistics","code":"minimum","display":"Minimum"}"#
+            ))
         #expect(spo2.resource.contains(#""code":"maximum""#))
     }
 
     @Test func writesShortestNumbers() throws {
-        let value = DailyValue(patient: "p", metric: "heart_rate", day: "2026-10-01", zone: .utcOffset(seconds: 0),
-                               value: 71.4, min: 48, max: 162.25, version: 1)
+        let value = DailyValue(
+            patient: "p", metric: "heart_rate", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+            value: 71.4, min: 48, max: 162.25, version: 1)
         let record = try Fixtures.mapper.map(value, recordTimestampMs: issued)
         #expect(record.resource.contains(#""valueQuantity":{"value":71.4,"unit":"beats/minute","#))
         #expect(record.resource.contains(#"{"value":48,"unit""#))
         #expect(record.resource.contains(#"{"value":162.25,"unit""#))
-        let steps = DailyValue(patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: 0),
-                               value: 8432, version: 1)
-        #expect(try Fixtures.mapper.map(steps, recordTimestampMs: issued).resource
-            .contains(#""valueQuantity":{"value":8432,"unit":"steps/day","system":"http://unitsofmeasure.org","code":"/d"}"#))
+        let steps = DailyValue(
+            patient: "p", metric: "steps", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+            value: 8432, version: 1)
+        #expect(
+            try Fixtures.mapper.map(steps, recordTimestampMs: issued).resource
+                .contains(
+                    #""valueQuantity":{"value":8432,"unit":"steps/day","system":"http://unitsofmeasure.org","code":"/d"}"#
+                ))
+    }
+
+    @Test(arguments: [
+        (0.00001, "0.00001"), (1.5e-7, "0.00000015"), (0.1 + 0.2, "0.30000000000000004"), (999.125, "999.125"),
+        (-0.0, "0"), (42, "42"),
+    ])
+    func numbersNeverUseExponents(_ number: Double, _ rendered: String) throws {
+        let value = DailyValue(
+            patient: "p", metric: "heart_rate_variability_sdnn", day: "2026-10-01", zone: .utcOffset(seconds: 0),
+            value: number, version: 1)
+        let record = try Fixtures.mapper.map(value, recordTimestampMs: issued)
+        #expect(record.resource.contains(#""valueQuantity":{"value":\#(rendered),"unit":"millisecond""#))
+        #expect(Double(rendered) == number)  // round-trips (strtod; Foundation's JSON parser is not exact)
     }
 
     @Test func statusIsPreliminaryUntilTheGraceAfterTheLocalDayEnds() throws {
@@ -81,9 +101,11 @@ import Testing
 
     @Test func sameInputGivesIdenticalBytes() throws {
         let bytes = Fixtures.event()
-        let first = try Fixtures.mapper.map(Fixtures.decoder.decode(bytes, recordTimestampMs: nil), recordTimestampMs: issued)
+        let first = try Fixtures.mapper.map(
+            Fixtures.decoder.decode(bytes, recordTimestampMs: nil), recordTimestampMs: issued)
         let otherMapper = try ObservationMapper(configuration: Fixtures.configuration)
-        let second = try otherMapper.map(Fixtures.decoder.decode(bytes, recordTimestampMs: nil), recordTimestampMs: issued)
+        let second = try otherMapper.map(
+            Fixtures.decoder.decode(bytes, recordTimestampMs: nil), recordTimestampMs: issued)
         #expect(first == second)
         #expect(first.resource.utf8.elementsEqual(second.resource.utf8))
     }
@@ -104,15 +126,32 @@ import Testing
         #expect(record.resourceID == id)
     }
 
+    /// Known answers from Python's `hmac` module (an independent HMAC-SHA256), including a key longer than a block.
+    @Test func idsMatchAnIndependentHMACImplementation() throws {
+        let short = try ObservationID(key: Fixtures.idKey)
+        #expect(
+            short.id(for: ObservationIdentity(patient: "p-000123", metric: "heart_rate", day: "2026-10-01"))
+                == "7b773feddee5651aa8610262639297c932225c80b2a649333dd58be1258844c1")
+        let long = try ObservationID(key: (0..<100).map(UInt8.init))
+        #expect(
+            long.id(for: ObservationIdentity(patient: "a", metric: "steps", day: "2026-01-01"))
+                == "91f1e02675b1f007eebcc777ac5fda56c8bad1e22b7ae16f60589ab815d9c627")
+    }
+
     @Test func storeCanSpliceMetaIntoTheResource() throws {
         let record = try Fixtures.mapper.map(
             ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!), recordTimestampMs: issued)
-        let stored = StoredObservation(identity: record.identity, version: record.version, resourceID: record.resourceID,
-                                       resource: record.resource, versionId: 3, lastUpdated: "2026-11-01T06:15:04.120Z")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(stored.resourceWithMeta.utf8)) as? [String: Any])
+        let stored = StoredObservation(
+            identity: record.identity, version: record.version, resourceID: record.resourceID,
+            resource: record.resource, versionId: 3, lastUpdated: "2026-11-01T06:15:04.120Z")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(stored.resourceWithMeta.utf8)) as? [String: Any])
         let meta = try #require(json["meta"] as? [String: String])
-        #expect(meta == ["versionId": "3", "lastUpdated": "2026-11-01T06:15:04.120Z",
-                         "source": "https://fhir.example.org/sources/daily-values-pipeline/1.0.0"])
+        #expect(
+            meta == [
+                "versionId": "3", "lastUpdated": "2026-11-01T06:15:04.120Z",
+                "source": "https://fhir.example.org/sources/daily-values-pipeline/1.0.0",
+            ])
     }
 
     @Test func rejectsValuesThatBypassedTheDecoder() throws {
@@ -125,6 +164,20 @@ import Testing
         value.day = "2026-02-03"
         value.zone = .timeZone("Nowhere/City")
         #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(value, recordTimestampMs: 0) }
+    }
+
+    @Test func absurdRecordTimestampsStillGiveAValidInstant() throws {
+        let value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
+        for (timestamp, issued) in [
+            (Int64.min, "1970-01-01T00:00:00.000Z"), (-1, "1970-01-01T00:00:00.000Z"),
+            (Int64.max, "9999-12-31T23:59:59.999Z"), (1_759_384_503_007, "2025-10-02T05:55:03.007Z"),
+        ] {
+            let record = try Fixtures.mapper.map(value, recordTimestampMs: timestamp)
+            #expect(record.json["issued"] as? String == issued)
+        }
+        var nan = value
+        nan.value = .nan
+        #expect(throws: DailyValueError.self) { try Fixtures.mapper.map(nan, recordTimestampMs: 0) }
     }
 
     @Test func configurationIsValidated() {

@@ -5,8 +5,10 @@ import Testing
 /// DailyValues covering every catalog metric and the DST / odd-offset days, shared by the mapper and FHIR tests.
 enum ObservationSamples {
     /// A typical value inside the metric's plausible range, with min/max when the metric takes them.
-    static func value(for metric: Metric, patient: String = "p-000123", day: String = "2026-10-01",
-                      zone: DailyValue.Zone = .timeZone("Europe/Bratislava")) -> DailyValue {
+    static func value(
+        for metric: Metric, patient: String = "p-000123", day: String = "2026-10-01",
+        zone: DailyValue.Zone = .timeZone("Europe/Bratislava")
+    ) -> DailyValue {
         let span = metric.plausibleMax - metric.plausibleMin
         let value = ((metric.plausibleMin + span * 0.4) * 10).rounded() / 10
         return DailyValue(
@@ -14,7 +16,8 @@ enum ObservationSamples {
             min: metric.allowsMinMax ? ((metric.plausibleMin + span * 0.1) * 10).rounded() / 10 : nil,
             max: metric.allowsMinMax ? ((metric.plausibleMin + span * 0.7) * 10).rounded() / 10 : nil,
             version: 1_759_384_503_000,
-            source: .init(name: "Apple Watch", bundleId: "com.apple.health", model: "Watch7,3", softwareVersion: "11.0"))
+            source: .init(name: "Apple Watch", bundleId: "com.apple.health", model: "Watch7,3", softwareVersion: "11.0")
+        )
     }
 
     /// One local day with its expected FHIR period.
@@ -29,32 +32,45 @@ enum ObservationSamples {
     }
 
     static let days: [Day] = [
-        Day(zone: .timeZone("Europe/Bratislava"), day: "2026-10-01", start: "2026-10-01T00:00:00+02:00",
+        Day(
+            zone: .timeZone("Europe/Bratislava"), day: "2026-10-01", start: "2026-10-01T00:00:00+02:00",
             end: "2026-10-02T00:00:00+02:00", hours: 24),
-        Day(zone: .timeZone("Europe/Bratislava"), day: "2026-03-29", start: "2026-03-29T00:00:00+01:00",
+        Day(
+            zone: .timeZone("Europe/Bratislava"), day: "2026-03-29", start: "2026-03-29T00:00:00+01:00",
             end: "2026-03-30T00:00:00+02:00", hours: 23),
-        Day(zone: .timeZone("Europe/Bratislava"), day: "2026-10-25", start: "2026-10-25T00:00:00+02:00",
+        Day(
+            zone: .timeZone("Europe/Bratislava"), day: "2026-10-25", start: "2026-10-25T00:00:00+02:00",
             end: "2026-10-26T00:00:00+01:00", hours: 25),
-        Day(zone: .timeZone("America/St_Johns"), day: "2026-01-15", start: "2026-01-15T00:00:00-03:30",
+        Day(
+            zone: .timeZone("America/St_Johns"), day: "2026-01-15", start: "2026-01-15T00:00:00-03:30",
             end: "2026-01-16T00:00:00-03:30", hours: 24),
-        Day(zone: .timeZone("America/St_Johns"), day: "2026-03-08", start: "2026-03-08T00:00:00-03:30",
+        Day(
+            zone: .timeZone("America/St_Johns"), day: "2026-03-08", start: "2026-03-08T00:00:00-03:30",
             end: "2026-03-09T00:00:00-02:30", hours: 23),
-        Day(zone: .timeZone("America/St_Johns"), day: "2026-07-01", start: "2026-07-01T00:00:00-02:30",
+        Day(
+            zone: .timeZone("America/St_Johns"), day: "2026-07-01", start: "2026-07-01T00:00:00-02:30",
             end: "2026-07-02T00:00:00-02:30", hours: 24),
-        Day(zone: .timeZone("Asia/Kathmandu"), day: "2026-10-01", start: "2026-10-01T00:00:00+05:45",
+        Day(
+            zone: .timeZone("Asia/Kathmandu"), day: "2026-10-01", start: "2026-10-01T00:00:00+05:45",
             end: "2026-10-02T00:00:00+05:45", hours: 24),
-        Day(zone: .timeZone("Pacific/Kiritimati"), day: "2026-10-01", start: "2026-10-01T00:00:00+14:00",
+        Day(
+            zone: .timeZone("Pacific/Kiritimati"), day: "2026-10-01", start: "2026-10-01T00:00:00+14:00",
             end: "2026-10-02T00:00:00+14:00", hours: 24),
-        Day(zone: .timeZone("Australia/Lord_Howe"), day: "2026-10-04", start: "2026-10-04T00:00:00+10:30",
+        Day(
+            zone: .timeZone("Australia/Lord_Howe"), day: "2026-10-04", start: "2026-10-04T00:00:00+10:30",
             end: "2026-10-05T00:00:00+11:00", hours: 23.5),
         // Chile starts DST at 24:00: local midnight does not exist, the day begins at 01:00.
-        Day(zone: .timeZone("America/Santiago"), day: "2026-09-06", start: "2026-09-06T01:00:00-03:00",
+        Day(
+            zone: .timeZone("America/Santiago"), day: "2026-09-06", start: "2026-09-06T01:00:00-03:00",
             end: "2026-09-07T00:00:00-03:00", hours: 23),
-        Day(zone: .timeZone("UTC"), day: "2026-10-01", start: "2026-10-01T00:00:00+00:00",
+        Day(
+            zone: .timeZone("UTC"), day: "2026-10-01", start: "2026-10-01T00:00:00+00:00",
             end: "2026-10-02T00:00:00+00:00", hours: 24),
-        Day(zone: .utcOffset(seconds: -12_600), day: "2026-10-01", start: "2026-10-01T00:00:00-03:30",
+        Day(
+            zone: .utcOffset(seconds: -12_600), day: "2026-10-01", start: "2026-10-01T00:00:00-03:30",
             end: "2026-10-02T00:00:00-03:30", hours: 24),
-        Day(zone: .utcOffset(seconds: 50_400), day: "2026-10-31", start: "2026-10-31T00:00:00+14:00",
+        Day(
+            zone: .utcOffset(seconds: 50_400), day: "2026-10-31", start: "2026-10-31T00:00:00+14:00",
             end: "2026-11-01T00:00:00+14:00", hours: 24),
     ]
 

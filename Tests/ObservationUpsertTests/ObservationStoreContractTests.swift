@@ -39,10 +39,12 @@ struct ObservationStoreContractTests {
             let preexisting: [Int64?] = [nil, 4, 5, 6]
             // One identity per (order, preexisting version): patient = order, day = preexisting case.
             func identityRecord(_ order: Int, _ case_: Int, _ version: Int64) -> ObservationRecord {
-                record("order-\(order)", "heart_rate", "2026-10-0\(case_ + 1)", version: version, value: Double(version))
+                record(
+                    "order-\(order)", "heart_rate", "2026-10-0\(case_ + 1)", version: version, value: Double(version))
             }
             let seeds = orders.indices.flatMap { order in
-                preexisting.enumerated().compactMap { case_, version in version.map { identityRecord(order, case_, $0) } }
+                preexisting.enumerated().compactMap { case_, version in version.map { identityRecord(order, case_, $0) }
+                }
             }
             #expect(try await store.upsert(seeds) == Array(repeating: .inserted, count: seeds.count))
 
@@ -99,18 +101,25 @@ struct ObservationStoreContractTests {
         try await TestStores.withFreshStore(kind) { store, _ in
             let batches: [[ObservationRecord]] = [
                 [record(version: 1), record("p-2", version: 1), record("p-1", "step_count", version: 4)],
-                [record(version: 2), record(version: 2), record("p-2", version: 0), record("p-1", "step_count", version: 4)],
+                [
+                    record(version: 2), record(version: 2), record("p-2", version: 0),
+                    record("p-1", "step_count", version: 4),
+                ],
                 [record("p-3", "step_count", version: 1), record(version: 1)],
             ]
             var tally: [String: [UpsertOutcome: Int64]] = [:]
             for batch in batches {
                 let outcomes = try await store.upsert(batch)
-                for (item, outcome) in zip(batch, outcomes) { tally[item.identity.metric, default: [:]][outcome, default: 0] += 1 }
+                for (item, outcome) in zip(batch, outcomes) {
+                    tally[item.identity.metric, default: [:]][outcome, default: 0] += 1
+                }
             }
             #expect(tally["heart_rate"] == [.inserted: 2, .updated: 1, .unchanged: 1, .stale: 2])
             #expect(tally["step_count"] == [.inserted: 2, .unchanged: 1])
             var stored: [String: [UpsertOutcome: Int64]] = [:]
-            for count in try await store.outcomeCounts() { stored[count.metric, default: [:]][count.outcome] = count.count }
+            for count in try await store.outcomeCounts() {
+                stored[count.metric, default: [:]][count.outcome] = count.count
+            }
             #expect(stored == tally)
         }
     }
@@ -119,25 +128,37 @@ struct ObservationStoreContractTests {
     func readsByIdentityPatientAndAllVersions(kind: StoreKind) async throws {
         try await TestStores.withFreshStore(kind) { store, _ in
             let records = [
-                record("p-1", "step_count", "2026-10-02", version: 3), record("p-1", "heart_rate", "2026-10-02", version: 2),
-                record("p-1", "heart_rate", "2026-10-01", version: 1), record("p-2", "heart_rate", "2026-10-01", version: 7),
+                record("p-1", "step_count", "2026-10-02", version: 3),
+                record("p-1", "heart_rate", "2026-10-02", version: 2),
+                record("p-1", "heart_rate", "2026-10-01", version: 1),
+                record("p-2", "heart_rate", "2026-10-01", version: 7),
             ]
             _ = try await store.upsert(records)
-            #expect(try await store.observation(for: ObservationIdentity(patient: "p-9", metric: "heart_rate", day: "2026-10-01")) == nil)
+            #expect(
+                try await store.observation(
+                    for: ObservationIdentity(patient: "p-9", metric: "heart_rate", day: "2026-10-01")) == nil)
 
             let patient = try await store.observations(patient: "p-1")
-            #expect(patient.map(\.identity.key) == ["p-1/heart_rate/2026-10-01", "p-1/heart_rate/2026-10-02", "p-1/step_count/2026-10-02"])
+            #expect(
+                patient.map(\.identity.key) == [
+                    "p-1/heart_rate/2026-10-01", "p-1/heart_rate/2026-10-02", "p-1/step_count/2026-10-02",
+                ])
             for row in patient {
                 let sent = try #require(records.first { $0.identity == row.identity })
                 #expect(row.version == sent.version && row.resourceID == sent.resourceID && row.versionId == 1)
                 #expect(try sameJSON(row.resource, sent.resource))
-                #expect(row.lastUpdated.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(row.lastUpdated)")
-                let full = try #require(try JSONSerialization.jsonObject(with: Data(row.resourceWithMeta.utf8)) as? [String: Any])
+                #expect(
+                    row.lastUpdated.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil,
+                    "\(row.lastUpdated)")
+                let full = try #require(
+                    try JSONSerialization.jsonObject(with: Data(row.resourceWithMeta.utf8)) as? [String: Any])
                 let meta = try #require(full["meta"] as? [String: Any])
                 #expect(meta["versionId"] as? String == "1" && meta["lastUpdated"] as? String == row.lastUpdated)
                 #expect(meta["source"] as? String == "test")
             }
-            #expect(try await store.allVersions() == Dictionary(uniqueKeysWithValues: records.map { ($0.identity, $0.version) }))
+            #expect(
+                try await store.allVersions()
+                    == Dictionary(uniqueKeysWithValues: records.map { ($0.identity, $0.version) }))
         }
     }
 

@@ -88,7 +88,9 @@ struct DailyValuePublisherTests {
         try cluster.setBrokerDown(1)
 
         let started = ContinuousClock.now
-        let results = await publisher.publish([event("p-1", value: 70, version: 1), event("p-2", value: 71, version: 1)])
+        let results = await publisher.publish([
+            event("p-1", value: 70, version: 1), event("p-2", value: 71, version: 1),
+        ])
         await publisher.close(timeout: .seconds(5))
 
         #expect(ContinuousClock.now - started < .seconds(20))

@@ -15,7 +15,8 @@ struct GenerateCommandTests {
         let oracle = directory.appendingPathComponent("\(name).oracle")
         let run = try await ProducerTestSupport.producer(
             [
-                "generate", "--patients", "150", "--days", String(days), "--seed", String(seed), "--start-day", startDay,
+                "generate", "--patients", "150", "--days", String(days), "--seed", String(seed), "--start-day",
+                startDay,
                 "--late-share", "0.2", "--duplicate-share", "0.1", "--out-of-order-share", "0.15",
                 "--invalid-share", "0.05", "--out", out.path, "--oracle-out", oracle.path,
             ])
@@ -72,9 +73,11 @@ struct GenerateCommandTests {
         // The original (first sent) version of each identity is followed by higher (late) or lower (out of order)
         // ones.
         let identities = Double(expectedHighest.count)
-        let lateShare = Double(versions.values.filter { list in list.dropFirst().contains { $0 > list[0] } }.count)
+        let lateShare =
+            Double(versions.values.filter { list in list.dropFirst().contains { $0 > list[0] } }.count)
             / identities
-        let outOfOrderShare = Double(versions.values.filter { list in list.dropFirst().contains { $0 < list[0] } }.count)
+        let outOfOrderShare =
+            Double(versions.values.filter { list in list.dropFirst().contains { $0 < list[0] } }.count)
             / identities
         #expect(abs(lateShare - 0.2) < 0.03, "late share \(lateShare)")
         #expect(abs(outOfOrderShare - 0.15) < 0.03, "out-of-order share \(outOfOrderShare)")

@@ -8,7 +8,8 @@ struct PublishCommandTests {
     let topic = "daily-values"
 
     /// Five good events (two people, odd formatting kept) and three bad ones, as JSON lines.
-    private func sampleLines() -> (good: [(line: Int, text: String)], bad: [(line: Int, reason: String)], file: String) {
+    private func sampleLines() -> (good: [(line: Int, text: String)], bad: [(line: Int, reason: String)], file: String)
+    {
         let day = ProducerTestSupport.recentDay(daysAgo: 3)
         let good = [
             #"{"schema":1,"patient":"p-000001","metric":"heart_rate","day":"\#(day)","timeZone":"Europe/Bratislava","value":71.4,"min":48,"max":162,"unit":"/min","version":1}"#,
@@ -18,9 +19,15 @@ struct PublishCommandTests {
             #"{"schema":1,"patient":"p-000001","metric":"body_mass","day":"\#(day)","timeZone":"Australia/Lord_Howe","value":81.5,"unit":"kg","version":4}"#,
         ]
         let bad = [
-            (#"{"schema":1,"patient":"p-000003","metric":"heart_rate","day":"\#(day)","timeZone":"Europe/Bratislava","value":71,"unit":"bpm"}"#, "InvalidUnit"),
+            (
+                #"{"schema":1,"patient":"p-000003","metric":"heart_rate","day":"\#(day)","timeZone":"Europe/Bratislava","value":71,"unit":"bpm"}"#,
+                "InvalidUnit"
+            ),
             (#"{"schema":1,"patient":"p-000003","metric":"steps","day":"\#(day)","#, "InvalidJSON"),
-            (#"{"schema":2,"patient":"p-000003","metric":"steps","day":"\#(day)","timeZone":"UTC","value":1}"#, "SchemaVersionUnsupported"),
+            (
+                #"{"schema":2,"patient":"p-000003","metric":"steps","day":"\#(day)","timeZone":"UTC","value":1}"#,
+                "SchemaVersionUnsupported"
+            ),
         ]
         // Interleave: good, good, bad, good, (blank), bad, good, bad, good.
         let order: [Either] = [.good(0), .good(1), .bad(0), .good(2), .blank, .bad(1), .good(3), .bad(2), .good(4)]
@@ -123,6 +130,27 @@ struct PublishCommandTests {
         #expect(Set(records.map { String(decoding: $0.value, as: UTF8.self) }) == Set(sample.good.map(\.text)))
     }
 
+    @Test func rawSendsEveryLineUnvalidated() async throws {
+        let cluster = try ProducerTestSupport.cluster(topic: topic)
+        let directory = try ProducerTestSupport.makeDirectory()
+        defer { ProducerTestSupport.removeDirectory(directory) }
+        let sample = sampleLines()
+        let input = directory.appendingPathComponent("poison.jsonl")
+        try sample.file.write(to: input, atomically: true, encoding: .utf8)
+
+        let run = try await ProducerTestSupport.producer([
+            "publish", "--raw", "-b", cluster.bootstrapServers, input.path,
+        ])
+
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = try await readTopic(cluster)
+        let lines = sample.file.split(separator: "\n").map { Array($0.utf8) }
+        #expect(Set(records.map(\.value)) == Set(lines))
+        // The broken line has no readable patient, so no key; the others are keyed by their patient field.
+        #expect(records.filter { $0.key == nil }.count == 1)
+        #expect(records.filter { $0.key == Array("p-000003".utf8) }.count == 2)
+    }
+
     @Test func badConfigurationIsAUsageError() async throws {
         let run = try await ProducerTestSupport.producer(
             ["publish", "--brokers", "127.0.0.1:1", "/dev/null"], environment: ["DVP_X_NO_SUCH_PROPERTY": "1"])
@@ -153,7 +181,10 @@ struct PublishCommandTests {
         #expect(kcat.status == 0, "\(kcat.stderr)")
 
         let records = try await readTopic(cluster)
-        let received = Set(records.map { "\(String(decoding: $0.key ?? [], as: UTF8.self))\t\(String(decoding: $0.value, as: UTF8.self))" })
+        let received = Set(
+            records.map {
+                "\(String(decoding: $0.key ?? [], as: UTF8.self))\t\(String(decoding: $0.value, as: UTF8.self))"
+            })
         #expect(received == Set(zip(patients, sample.good).map { "\($0)\t\($1.text)" }))
     }
 }

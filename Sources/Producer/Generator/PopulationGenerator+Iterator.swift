@@ -82,7 +82,8 @@ extension PopulationGenerator {
                     let bytes = emission.draft.render(breaking: invalidClass, using: &random)
                     events.append(event(emission.draft.patient, bytes, .invalid, invalidClass, nil))
                 }
-                events.append(event(emission.draft.patient, emission.draft.render(), emission.kind, nil, emission.oracle))
+                events.append(
+                    event(emission.draft.patient, emission.draft.render(), emission.kind, nil, emission.oracle))
             }
             return events
         }
@@ -116,7 +117,8 @@ extension PopulationGenerator {
                 var random = PopulationGenerator.random(seed, 4, UInt64(person), keyHash, UInt64(dayIndex))
                 guard random.chance(profile.dailyProbability) else { continue }
                 let drawn = profile.draw(person: personTraits, day: &random, dayIndex: dayIndex)
-                let computedAt = day.adding(days: 1).utcMidnightMilliseconds
+                let computedAt =
+                    day.adding(days: 1).utcMidnightMilliseconds
                     - Int64(zone.nominalOffsetSeconds) * 1_000 + Int64(random.integer(in: 300_000...32_400_000))
                 let base = EventDraft(
                     patient: patient, profile: profile, day: day, zone: zone, value: drawn.value, min: drawn.min,

@@ -44,22 +44,35 @@ public final class DailyValuePublisher: Sendable {
     ///
     /// - Returns: one result per line, in order: invalid lines are ``PublishResult/rejected(_:)`` and not sent.
     public func publish(lines: [[UInt8]]) async -> [PublishResult] {
+        await send(prepare(lines: lines))
+    }
+
+    /// Validates lines without sending anything yet; see ``send(_:)``.
+    public func prepare(lines: [[UInt8]]) -> PreparedBatch {
         let timestampMs = Self.nowMilliseconds()
-        var results = [PublishResult?](repeating: nil, count: lines.count)
-        var messages: [KafkaOutgoingMessage] = []
-        var positions: [Int] = []
-        messages.reserveCapacity(lines.count)
-        positions.reserveCapacity(lines.count)
+        var batch = PreparedBatch(rejections: [], messages: [], positions: [])
+        batch.rejections.reserveCapacity(lines.count)
+        batch.messages.reserveCapacity(lines.count)
+        batch.positions.reserveCapacity(lines.count)
         for (position, line) in lines.enumerated() {
             switch validate(line, recordTimestampMs: timestampMs) {
             case .success(let event):
-                messages.append(message(key: Array(event.patient.utf8), value: line, timestampMs: timestampMs))
-                positions.append(position)
+                batch.rejections.append(nil)
+                batch.messages.append(message(key: Array(event.patient.utf8), value: line, timestampMs: timestampMs))
+                batch.positions.append(position)
             case .failure(let error):
-                results[position] = .rejected(error)
+                batch.rejections.append(.rejected(error))
             }
         }
-        for (position, result) in zip(positions, await send(messages)) {
+        return batch
+    }
+
+    /// Sends a prepared batch and waits for every delivery report.
+    ///
+    /// - Returns: one result per line of the batch, in order.
+    public func send(_ batch: PreparedBatch) async -> [PublishResult] {
+        var results = batch.rejections
+        for (position, result) in zip(batch.positions, await deliver(batch.messages)) {
             results[position] = result
         }
         return results.map { $0! }
@@ -71,7 +84,7 @@ public final class DailyValuePublisher: Sendable {
     /// - Returns: one result per record, in order (never ``PublishResult/rejected(_:)``).
     public func publishUnvalidated(_ records: [(key: [UInt8]?, value: [UInt8])]) async -> [PublishResult] {
         let timestampMs = Self.nowMilliseconds()
-        return await send(records.map { message(key: $0.key, value: $0.value, timestampMs: timestampMs) })
+        return await deliver(records.map { message(key: $0.key, value: $0.value, timestampMs: timestampMs) })
     }
 
     /// Checks one message against the DailyValue contract exactly as a worker will.
@@ -103,7 +116,7 @@ public final class DailyValuePublisher: Sendable {
         KafkaOutgoingMessage(topic: configuration.topic, key: key, value: value, timestampMs: timestampMs)
     }
 
-    private func send(_ messages: [KafkaOutgoingMessage]) async -> [PublishResult] {
+    private func deliver(_ messages: [KafkaOutgoingMessage]) async -> [PublishResult] {
         guard !messages.isEmpty else { return [] }
         return await producer.send(messages).map { result in
             switch result {

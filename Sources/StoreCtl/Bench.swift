@@ -1,0 +1,44 @@
+import Foundation
+import ObservationUpsert
+
+/// `storectl _bench`: upsert throughput of a store for new rows, replaces (higher versions) and duplicates.
+enum Bench {
+    static let usage = "_bench [--store S] --records N --batch B"
+    static let options: Set<String> = ["store", "records", "batch"]
+
+    @Sendable static func run(_ arguments: Arguments) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        let count = try arguments.integer("records", in: 1...10_000_000)
+        let batchSize = try arguments.integer("batch", in: 1...100_000)
+        let run = UUID().uuidString.prefix(8)
+        func records(version: Int64) -> [ObservationRecord] {
+            (0..<count).map { index in
+                let identity = ObservationIdentity(
+                    patient: "bench-\(run)-\(index / 100)", metric: "heart_rate",
+                    day: String(format: "2026-%02d-%02d", 1 + (index % 100) / 28, 1 + index % 28))
+                return ObservationRecord(
+                    identity: identity, version: version, resourceID: "bench-\(index)",
+                    resource:
+                        #"{"resourceType":"Observation","id":"bench-\#(index)","status":"final","#
+                        + #""meta":{"source":"bench"},"valueQuantity":{"value":\#(60 + index % 40),"unit":"/min","#
+                        + #""system":"http://unitsofmeasure.org","code":"/min"}}"#
+                )
+            }
+        }
+        try await StoreCtl.withStore(arguments) { store in
+            for (label, version) in [("insert", Int64(1)), ("update", 2), ("unchanged", 2)] {
+                let all = records(version: version)
+                let start = ContinuousClock.now
+                for offset in stride(from: 0, to: all.count, by: batchSize) {
+                    _ = try await store.upsert(Array(all[offset..<min(offset + batchSize, all.count)]))
+                }
+                let seconds = (ContinuousClock.now - start) / .seconds(1)
+                print(
+                    "\(label): \(count) records in \(String(format: "%.2f", seconds)) s"
+                        + " = \(Int(Double(count) / seconds)) records/s"
+                )
+            }
+        }
+        return 0
+    }
+}

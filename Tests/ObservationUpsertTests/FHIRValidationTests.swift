@@ -1,0 +1,95 @@
+import Foundation
+import ObservationUpsert
+import Testing
+
+/// The validator venv is absent: a test failure with the command that fixes it.
+struct MissingValidator: Error, CustomStringConvertible {
+    var path: String
+    var description: String {
+        "No validator python at \(path). Run the README test command first (it creates the venv): "
+            + "python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt"
+    }
+}
+
+/// Runs `scripts/validate_fhir.py` (fhirkit-rs + fhir.resources R4 + product lint) on what the mapper emits.
+@Suite(.serialized) struct FHIRValidationTests {
+    static let root = Fixtures.packageRoot()
+
+    /// The venv python: `DVP_PYTHON`, else `<root>/.venv/bin/python`. Missing → the test fails (never skips).
+    static func python() throws -> URL {
+        let path =
+            ProcessInfo.processInfo.environment["DVP_PYTHON"] ?? root.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw MissingValidator(path: path) }
+        return URL(fileURLWithPath: path)
+    }
+
+    /// Runs the script on `directory`; returns the exit status and the combined output.
+    static func validate(_ directory: URL) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try python()
+        process.arguments = [root.appendingPathComponent("scripts/validate_fhir.py").path, directory.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// A fresh directory holding the exported catalog and `resources` (name → JSON).
+    static func directory(_ resources: [String: String]) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try MetricCatalog.builtin.exportJSON().write(to: dir.appendingPathComponent("metric-catalog.json"))
+        for (name, json) in resources {
+            try Data(json.utf8).write(to: dir.appendingPathComponent("\(name).json"))
+        }
+        return dir
+    }
+
+    @Test(.timeLimit(.minutes(2))) func everyEmittedResourcePassesBothValidatorsAndTheLint() throws {
+        let records = try ObservationSamples.records()
+        #expect(records.count == MetricCatalog.builtin.allMetrics.count + ObservationSamples.days.count + 1)
+        let dir = try Self.directory(records.mapValues(\.resource))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (status, output) = try Self.validate(dir)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("\(records.count)/\(records.count) valid"), "\(output)")
+    }
+
+    /// Each broken variant of a good resource must make the script fail, naming the file.
+    @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() throws {
+        let good = try Fixtures.mapper.map(
+            ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!),
+            recordTimestampMs: Fixtures.ms("2026-11-01T06:15:03Z")
+        ).resource
+        let breakages: [String: (String, String)] = [
+            "offset-without-seconds": (
+                "\"start\":\"2026-10-01T00:00:00+02:00\"", "\"start\":\"2026-10-01T00:00+02:00\""
+            ),
+            "no-offset": ("\"end\":\"2026-10-02T00:00:00+02:00\"", "\"end\":\"2026-10-02T00:00:00\""),
+            "wrong-ucum": ("\"code\":\"/min\"", "\"code\":\"bpm\""),
+            "bad-status": ("\"status\":\"final\"", "\"status\":\"done\""),
+            "wrong-category": ("\"code\":\"vital-signs\"", "\"code\":\"activity\""),
+            "period-48h": ("\"end\":\"2026-10-02T00:00:00+02:00\"", "\"end\":\"2026-10-03T00:00:00+02:00\""),
+            "bad-id": ("\"id\":\"", "\"id\":\"has_underscore"),
+            "statistics-max": ("\"code\":\"8873-2\"", "\"code\":\"max\""),
+        ]
+        let broken = breakages.mapValues { good.replacingOccurrences(of: $0.0, with: $0.1) }
+        for (name, json) in broken { #expect(json != good, "\(name) did not change the resource") }
+        // The unbroken resource passes, so each failure below is caused by its breakage.
+        let control = try Self.directory(["good": good])
+        defer { try? FileManager.default.removeItem(at: control) }
+        #expect(try Self.validate(control).status == 0)
+
+        let dir = try Self.directory(broken)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (status, output) = try Self.validate(dir)
+        #expect(status == 1, "\(output)")
+        for name in broken.keys {
+            #expect(output.contains("\(name).json: "), "no failure reported for \(name): \(output)")
+        }
+        #expect(output.contains("0/\(broken.count) valid"), "\(output)")
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import ObservationUpsert
+import Testing
+
+@Suite struct MetricCatalogTests {
+    static let requiredKeys = [
+        "heart_rate", "resting_heart_rate", "walking_heart_rate_average", "heart_rate_variability_sdnn",
+        "oxygen_saturation", "respiratory_rate", "steps", "distance_walking_running", "active_energy_burned",
+        "basal_energy_burned", "flights_climbed", "exercise_time", "body_mass", "body_mass_index", "body_height",
+        "body_temperature", "blood_pressure_systolic", "blood_pressure_diastolic", "blood_glucose", "vo2_max",
+        "six_minute_walk_distance", "sleep_duration",
+    ]
+
+    @Test func builtinHasEveryReferenceMetricAndPassesItsOwnChecks() throws {
+        let catalog = MetricCatalog.builtin
+        #expect(Set(catalog.metrics.keys) == Set(Self.requiredKeys))
+        let rebuilt = try MetricCatalog(metrics: catalog.allMetrics)
+        #expect(rebuilt.metrics == catalog.metrics)
+    }
+
+    @Test func weakLOINCFitsShipTheHealthKitCodingOnly() {
+        for key in [
+            "walking_heart_rate_average", "basal_energy_burned", "active_energy_burned",
+            "distance_walking_running", "flights_climbed", "exercise_time", "vo2_max",
+        ] {
+            let codings = MetricCatalog.builtin[key]!.codings
+            #expect(codings.first?.system == FHIRCoding.healthKitSystem, "\(key)")
+            #expect(!codings.contains { $0.system == FHIRCoding.loincSystem }, "\(key)")
+        }
+    }
+
+    @Test func verifiedCodesFromTheReference() {
+        let c = MetricCatalog.builtin
+        #expect(c["heart_rate"]!.codings.map(\.code) == ["8867-4", "41924-2", "HKQuantityTypeIdentifierHeartRate"])
+        #expect(c["heart_rate"]!.minimumCoding?.code == "8883-1" && c["heart_rate"]!.maximumCoding?.code == "8873-2")
+        #expect(c["steps"]!.ucum == "/d" && c["steps"]!.codings.first?.code == "41950-7")
+        #expect(c["oxygen_saturation"]!.codings.prefix(2).map(\.code) == ["2708-6", "59408-5"])
+        #expect(c["oxygen_saturation"]!.conversionFactor(forUnit: "1") == 100)
+        #expect(c["blood_pressure_systolic"]!.codings.first?.code == "8480-6")
+        #expect(c["blood_pressure_diastolic"]!.codings.first?.code == "8462-4")
+        #expect(c["blood_pressure_diastolic"]!.ucum == "mm[Hg]")
+        #expect(c["heart_rate_variability_sdnn"]!.codings.first?.code == "80404-7")
+        #expect(c["blood_glucose"]!.category == .laboratory)
+        #expect(c["sleep_duration"]!.category == .activity)
+        #expect(c["body_height"]!.conversionFactor(forUnit: "[in_i]") == 2.54)
+        #expect(c["body_temperature"]!.conversionFactor(forUnit: "[degF]") == nil)
+    }
+
+    // MARK: - Override files
+
+    static func write(_ json: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: url)
+        return url
+    }
+
+    @Test func overrideFileChangesAndAddsMetricsWithoutRebuilding() throws {
+        let url = try Self.write(
+            """
+            {"metrics": {
+              "heart_rate": {"plausibleMax": 250},
+              "distance_walking_running": {"codings": [
+                {"system": "http://developer.apple.com/documentation/healthkit",
+                 "code": "HKQuantityTypeIdentifierDistanceWalkingRunning", "display": "Walking + Running Distance"},
+                {"system": "http://loinc.org", "code": "41953-1", "display": "Walking distance 24 hour Calculated"}]},
+              "walking_steadiness": {"codings": [{"system": "http://developer.apple.com/documentation/healthkit",
+                 "code": "HKQuantityTypeIdentifierAppleWalkingSteadiness", "display": "Walking Steadiness"}],
+                 "text": "Walking steadiness", "ucum": "%", "unitDisplay": "%", "aggregation": "latest",
+                 "category": "activity", "plausibleMin": 0, "plausibleMax": 100,
+                 "unitAliases": [{"unit": "1", "factor": 100}]}
+            }}
+            """)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let catalog = try MetricCatalog.load(overridesFrom: url)
+        #expect(catalog.metrics.count == Self.requiredKeys.count + 1)
+        #expect(catalog["heart_rate"]!.plausibleMax == 250)
+        #expect(catalog["heart_rate"]!.codings == MetricCatalog.builtin["heart_rate"]!.codings)
+        #expect(catalog["distance_walking_running"]!.codings.map(\.code).last == "41953-1")
+
+        let decoder = DailyValueDecoder(catalog: catalog, policy: Fixtures.policy)
+        #expect(throws: DailyValueError.self) {
+            try decoder.decode(Fixtures.event(["value": "260"]), recordTimestampMs: nil)
+        }
+        let steadiness = try decoder.decode(
+            Fixtures.event([
+                "metric": #""walking_steadiness""#, "unit": #""1""#, "value": "0.85", "min": nil, "max": nil,
+            ]),
+            recordTimestampMs: nil)
+        #expect(steadiness.value == 85)
+        let record = try ObservationMapper(configuration: Fixtures.configuration, catalog: catalog)
+            .map(steadiness, recordTimestampMs: 0)
+        #expect(record.resource.contains("HKQuantityTypeIdentifierAppleWalkingSteadiness"))
+    }
+
+    @Test func exportedCatalogLoadsBackUnchanged() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).json")
+        try MetricCatalog.builtin.exportJSON().write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let loaded = try MetricCatalog.load(overridesFrom: url, base: try MetricCatalog(metrics: []))
+        #expect(loaded.metrics == MetricCatalog.builtin.metrics)
+    }
+
+    @Test(
+        arguments: [
+            (#"{"metrics": {"heart_rate": {"plausibleMax": "high"}}}"#, "heart_rate", "plausibleMax"),
+            (#"{"metrics": {"heart_rate": {"plausibleMaxx": 250}}}"#, "heart_rate", "unknown field `plausibleMaxx`"),
+            (#"{"metrics": {"new_metric": {"text": "x"}}}"#, "new_metric", "needs the field `codings`"),
+            (#"{"metrics": {"steps": {"unitAliases": [{"unit": "k", "factor": 0}]}}}"#, "steps", "factor"),
+            (#"{"metrics": {"steps": {"plausibleMin": 10, "plausibleMax": 1}}}"#, "steps", "plausibleMin"),
+            (
+                #"{"metrics": {"steps": {"minimumCoding": {"system": "s:x", "code": "c", "display": "d"}}}}"#, "steps",
+                "allowsMinMax"
+            ),
+            (#"{"metrics": {"Bad Key": {"text": "x"}}}"#, "Bad Key", "codings"),
+            (#"{"metrics": {"steps": {"aggregation": "median"}}}"#, "steps", "aggregation"),
+            (#"{"metrics": [1, 2]}"#, nil, "metrics"),
+            ("not json", nil, "JSON"),
+        ] as [(String, String?, String)])
+    func badOverrideFileNamesTheFileAndKey(json: String, key: String?, fragment: String) throws {
+        let url = try Self.write(json)
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            _ = try MetricCatalog.load(overridesFrom: url)
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.file == url.path)
+            #expect(error.key == key, "\(error)")
+            #expect(error.description.contains(url.path))
+            #expect(error.description.localizedCaseInsensitiveContains(fragment), "\(error)")
+        }
+    }
+
+    @Test func missingOverrideFileIsAClearError() {
+        let url = URL(fileURLWithPath: "/nonexistent/catalog.json")
+        #expect(throws: MetricCatalogError.self) { try MetricCatalog.load(overridesFrom: url) }
+        do { _ = try MetricCatalog.load(overridesFrom: url) } catch {
+            #expect(error.description.contains("/nonexistent/catalog.json"))
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Testing
+
+@testable import ObservationUpsert
+
+@Suite struct StoreLocationTests {
+    @Test func parsesTheAcceptedForms() throws {
+        #expect(try StoreLocation(parsing: "sqlite:/var/lib/dvp/o.db") == .sqlite(path: "/var/lib/dvp/o.db"))
+        #expect(try StoreLocation(parsing: "sqlite:relative.db") == .sqlite(path: "relative.db"))
+        let url = "postgres://dvp:secret@db:5432/dvp?sslmode=verify-full&application_name=worker"
+        #expect(try StoreLocation(parsing: url) == .postgres(connectionString: url))
+        #expect(try StoreLocation(parsing: "postgresql://db/dvp") == .postgres(connectionString: "postgresql://db/dvp"))
+    }
+
+    @Test(arguments: ["", "sqlite:", "mysql://db/x", "/tmp/o.db", "host=db dbname=dvp", "SQLITE:/x"])
+    func rejectsOtherFormsNamingTheAcceptedOnes(text: String) {
+        let error = #expect(throws: StoreError.self) { try StoreLocation(parsing: text) }
+        #expect(error?.code == .usage)
+        #expect(error?.message.contains("sqlite:PATH") == true && error?.message.contains("postgres://") == true)
+    }
+
+    @Test func descriptionHidesThePassword() throws {
+        let location = try StoreLocation(parsing: "postgres://dvp:secret@db:5432/dvp?sslmode=require")
+        #expect(location.description == "postgres://dvp:***@db:5432/dvp?sslmode=require")
+        #expect(try StoreLocation(parsing: "postgres://dvp@db/dvp").description == "postgres://dvp@db/dvp")
+    }
+}
