@@ -205,11 +205,25 @@ public final class WorkerService: Sendable {
 
     // MARK: - HTTP
 
+    /// Per-partition lag of the current assignment, from the consumer's latest statistics.
+    private func refreshLag() {
+        guard let consumer = control.withLock({ $0.consumer }) else { return }
+        let assigned = Set(tracker.assignedPartitions)
+        metrics.clearGauge("dvp_consumer_lag")
+        for stats in consumer.partitionStatistics() where stats.consumerLag >= 0 {
+            let tp = KafkaTopicPartition(topic: stats.topic, partition: stats.partition)
+            guard assigned.contains(tp) else { continue }
+            metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
+                        Double(stats.consumerLag))
+        }
+    }
+
     private func respond(to path: String) -> HTTPServer.Response {
         switch path {
         case "/metrics":
             let (ready, _) = health.readiness
             metrics.set("dvp_ready", ready ? 1 : 0)
+            refreshLag()
             return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
         case "/healthz":
             return .init(status: 200, body: "ok\n")
