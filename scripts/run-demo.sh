@@ -26,7 +26,7 @@ pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    [[ $mode == postgres ]] && scripts/pg-test-cluster.sh stop "$run/pg" >/dev/null 2>&1 || true
+    [[ $mode == postgres ]] && scripts/pg-test-cluster.sh stop /var/tmp/dvp-demo-pg >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -51,7 +51,10 @@ if [[ $mode == sqlite ]]; then
         --log-level warning
 else
     step "Starting a throwaway PostgreSQL"
-    store=$(scripts/pg-test-cluster.sh start "$run/pg" "${DVP_DEMO_PG_PORT:-55439}")
+    pgdir=/var/tmp/dvp-demo-pg   # outside the checkout: the server runs as the `postgres` user
+    scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true
+    rm -rf "$pgdir"
+    store=$(scripts/pg-test-cluster.sh start "$pgdir" "${DVP_DEMO_PG_PORT:-55439}")
     step "Running two workers in one group until caught up (store: PostgreSQL)"
     "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up \
         --worker-id demo-1 --log-level warning &
