@@ -65,7 +65,7 @@ fi
 # -max_len above the 64 KiB payload limit so the size check is exercised; -timeout catches hangs (a decode takes
 # microseconds); -rss_limit_mb catches unbounded growth (e.g. a cache); leaks are checked after each input.
 flags=(
-    -max_len=70000 -timeout=5 -rss_limit_mb=2048 -detect_leaks=1 -use_value_profile=1 -print_final_stats=1
+    -max_len=70000 -timeout=5 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1
     -dict=fuzz/dailyvalue.dict -artifact_prefix="$out/artifacts/"
 )
 if [[ $runs -ge 0 ]]; then flags+=(-runs="$runs"); else flags+=(-max_total_time="$seconds"); fi
