@@ -36,6 +36,7 @@ mkdir -p "$build" "$out/corpus" "$out/artifacts"
 
 # MARK: - Build (skipped when the binary is newer than every input)
 
+# shellcheck disable=SC2054  # the comma belongs to -sanitize=fuzzer,address
 swift_flags=(
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
     -O -g -sanitize=fuzzer,address
