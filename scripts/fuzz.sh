@@ -3,12 +3,13 @@
 # and runs it on the seed corpus fuzz/corpus/. Everything it writes goes to fuzz/out/ (gitignored); the SwiftPM
 # .build directory is not touched.
 #
-# Usage: scripts/fuzz.sh [--runs N | --seconds S] [--build-only] [-- extra libFuzzer flags]
+# Usage: scripts/fuzz.sh [--runs N | --seconds S] [--jobs J] [--build-only] [-- extra libFuzzer flags]
 #   default      --runs 100000 (a quick CI run)
 #   --runs N     stop after N inputs          --seconds S   stop after S seconds
 #   --build-only build the binary and exit    --jobs J      run J fuzzing processes (libFuzzer -fork)
 # New interesting inputs are kept in fuzz/out/corpus/ (merge worthy ones into fuzz/corpus/ by hand), crash, leak
-# and timeout reproducers in fuzz/out/artifacts/. Reproduce one: fuzz/out/dailyvalue-fuzz fuzz/out/artifacts/<file>
+# and timeout reproducers in fuzz/out/artifacts/. Reproduce one:
+#   SWIFT_BACKTRACE=enable=no fuzz/out/dailyvalue-fuzz fuzz/out/artifacts/<file>
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
