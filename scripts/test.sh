@@ -38,6 +38,9 @@ swift test --skip-build "$@"
 step "Helm chart static checks"
 "$DVP_PYTHON" scripts/check-chart.py
 
+step "Fuzzing the DailyValue decoder and mapper (100k inputs)"
+scripts/fuzz.sh --runs 100000 2>&1 | grep -E '^(==>|stat::|INFO: (Seed|seed corpus))|ERROR|SUMMARY|invariant|Test unit written' >&2
+
 if ((quick == 0)); then
     step "Runtime image check (debootstrap + chroot)"
     scripts/check-runtime-image.sh
