@@ -34,7 +34,7 @@ public final class KafkaConsumer: Sendable {
     ) throws(KafkaError) {
         let context = RDKafkaConsumerContext(
             maxBufferedMessages: configuration.maxBufferedMessages, rebalanceHandler: rebalanceHandler,
-            logHandler: logHandler)
+            logHandler: logHandler, startTimestampMs: configuration.startTimestampMs)
         let client = try RDKafkaClient(kind: .consumer, properties: configuration.properties(), context: context) {
             conf in
             rd_kafka_conf_set_rebalance_cb(conf, RDKafkaConsumerContext.rebalanceCallback)

@@ -52,6 +52,11 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// Flow control (wrapper, not librdkafka): when this many records are buffered but not yet taken from
     /// ``KafkaConsumer/events``, fetching of every assigned partition is paused until half of them are taken.
     public var maxBufferedMessages: Int = 1_000
+    /// Backfill from a point in time: newly assigned partitions that have no committed offset start at the first
+    /// record whose timestamp is at or after this (ms since the epoch), found with `rd_kafka_offsets_for_times`.
+    /// Partitions the broker has no answer for (no such record, or no timestamp index — like the mock cluster) start
+    /// per ``autoOffsetReset`` and are reported as an error event. `nil`: committed offsets / ``autoOffsetReset``.
+    public var startTimestampMs: Int64?
     /// Raw librdkafka properties applied last (SASL/TLS, tuning), like kcat `-X`.
     public var extra: [String: String] = [:]
 

@@ -27,6 +27,9 @@ public struct WorkerConfiguration: Sendable {
     public var httpPort = 9464
     public var drainTimeoutSeconds = 30.0
     public var start = StartPosition.committed
+    /// Backfill from a point in time (ms since the epoch): partitions without a committed offset start at the first
+    /// record at or after it (needs a real broker's timestamp index).
+    public var startTimestampMs: Int64?
     public var untilCaughtUp = false
     public var catalogFile: String?
     public var workerID: String
@@ -40,7 +43,7 @@ public struct WorkerConfiguration: Sendable {
 
     static let valuedFlags: Set<String> = [
         "brokers", "brokers-file", "topic", "group", "store", "dlq-topic", "batch-size", "batch-ms",
-        "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "start",
+        "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "start", "start-time",
         "catalog", "worker-id", "log-level", "version-cache", "X",
     ]
     static let booleanFlags: Set<String> = ["until-caught-up", "help"]
@@ -106,6 +109,9 @@ public struct WorkerConfiguration: Sendable {
             }
             config.start = start
         }
+        if let v = value("start-time") {
+            config.startTimestampMs = try timestamp(v, flag: "start-time")
+        }
         if let v = value("log-level") {
             guard let level = Logger.Level(name: v) else {
                 throw WorkerError.configuration("--log-level: '\(v)' is not one of debug, info, warning, error")
@@ -128,6 +134,18 @@ public struct WorkerConfiguration: Sendable {
             throw WorkerError.configuration("--\(flag): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return n
+    }
+
+    /// An RFC 3339 instant (`2026-10-01T00:00:00Z`, offsets allowed) or milliseconds since the epoch.
+    static func timestamp(_ text: String, flag: String) throws -> Int64 {
+        if let ms = Int64(text), ms >= 0 { return ms }
+        let formatter = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        }
+        throw WorkerError.configuration(
+            "--\(flag): '\(text)' is not an RFC 3339 instant (2026-10-01T00:00:00Z) or milliseconds since the epoch")
     }
 
     /// `DVP_X_SASL_PASSWORD=…` → `sasl.password`, then `-X key=value` flags (which win).

@@ -15,6 +15,10 @@ public enum WorkerHelp {
           --dlq-topic NAME          dead-letter topic (default <topic>.dlq)
           --start POSITION          where a group without committed offsets starts: committed|earliest (both
                                     start at the earliest offset) or latest (default committed)
+          --start-time INSTANT      backfill from a point in time: partitions without a committed offset start at
+                                    the first record at or after INSTANT (RFC 3339 or epoch ms); needs a real
+                                    broker (the embedded mock cannot look offsets up by time: it falls back to
+                                    --start and logs a warning)
           -X key=value              librdkafka property passed through (repeatable; SASL/TLS/tuning), also as
                                     DVP_X_<PROPERTY> with '.' as '_', e.g. DVP_X_SASL_PASSWORD=… → sasl.password
 

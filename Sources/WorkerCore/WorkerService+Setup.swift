@@ -59,6 +59,7 @@ extension WorkerService {
         consumer.clientId = "dvp-worker-\(configuration.workerID)"
         consumer.autoOffsetReset = configuration.start == .latest ? .latest : .earliest
         consumer.enablePartitionEOF = true
+        consumer.startTimestampMs = configuration.startTimestampMs
         consumer.statisticsIntervalMs = 5_000
         consumer.autoCommitIntervalMs = 1_000
         consumer.maxBufferedMessages = max(2 * configuration.batchSize, 2_000)

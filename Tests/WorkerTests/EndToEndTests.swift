@@ -76,4 +76,19 @@ struct EndToEndTests {
         let dump = try harness.storeDump(store)
         #expect(oracle.differences(from: dump).isEmpty)
     }
+
+    @Test("--start-time on the mock cluster (no timestamp index): warns, falls back to --start, loses nothing")
+    func startTimeFallsBackOnTheMock() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let (events, oracle) = try harness.generate(patients: 10, days: 3, seed: 13)
+        try harness.publish(events)
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let worker = try harness.startWorker(
+            store: store, group: "backfill", extra: ["--start", "earliest", "--start-time", "2026-09-02T00:00:00Z"])
+        #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "\(worker.stderr.suffix(2000))")
+        #expect(worker.stderr.contains("start timestamp: no offset"))
+        let dump = try harness.storeDump(store)
+        #expect(oracle.differences(from: dump).isEmpty)
+    }
 }

@@ -31,6 +31,16 @@ struct WorkerConfigurationTests {
         #expect(config.idKey == WorkerConfiguration.developmentIDKey)
     }
 
+    @Test("--start-time takes RFC 3339 instants with offsets, or epoch milliseconds")
+    func startTime() throws {
+        let rfc = try #require(try WorkerConfiguration.parse(
+            ["--brokers", "b:1", "--start-time", "2026-10-01T02:00:00+02:00"], environment: [:]))
+        #expect(rfc.startTimestampMs == 1_790_812_800_000)
+        let ms = try #require(try WorkerConfiguration.parse(
+            ["--brokers", "b:1"], environment: ["DVP_START_TIME": "1759276800123"]))
+        #expect(ms.startTimestampMs == 1_759_276_800_123)
+    }
+
     @Test("--help returns nil")
     func help() throws {
         #expect(try WorkerConfiguration.parse(["--help"], environment: [:]) == nil)
@@ -47,6 +57,7 @@ struct WorkerConfigurationTests {
             (["--brokers", "b:1", "--drain-timeout", "-3"], "--drain-timeout"),
             (["--brokers", "b:1", "-X", "novalue"], "-X"),
             (["--brokers", "b:1", "--frobnicate"], "--frobnicate"),
+            (["--brokers", "b:1", "--start-time", "last tuesday"], "--start-time"),
             (["--brokers"], "--brokers"),
             (["--brokers", "b:1", "--id-key-file", "/nonexistent/key"], "--id-key-file"),
         ])

@@ -9,15 +9,18 @@ final class RDKafkaConsumerContext: Sendable {
     private let statistics = Mutex<[KafkaTopicPartition: KafkaPartitionStatistics]>([:])
     private let rebalanceHandler: @Sendable (KafkaRebalanceEvent) -> Void
     private let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+    private let startTimestampMs: Int64?
 
     init(
         maxBufferedMessages: Int,
         rebalanceHandler: @escaping @Sendable (KafkaRebalanceEvent) -> Void,
-        logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)?,
+        startTimestampMs: Int64? = nil
     ) {
         state = Mutex(KafkaConsumerState(maxBufferedMessages: maxBufferedMessages))
         self.rebalanceHandler = rebalanceHandler
         self.logHandler = logHandler
+        self.startTimestampMs = startTimestampMs
     }
 
     // MARK: - Poll loop
@@ -70,6 +73,7 @@ final class RDKafkaConsumerContext: Sendable {
         let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            if let startTimestampMs { applyStartTimestamp(startTimestampMs, rk: rk, partitions: partitions) }
             if cooperative {
                 if let error = rd_kafka_incremental_assign(rk, partitions) {
                     deliver(.error(KafkaError(consuming: error)))
@@ -100,6 +104,50 @@ final class RDKafkaConsumerContext: Sendable {
             // "must call rd_kafka_assign(rk, NULL) to synchronize state" (rdkafka.h)
             reportIfError(err, "rebalance")
             _ = rd_kafka_assign(rk, nil)
+        }
+    }
+
+    /// Sets the start offset of each newly assigned partition without a committed offset to the first record at or
+    /// after `timestampMs` (blocking lookups, bounded, on the poll thread during the assign callback).
+    private func applyStartTimestamp(
+        _ timestampMs: Int64, rk: OpaquePointer, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+    ) {
+        guard partitions.pointee.cnt > 0, let committed = rd_kafka_topic_partition_list_copy(partitions) else { return }
+        defer { rd_kafka_topic_partition_list_destroy(committed) }
+        let committedErr = rd_kafka_committed(rk, committed, 10_000)
+        guard committedErr == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            reportIfError(committedErr, "start timestamp: committed offsets")
+            return
+        }
+        let query = rd_kafka_topic_partition_list_new(committed.pointee.cnt)!
+        defer { rd_kafka_topic_partition_list_destroy(query) }
+        for i in 0..<Int(committed.pointee.cnt) where committed.pointee.elems[i].offset < 0 {
+            let entry = committed.pointee.elems[i]
+            rd_kafka_topic_partition_list_add(query, entry.topic, entry.partition).pointee.offset = timestampMs
+        }
+        guard query.pointee.cnt > 0 else { return }
+        let lookupErr = rd_kafka_offsets_for_times(rk, query, 10_000)
+        guard lookupErr == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            reportIfError(lookupErr, "start timestamp: offsets for times")
+            return
+        }
+        var unresolved = 0
+        for i in 0..<Int(query.pointee.cnt) {
+            let answer = query.pointee.elems[i]
+            guard answer.err == RD_KAFKA_RESP_ERR_NO_ERROR, answer.offset >= 0,
+                let target = rd_kafka_topic_partition_list_find(partitions, answer.topic, answer.partition)
+            else {
+                unresolved += 1
+                continue
+            }
+            target.pointee.offset = answer.offset
+        }
+        if unresolved > 0 {
+            deliver(.error(KafkaError(
+                RD_KAFKA_RESP_ERR__NO_OFFSET,
+                "start timestamp: no offset at or after \(timestampMs) for \(unresolved) partition(s) (no such record, "
+                    + "or the broker cannot look offsets up by time, like the mock cluster); they start per "
+                    + "auto.offset.reset")))
         }
     }
 
