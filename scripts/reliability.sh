@@ -20,12 +20,11 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -z "${DVP_POSTGRES_URL:-}" ]; then
-    pgdir="$root/var/pg-reliability"
-    scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true
-    rm -rf "$pgdir"
+    # Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone.
+    pgdir=$(mktemp -d /var/tmp/dvp-pg-reliability.XXXXXX)
     DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" "$((20000 + RANDOM % 20000))")
     export DVP_POSTGRES_URL
-    trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true' EXIT
+    trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"' EXIT
 fi
 
 swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || true

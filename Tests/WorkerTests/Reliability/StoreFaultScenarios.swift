@@ -17,10 +17,10 @@ extension ReliabilityTests {
             }
             run.note(failed ? "store errors seen and retried" : "restart fell between batches (no store error)")
             try await run.finish(generator)
-            try await run.drainAndVerify()
             for worker in workers {
                 run.check(!worker.process.stderr.contains("MAXPOLL"), "\(worker.name) exceeded max.poll.interval.ms")
             }
+            try await run.drainAndVerify()
         }
     }
 
@@ -37,9 +37,9 @@ extension ReliabilityTests {
             run.check(await lock.waitForExit(timeout: .seconds(40)) == 0, "psql lock session: \(lock.stderr)")
             try await run.finish(generator)
             let lost = await workers[0].metric("dvp_rebalances_total{kind=\"lost\"}")
-            try await run.drainAndVerify()
             run.check(!workers[0].process.stderr.contains("MAXPOLL"), "the worker exceeded max.poll.interval.ms")
             run.check(lost == 0, "partitions lost during the stall")
+            try await run.drainAndVerify()
         }
     }
 }
