@@ -16,7 +16,7 @@
 #
 # Usage: scripts/check-runtime-image.sh [--skip-build] [--rebuild-rootfs]
 # Environment: DVP_DOCKERFILE (default ./Dockerfile), DVP_DEBIAN_MIRROR (default http://deb.debian.org/debian),
-#              DVP_ROOTFS_CACHE (default /var/tmp), DVP_BIN_DIR (use binaries from there; implies --skip-build),
+#              DVP_ROOTFS_CACHE (default /var/tmp), DVP_RUNTIME_BIN_DIR (use release binaries from there; implies --skip-build),
 #              DVP_CHECK_GENERATE_ARGS (arguments of `producer generate`, default below).
 # Needs: root, debootstrap, network access to the Debian mirror on the first run.
 set -euo pipefail
@@ -32,7 +32,7 @@ readonly CACHE_BASE="${DVP_ROOTFS_CACHE:-/var/tmp}"
 readonly PRODUCTS=(worker producer devbroker storectl)
 readonly PLACEHOLDER_MARKER="not implemented yet"
 readonly TOPIC=daily-values
-readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42}"
+readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
 
 skip_build=false
 rebuild_rootfs=false
@@ -94,9 +94,9 @@ echo "runtime user: ${app_uid}:${app_gid}"
 
 cd "$ROOT_DIR"
 step_start=$(date +%s.%N)
-if [[ -n "${DVP_BIN_DIR:-}" ]]; then
+if [[ -n "${DVP_RUNTIME_BIN_DIR:-}" ]]; then
     skip_build=true
-    bin_dir="$DVP_BIN_DIR"
+    bin_dir="$DVP_RUNTIME_BIN_DIR"
 else
     if [[ "$skip_build" == false ]]; then
         swift build -c release --static-swift-stdlib
