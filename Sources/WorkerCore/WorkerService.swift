@@ -62,9 +62,10 @@ public final class WorkerService: Sendable {
 
         let store = try await openStore()
         let deadLetters = try KafkaProducer(configuration: deadLetterProducerConfiguration())
-        let consumer = try KafkaConsumer(configuration: consumerConfiguration()) { [self] event in
-            handleRebalance(event)
-        }
+        let consumer = try KafkaConsumer(
+            configuration: consumerConfiguration(),
+            rebalanceHandler: { [self] event in handleRebalance(event) },
+            logHandler: { [self] entry in handleKafkaLog(entry) })
         let channel = BoundedChannel<KafkaConsumerEvent>(capacity: max(configuration.batchSize * 2, 1000))
         let stopNow = control.withLock { c -> Bool in
             c.consumer = consumer

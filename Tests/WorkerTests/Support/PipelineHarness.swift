@@ -34,7 +34,7 @@ final class PipelineHarness: @unchecked Sendable {
         let process = try ChildProcess(
             TestEnvironment.binary("devbroker"),
             ["--brokers", "3", "--topic", "\(topic):\(partitions)", "--topic", "\(deadLetterTopic):2",
-             "--bootstrap-file", bootstrapFile.path],
+             "--bootstrap-file", bootstrapFile.path, "--control", controlFIFO.path],
             directory: directory)
         broker = process
         let deadline = ContinuousClock.now + .seconds(20)
@@ -62,10 +62,10 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// Publishes a file as-is (invalid lines included) and waits for every acknowledgement.
-    func publish(_ events: URL) throws {
+    func publish(_ events: URL, extra: [String] = []) throws {
         let result = try runCommand(
             TestEnvironment.binary("producer"),
-            ["publish", "--brokers", bootstrap, "--topic", topic, "--raw", events.path])
+            ["publish", "--brokers", bootstrap, "--topic", topic, "--raw", events.path] + extra)
         guard result.status == 0 else { throw TestSetupError("producer publish failed: \(result.stderr)") }
     }
 

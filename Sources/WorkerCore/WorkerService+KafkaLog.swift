@@ -1,0 +1,29 @@
+import Kafka
+
+extension WorkerService {
+    /// librdkafka's log lines (its internal threads): forwarded as JSON log lines, and offset resets past
+    /// retention turned into `dvp_retention_gaps_total` plus an error, so lost data is never silent.
+    func handleKafkaLog(_ entry: KafkaLogEntry) {
+        if let gap = RetentionGap(entry) {
+            metrics.increment("dvp_retention_gaps_total")
+            var fields: [(String, Logger.Value)] = [
+                ("topic", .string(gap.topic)), ("partition", .int(Int64(gap.partition))),
+                ("lost_from_offset", .int(gap.lostFrom)),
+            ]
+            if let resumedAt = gap.resumedAt { fields.append(("resumed_at_offset", .int(resumedAt))) }
+            if let lost = gap.lostCount { fields.append(("lost_records", .int(lost))) }
+            logger.error(
+                "retention gap: records were deleted by the broker before this group read them; they are lost "
+                    + "to the store (re-publish them from the source)", fields)
+            return
+        }
+        let level: Logger.Level =
+            switch entry.level {
+            case ...3: .error
+            case 4: .warning
+            case 5...6: .info
+            default: .debug
+            }
+        logger.log(level, "librdkafka", [("facility", .string(entry.facility)), ("message", .string(entry.message))])
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// Faults of the worker processes: kill -9 at points of the batch cycle, scaling, rolling restarts, SIGTERM
+/// during a batch, a frozen (SIGSTOP) worker.
+extension ReliabilityTests {
+    @Test("Baseline: one worker, messy stream, no fault")
+    func baseline() async throws {
+        try await ScenarioRun.perform("baseline (1 worker, no fault)") { run in
+            try run.publish(try run.generate(patients: 40, days: 5, seed: 101, extra: Self.messy))
+            let worker = try await run.startWorker(untilCaughtUp: true)
+            run.check(await worker.process.waitForExit(timeout: .seconds(120)) == 0, "worker did not catch up")
+            try await run.drainAndVerify()
+        }
+    }
+
+    /// Where in the batch cycle the kill lands, pinned through the worker's metrics (polled every 5 ms):
+    /// `in-flight` right after `dvp_records_consumed_total` rose (the batch was taken, its upsert is running);
+    /// `after-batch` right after `dvp_batch_duration_seconds_count` rose (offsets stored, auto-commit pending).
+    @Test("kill -9 at a point of the batch cycle, 2 workers under load", arguments: ReliabilityMode.isFull ? ["in-flight", "after-batch"] : ["in-flight"])
+    func killNine(point: String) async throws {
+        try await ScenarioRun.perform("kill -9 \(point) (2 workers)") { run in
+            let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 102)
+            let series = point == "in-flight" ? "dvp_records_consumed_total" : "dvp_batch_duration_seconds_count"
+            let victim = workers[0]
+            let before = await victim.metric(series)
+            let pinned = await eventually(timeout: .seconds(20), interval: .milliseconds(5)) {
+                await victim.metric(series) > before
+            }
+            await run.kill9(victim)
+            run.note(pinned ? "killed within ~5 ms of \(series) rising" : "kill point not pinned (no batch in 20 s)")
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
+    @Test("Scale 1 → 3 under load", fullOnly)
+    func scaleUp() async throws {
+        try await ScenarioRun.perform("scale 1→3 under load") { run in
+            let (generator, workers) = try await Self.underLoad(run, workers: 1, seed: 103)
+            let b = try await run.startWorker("worker-2", extra: Self.smallBatches)
+            let c = try await run.startWorker("worker-3", extra: Self.smallBatches)
+            let spread = await eventually(timeout: .seconds(30)) {
+                var all: [Double] = []
+                for worker in [workers[0], b, c] { all.append(await worker.metric("dvp_assigned_partitions")) }
+                return all.allSatisfy { $0 > 0 }
+            }
+            run.check(spread, "the new workers never got partitions")
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
+    @Test("Scale 3 → 1 by SIGTERM under load", fullOnly)
+    func scaleDown() async throws {
+        try await ScenarioRun.perform("scale 3→1 (SIGTERM) under load") { run in
+            let (generator, workers) = try await Self.underLoad(run, workers: 3, seed: 104)
+            for worker in workers.dropFirst() {
+                try await Task.sleep(for: .seconds(3))
+                await run.terminate(worker)
+            }
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
+    @Test("Rolling restart of 3 workers under load", fullOnly)
+    func rollingRestart() async throws {
+        try await ScenarioRun.perform("rolling restart (3 workers)") { run in
+            let (generator, workers) = try await Self.underLoad(run, workers: 3, seed: 105)
+            for (i, worker) in workers.enumerated() {
+                await run.terminate(worker)
+                _ = try await run.startWorker("worker-\(i + 1)b", extra: Self.smallBatches)
+                try await Task.sleep(for: .seconds(2))
+            }
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
+    @Test("SIGTERM during an in-flight batch: exit 0 within the drain timeout", fullOnly)
+    func sigtermInFlight() async throws {
+        try await ScenarioRun.perform("SIGTERM during an in-flight batch") { run in
+            let (generator, workers) = try await Self.underLoad(
+                run, workers: 2, seed: 106, extra: ["--batch-size", "500", "--drain-timeout", "10"])
+            let victim = workers[0]
+            let before = await victim.metric("dvp_records_consumed_total")
+            _ = await eventually(timeout: .seconds(20), interval: .milliseconds(5)) {
+                await victim.metric("dvp_records_consumed_total") > before
+            }
+            let signalled = ContinuousClock.now
+            await run.terminate(victim, within: .seconds(20))
+            run.check(ContinuousClock.now - signalled < .seconds(11), "drain exceeded --drain-timeout 10 s")
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
+    @Test("Frozen worker (SIGSTOP past the session timeout, then SIGCONT) writes late", fullOnly)
+    func frozenWorker() async throws {
+        try await ScenarioRun.perform("frozen worker (SIGSTOP 10 s, SIGCONT)") { run in
+            let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 107)
+            workers[0].process.signal(SIGSTOP)
+            let takenOver = await eventually(timeout: .seconds(20)) {
+                await workers[1].metric("dvp_assigned_partitions") == Double(run.harness.partitions)
+            }
+            run.check(takenOver, "the survivor never took over every partition")
+            try await Task.sleep(for: .seconds(2))
+            workers[0].process.signal(SIGCONT)
+            let rejoined = await eventually(timeout: .seconds(30)) {
+                await workers[0].metric("dvp_assigned_partitions") > 0
+            }
+            run.check(rejoined, "the frozen worker never rejoined")
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// A worker process of a scenario with its HTTP probe and the last `dvp_records_consumed_total` seen, so records
+/// consumed by a worker that is later killed are still counted.
+final class ScenarioWorker: @unchecked Sendable {
+    let process: ChildProcess
+    let probe: WorkerProbe
+    private let lock = NSLock()
+    private var lastConsumed: Int64 = 0
+
+    init(_ process: ChildProcess) async throws {
+        self.process = process
+        probe = try await WorkerProbe(process)
+    }
+
+    var name: String { process.name }
+
+    /// Scrapes the consumed counter (no-op when the worker does not answer).
+    func refresh() async {
+        guard process.isRunning, let value = await probe.metric("dvp_records_consumed_total") else { return }
+        lock.withLock { lastConsumed = max(lastConsumed, Int64(value)) }
+    }
+
+    /// Records this worker consumed: from its final "worker stopped" log line, else the last scrape.
+    var consumed: Int64 {
+        let logged = process.stderr.split(separator: "\n").last { $0.contains("\"worker stopped\"") }
+            .flatMap { line in line.range(of: "\"consumed\":").flatMap { Int64(line[$0.upperBound...].prefix { $0.isNumber }) } }
+        return lock.withLock { max(lastConsumed, logged ?? 0) }
+    }
+
+    /// The value of a counter or gauge series now, 0 when absent.
+    func metric(_ series: String) async -> Double { await probe.metric(series) ?? 0 }
+
+    /// Waits until the worker consumed at least `count` records in total.
+    func waitForConsumed(atLeast count: Double, timeout: Duration = .seconds(60)) async -> Bool {
+        await eventually(timeout: timeout) { await self.metric("dvp_records_consumed_total") >= count }
+    }
+}
