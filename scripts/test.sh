@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a bare Debian 12 machine with the Swift toolchain:
-#   installs packages, creates the Python test venv, starts a throwaway PostgreSQL, builds, runs `swift test`,
-#   then the deployment checks. Usage: scripts/test.sh [--quick] [extra swift test args]
-#   --quick   skip the slow deployment chroot check (it always runs in CI)
+#   installs packages, creates the Python test venv, starts a throwaway PostgreSQL, builds, runs `swift test`
+#   (with every reliability scenario), the chart checks, a quick fuzz pass and the runtime-image check.
+#   Usage: scripts/test.sh [--quick] [extra swift test args]
+#   --quick   the reliability suite's quick subset and no debootstrap/chroot check (CI always runs everything)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -32,8 +33,15 @@ step "Building"
 swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || { echo "build failed" >&2; exit 1; }
 export DVP_BIN_DIR=$(swift build --show-bin-path)
 
-step "swift test"
+if ((quick == 0)); then
+    # The slow fault-injection scenarios run too; their results table is regenerated into var/reliability/.
+    export DVP_RELIABILITY=full DVP_RELIABILITY_REPORT="$root/var/reliability/RELIABILITY.md"
+    mkdir -p "$root/var/reliability"
+    rm -f "$DVP_RELIABILITY_REPORT" "$DVP_RELIABILITY_REPORT.rows.jsonl"
+fi
+step "swift test${DVP_RELIABILITY:+ (reliability: $DVP_RELIABILITY)}"
 swift test --skip-build "$@"
+[[ -n "${DVP_RELIABILITY_REPORT:-}" && -f "$DVP_RELIABILITY_REPORT" ]] && echo "reliability table: $DVP_RELIABILITY_REPORT" >&2
 
 step "Helm chart static checks"
 "$DVP_PYTHON" scripts/check-chart.py
