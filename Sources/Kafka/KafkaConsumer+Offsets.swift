@@ -81,6 +81,12 @@ extension KafkaConsumer {
         context.latestStatistics
     }
 
+    /// Brokers connected versus known, from the latest statistics; `nil` until the first statistics arrived.
+    /// (Up to date within `statistics.interval.ms`; cheap, never blocks.)
+    public func brokerAvailability() -> KafkaBrokerAvailability? {
+        context.latestBrokerAvailability
+    }
+
     /// The partition count of `topic` from broker metadata (asked on its own thread).
     public func partitionCount(topic: String, timeout: Duration) async throws(KafkaError) -> Int {
         try client.checkOpen("partitionCount")

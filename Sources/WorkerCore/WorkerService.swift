@@ -206,6 +206,18 @@ public final class WorkerService: Sendable {
 
     // MARK: - HTTP
 
+    /// Broker reachability from the consumer's statistics: an `_ALL_BROKERS_DOWN` event marks the worker not ready
+    /// at once; statistics showing a connected broker clear it, and statistics showing none set it.
+    private func refreshBrokerHealth() {
+        guard let availability = control.withLock({ $0.consumer })?.brokerAvailability(), availability.known > 0
+        else { return }
+        if availability.up > 0 {
+            health.brokersUp()
+        } else {
+            health.brokersDown("no connection to any of \(availability.known) brokers")
+        }
+    }
+
     /// Per-partition lag of the current assignment, from the consumer's latest statistics.
     private func refreshLag() {
         guard let consumer = control.withLock({ $0.consumer }) else { return }
@@ -222,6 +234,7 @@ public final class WorkerService: Sendable {
     private func respond(to path: String) -> HTTPServer.Response {
         switch path {
         case "/metrics":
+            refreshBrokerHealth()
             let (ready, _) = health.readiness
             metrics.set("dvp_ready", ready ? 1 : 0)
             refreshLag()
@@ -229,6 +242,7 @@ public final class WorkerService: Sendable {
         case "/healthz":
             return .init(status: 200, body: "ok\n")
         case "/readyz":
+            refreshBrokerHealth()
             let (ready, reason) = health.readiness
             return .init(status: ready ? 200 : 503, body: reason + "\n")
         default:

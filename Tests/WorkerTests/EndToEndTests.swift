@@ -91,4 +91,25 @@ struct EndToEndTests {
         let dump = try harness.storeDump(store)
         #expect(oracle.differences(from: dump).isEmpty)
     }
+
+    @Test("All brokers down: /readyz turns 503, and 200 again once a broker is back; /healthz stays 200")
+    func readinessFollowsTheBrokers() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let worker = try harness.startWorker(store: store, untilCaughtUp: false)
+        let probe = try await WorkerProbe(worker)
+        #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 200 })
+        for broker in 1...3 { _ = try await harness.control("down \(broker)") }
+        #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 503 },
+                "not ready never reported")
+        #expect(await probe.get("/healthz")?.status == 200)
+        for broker in 1...3 { _ = try await harness.control("up \(broker)") }
+        let back = await eventually(timeout: .seconds(40)) { await probe.get("/readyz")?.status == 200 }
+        let reason = await probe.get("/readyz")?.body ?? "no answer"
+        #expect(back, "ready never came back: \(reason)")
+        worker.signal(SIGTERM)
+        #expect(await worker.waitForExit(timeout: .seconds(30)) == 0)
+    }
 }
+

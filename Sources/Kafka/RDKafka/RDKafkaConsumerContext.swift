@@ -7,6 +7,7 @@ import Synchronization
 final class RDKafkaConsumerContext: Sendable {
     let state: Mutex<KafkaConsumerState>
     private let statistics = Mutex<[KafkaTopicPartition: KafkaPartitionStatistics]>([:])
+    private let brokers = Mutex<KafkaBrokerAvailability?>(nil)
     private let rebalanceHandler: @Sendable (KafkaRebalanceEvent) -> Void
     private let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
     private let startTimestampMs: Int64?
@@ -158,10 +159,13 @@ final class RDKafkaConsumerContext: Sendable {
 
     // MARK: - Statistics and logs
 
-    func updateStatistics(_ partitions: [KafkaPartitionStatistics]) {
-        let byPartition = Dictionary(partitions.map { ($0.topicPartition, $0) }, uniquingKeysWith: { $1 })
+    func updateStatistics(_ snapshot: RDKafkaStatistics.Snapshot) {
+        let byPartition = Dictionary(snapshot.partitions.map { ($0.topicPartition, $0) }, uniquingKeysWith: { $1 })
         statistics.withLock { $0 = byPartition }
+        brokers.withLock { $0 = snapshot.brokers }
     }
+
+    var latestBrokerAvailability: KafkaBrokerAvailability? { brokers.withLock { $0 } }
 
     var latestStatistics: [KafkaPartitionStatistics] {
         statistics.withLock { Array($0.values) }.sorted { $0.topicPartition < $1.topicPartition }
@@ -194,8 +198,7 @@ final class RDKafkaConsumerContext: Sendable {
             UnsafeMutableRawPointer?
         ) -> Int32 = { _, json, length, opaque in
             guard let json, let context = context(opaque) else { return 0 }
-            context.updateStatistics(
-                RDKafkaStatistics.partitions(fromJSON: UnsafeRawBufferPointer(start: json, count: length)))
+            context.updateStatistics(RDKafkaStatistics.parse(UnsafeRawBufferPointer(start: json, count: length)))
             return 0  // librdkafka frees the JSON
         }
 
