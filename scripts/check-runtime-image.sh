@@ -32,7 +32,7 @@ readonly CACHE_BASE="${DVP_ROOTFS_CACHE:-/var/tmp}"
 readonly PRODUCTS=(worker producer devbroker storectl)
 readonly PLACEHOLDER_MARKER="not implemented yet"
 readonly TOPIC=daily-values
-readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42}"
+readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
 
 skip_build=false
 rebuild_rootfs=false

@@ -26,7 +26,7 @@ pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    [[ $mode == postgres ]] && scripts/pg-test-cluster.sh stop "$run/pg" >/dev/null 2>&1 || true
+    [[ $mode == postgres ]] && scripts/pg-test-cluster.sh stop /var/tmp/dvp-demo-pg >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -51,7 +51,10 @@ if [[ $mode == sqlite ]]; then
         --log-level warning
 else
     step "Starting a throwaway PostgreSQL"
-    store=$(scripts/pg-test-cluster.sh start "$run/pg" "${DVP_DEMO_PG_PORT:-55439}")
+    pgdir=/var/tmp/dvp-demo-pg   # outside the checkout: the server runs as the `postgres` user
+    scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true
+    rm -rf "$pgdir"
+    store=$(scripts/pg-test-cluster.sh start "$pgdir" "${DVP_DEMO_PG_PORT:-55439}")
     step "Running two workers in one group until caught up (store: PostgreSQL)"
     "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up \
         --worker-id demo-1 --log-level warning &
@@ -64,14 +67,15 @@ fi
 
 step "Result: upsert outcomes per metric"
 "$bin/storectl" counts --store "$store"
-step "One Observation in full"
-first=$("$bin/storectl" dump --store "$store" | head -1 | cut -f1)
-"$bin/storectl" show --store "$store" "$first"
 step "Compared with the generator's oracle"
 "$bin/storectl" dump --store "$store" | sort >"$run/store.tsv"
 grep -v '^#' "$run/oracle.tsv" | grep -v '^invalid' | sort >"$run/expected.tsv" || true
+step "One Observation in full"
+"$bin/storectl" show --store "$store" "$(sed -n '1s/\t.*//p' "$run/store.tsv")" | python3 -m json.tool
+echo >&2
 if diff -q "$run/expected.tsv" "$run/store.tsv" >/dev/null; then
-    echo "store == oracle: $(wc -l <"$run/store.tsv") identities at their highest version" >&2
+    echo "store == oracle: $(wc -l <"$run/store.tsv") identities at their highest version;" \
+        "$(grep -c '^invalid' "$run/oracle.tsv") invalid events in the dead-letter topic" >&2
 else
     echo "store differs from the oracle (see $run/expected.tsv vs $run/store.tsv)" >&2
     exit 1

@@ -21,13 +21,12 @@ scripts/python-venv.sh
 export DVP_PYTHON="$root/.venv/bin/python"
 
 step "Starting a throwaway PostgreSQL"
-pgdir="$root/var/pg-test"
+# Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone's directory.
+pgdir=$(mktemp -d /var/tmp/dvp-pg-test.XXXXXX)
 pgport=${DVP_TEST_PG_PORT:-$((20000 + RANDOM % 20000))}
-scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true
-rm -rf "$pgdir"
 DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" "$pgport")
 export DVP_POSTGRES_URL DVP_PG_DIR="$pgdir"
-trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true' EXIT
+trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"' EXIT
 
 step "Building"
 swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || { echo "build failed" >&2; exit 1; }
@@ -38,6 +37,9 @@ swift test --skip-build "$@"
 
 step "Helm chart static checks"
 "$DVP_PYTHON" scripts/check-chart.py
+
+step "Fuzzing the DailyValue decoder and mapper (100k inputs)"
+scripts/fuzz.sh --runs 100000 2>&1 | grep -E '^(==>|stat::|INFO: (Seed|seed corpus))|ERROR|SUMMARY|invariant|Test unit written' >&2
 
 if ((quick == 0)); then
     step "Runtime image check (debootstrap + chroot)"

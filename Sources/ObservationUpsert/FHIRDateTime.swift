@@ -13,8 +13,15 @@ enum FHIRDateTime {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The instants a FHIR `instant` can express (years 0001–9999), in milliseconds since the epoch.
+    static let instantRange: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
     /// `YYYY-MM-DDThh:mm:ss.sssZ`: a UTC instant with milliseconds.
-    static func instant(epochMilliseconds ms: Int64) -> String {
+    ///
+    /// Total over `Int64`: a Kafka record timestamp can be any value a producer chose, so instants outside
+    /// ``instantRange`` are clamped to its nearest end rather than trapping or printing a malformed year.
+    static func instant(epochMilliseconds: Int64) -> String {
+        let ms = min(max(epochMilliseconds, instantRange.lowerBound), instantRange.upperBound)
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let millis = Int(ms - seconds * 1000)
         var out: [UInt8] = []

@@ -21,6 +21,7 @@ struct BatchLoop {
         var pending: [(message: KafkaMessage, epoch: Int)] = []
         pending.reserveCapacity(configuration.batchSize)
         var batchStarted = ContinuousClock.now
+        var nextCaughtUpCheck = ContinuousClock.now
         let batchWindow = Duration.milliseconds(configuration.batchMilliseconds)
         while true {
             let wait = pending.isEmpty ? Duration.milliseconds(250) : max(.zero, batchStarted + batchWindow - .now)
@@ -47,9 +48,20 @@ struct BatchLoop {
                 if !pending.isEmpty { await flush(pending) }
                 return false
             }
-            if configuration.untilCaughtUp && pending.isEmpty && service.tracker.isCaughtUp {
-                logger.info("caught up", [("partitions", .int(Int64(service.tracker.assignedPartitions.count)))])
-                return true
+            if configuration.untilCaughtUp && pending.isEmpty && ContinuousClock.now >= nextCaughtUpCheck
+                && service.tracker.isCaughtUp
+            {
+                // Done only once the caught-up offsets are committed; a refused commit (the group is rebalancing,
+                // e.g. another member just left) means: keep consuming until the group is stable, then try again.
+                do {
+                    try await consumer.commit()
+                    logger.info("caught up", [("partitions", .int(Int64(service.tracker.assignedPartitions.count)))])
+                    return true
+                } catch {
+                    logger.info("caught up, but the commit was refused; continuing until the group is stable",
+                                [("error", .string("\(error)"))])
+                    nextCaughtUpCheck = .now + .seconds(1)
+                }
             }
         }
     }

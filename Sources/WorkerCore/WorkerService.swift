@@ -91,9 +91,7 @@ public final class WorkerService: Sendable {
         health.markStopping()
         consumer.stopConsuming()
         channel.finish()
-        do { try await consumer.commit() } catch {
-            logger.warning("final commit failed", [("error", .string("\(error)"))])
-        }
+        await commitBeforeClose(consumer)
         let closeBudget = max(5.0, configuration.drainTimeoutSeconds / 2)
         switch await consumer.close(timeout: .seconds(closeBudget)) {
         case .closed: logger.info("consumer closed; group left")
@@ -103,14 +101,38 @@ public final class WorkerService: Sendable {
                          [("timeout_s", .double(closeBudget))])
         }
         forwarder.cancel()
-        _ = await deadLetters.close(timeout: .seconds(5))
         do { try await deadLetters.flush(timeout: .seconds(5)) } catch {
             logger.warning("dead-letter producer flush failed", [("error", .string("\(error)"))])
         }
+        _ = await deadLetters.close(timeout: .seconds(5))
         await store.close()
         let summary = RunSummary(metrics: metrics, elapsed: ContinuousClock.now - started, caughtUp: caughtUp)
         logger.info("worker stopped", summary.logFields)
         return summary
+    }
+
+    /// Commits the stored offsets before leaving the group, retrying while the group is rebalancing (other members
+    /// joining or leaving at the same moment): a commit lost here costs duplicates on the next run.
+    private func commitBeforeClose(_ consumer: KafkaConsumer) async {
+        let deadline = ContinuousClock.now + .seconds(min(15, configuration.drainTimeoutSeconds / 2))
+        var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))
+        while true {
+            do {
+                try await consumer.commit()
+                return
+            } catch {
+                metrics.increment("dvp_offset_commit_errors_total")
+                let retriable = error.isRetriable
+                    || ["ILLEGAL_GENERATION", "UNKNOWN_MEMBER_ID", "_WAIT_COORD"].contains(error.code.name)
+                guard retriable, ContinuousClock.now < deadline else {
+                    logger.warning("final commit failed; the next owner re-reads the uncommitted tail",
+                                   [("error", .string("\(error)"))])
+                    return
+                }
+                logger.info("final commit refused for now; retrying", [("error", .string("\(error)"))])
+                try? await Task.sleep(for: backoff.next())
+            }
+        }
     }
 
     /// Asks the worker to stop: no more fetching; the in-flight batch finishes; offsets are committed.
@@ -183,11 +205,25 @@ public final class WorkerService: Sendable {
 
     // MARK: - HTTP
 
+    /// Per-partition lag of the current assignment, from the consumer's latest statistics.
+    private func refreshLag() {
+        guard let consumer = control.withLock({ $0.consumer }) else { return }
+        let assigned = Set(tracker.assignedPartitions)
+        metrics.clearGauge("dvp_consumer_lag")
+        for stats in consumer.partitionStatistics() where stats.consumerLag >= 0 {
+            let tp = KafkaTopicPartition(topic: stats.topic, partition: stats.partition)
+            guard assigned.contains(tp) else { continue }
+            metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
+                        Double(stats.consumerLag))
+        }
+    }
+
     private func respond(to path: String) -> HTTPServer.Response {
         switch path {
         case "/metrics":
             let (ready, _) = health.readiness
             metrics.set("dvp_ready", ready ? 1 : 0)
+            refreshLag()
             return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
         case "/healthz":
             return .init(status: 200, body: "ok\n")

@@ -99,6 +99,15 @@ final class PipelineHarness: @unchecked Sendable {
         try await KafkaConsumer.readAll(topic: deadLetterTopic, bootstrapServers: bootstrap, timeout: .seconds(30))
     }
 
+    /// The distinct `(original partition, original offset)` pairs in the dead-letter topic.
+    func deadLetterOrigins() async throws -> Set<String> {
+        Set(try await deadLetters().map { record in
+            let headers = Dictionary(
+                record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) }, uniquingKeysWith: { a, _ in a })
+            return "\(headers["__connect.errors.partition"] ?? "?")@\(headers["__connect.errors.offset"] ?? "?")"
+        })
+    }
+
     /// Per partition of the main topic: (committed offset of `group`, end offset).
     func committedVersusEnd(group: String) async throws -> [(partition: Int32, committed: Int64, end: Int64)] {
         let all = try await KafkaConsumer.readAll(topic: topic, bootstrapServers: bootstrap, timeout: .seconds(60))

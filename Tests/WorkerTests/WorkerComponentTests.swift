@@ -1,0 +1,119 @@
+import Foundation
+import Kafka
+import ObservationUpsert
+import Testing
+
+@testable import WorkerCore
+
+@Suite("Worker components")
+struct WorkerComponentTests {
+    @Test("BoundedChannel: order kept, sender suspends when full, receive times out, finish drains")
+    func boundedChannel() async {
+        let channel = BoundedChannel<Int>(capacity: 4)
+        let producer = Task {
+            for i in 0..<100 { await channel.send(i) }
+            channel.finish()
+        }
+        var received: [Int] = []
+        loop: while true {
+            switch await channel.receive(timeout: .seconds(5)) {
+            case .element(let n): received.append(n)
+            case .finished: break loop
+            case .timedOut: Issue.record("timed out with elements pending"); break loop
+            }
+        }
+        await producer.value
+        #expect(received == Array(0..<100))
+
+        let idle = BoundedChannel<Int>(capacity: 1)
+        let started = ContinuousClock.now
+        guard case .timedOut = await idle.receive(timeout: .milliseconds(100)) else {
+            Issue.record("expected a timeout")
+            return
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(90))
+    }
+
+    @Test("VersionCache keeps the highest lower bound and clears itself when full")
+    func versionCache() {
+        let cache = VersionCache(capacity: 3)
+        let a = ObservationIdentity(patient: "p1", metric: "steps", day: "2026-10-01")
+        let b = ObservationIdentity(patient: "p1", metric: "steps", day: "2026-10-02")
+        cache.record([(a, 5), (a, 3), (b, 7)])
+        #expect(cache.storedAtLeast([a, b]) == [5, 7])
+        cache.record([(ObservationIdentity(patient: "p2", metric: "steps", day: "2026-10-01"), 1),
+                      (ObservationIdentity(patient: "p3", metric: "steps", day: "2026-10-01"), 1)])
+        #expect(cache.storedAtLeast([a]) == [nil])
+        let disabled = VersionCache(capacity: 0)
+        disabled.record([(a, 1)])
+        #expect(disabled.storedAtLeast([a]) == [nil])
+    }
+
+    @Test("Dead-letter record keeps key, value, headers, timestamp and adds the context headers")
+    func deadLetter() {
+        let original = KafkaMessage(
+            topic: "daily-values", partition: 3, offset: 42, key: Array("p-1".utf8), value: Array("{oops".utf8),
+            headers: [KafkaHeader(key: "trace", string: "t1")], timestampMs: 1_759_384_503_000, timestampType: .createTime)
+        let record = DeadLetter(topic: "daily-values.dlq", group: "g", workerID: "w1", workerVersion: "9")
+            .record(for: original, stage: .deserialize, className: "InvalidJSON", reason: "`$`: not JSON")
+        let headers = Dictionary(record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) },
+                                 uniquingKeysWith: { a, _ in a })
+        #expect(record.topic == "daily-values.dlq")
+        #expect(record.key == original.key)
+        #expect(record.value == original.value)
+        #expect(record.timestampMs == original.timestampMs)
+        #expect(headers["trace"] == "t1")
+        #expect(headers["__connect.errors.topic"] == "daily-values")
+        #expect(headers["__connect.errors.partition"] == "3")
+        #expect(headers["__connect.errors.offset"] == "42")
+        #expect(headers["__connect.errors.stage"] == "DESERIALIZE")
+        #expect(headers["__connect.errors.exception.class.name"] == "InvalidJSON")
+        #expect(headers["x-dlq.worker-version"] == "9")
+
+        let huge = KafkaMessage(topic: "t", partition: 0, offset: 1, key: nil,
+                                value: [UInt8](repeating: 65, count: DeadLetter.maxVerbatimBytes + 1),
+                                headers: [], timestampMs: nil, timestampType: .notAvailable)
+        let envelope = DeadLetter(topic: "t.dlq", group: "g", workerID: "w", workerVersion: "1")
+            .record(for: huge, stage: .validate, className: "PayloadTooLarge", reason: "too large")
+        #expect(envelope.value.count < 200)
+        #expect(String(decoding: envelope.value, as: UTF8.self).contains("\"size\":\(DeadLetter.maxVerbatimBytes + 1)"))
+        #expect(envelope.headers.contains { $0.key == "x-dlq.payload-sha256" })
+    }
+
+    @Test("Partition tracker: revoked partitions drop pending work; caught up needs the end and durable offsets")
+    func partitionTracker() {
+        let tracker = PartitionTracker()
+        let p0 = KafkaTopicPartition(topic: "t", partition: 0)
+        let p1 = KafkaTopicPartition(topic: "t", partition: 1)
+        tracker.assign([p0, p1])
+        let m = KafkaMessage(topic: "t", partition: 0, offset: 9, key: nil, value: [], headers: [], timestampMs: nil,
+                             timestampType: .notAvailable)
+        let epoch = tracker.accept(m)
+        #expect(epoch != nil)
+        tracker.reachedEnd(p0, nextOffset: 10)
+        tracker.reachedEnd(p1, nextOffset: 0)
+        #expect(!tracker.isCaughtUp, "offset 9 is not durable yet")
+        tracker.beginBatch()
+        tracker.endBatch(durable: [KafkaTopicPartitionOffset(p0, offset: 10)])
+        #expect(tracker.isCaughtUp)
+        #expect(tracker.revoke([p0], waitingAtMost: .seconds(1)))
+        #expect(!tracker.isCurrent(p0, epoch: epoch!))
+        #expect(tracker.accept(m) == nil)
+    }
+
+    @Test("Metrics render as Prometheus text with families, labels and the histogram")
+    func metrics() {
+        let metrics = Metrics()
+        metrics.increment("dvp_upserts_total", labels: "outcome=\"inserted\"", by: 3)
+        metrics.set("dvp_consumer_lag", labels: "topic=\"t\",partition=\"0\"", 12)
+        metrics.observeBatchDuration(0.03)
+        let text = metrics.render()
+        #expect(text.contains("# TYPE dvp_upserts_total counter"))
+        #expect(text.contains("dvp_upserts_total{outcome=\"inserted\"} 3"))
+        #expect(text.contains("dvp_consumer_lag{topic=\"t\",partition=\"0\"} 12"))
+        #expect(text.contains("dvp_batch_duration_seconds_bucket{le=\"0.05\"} 1"))
+        #expect(text.contains("dvp_batch_duration_seconds_bucket{le=\"0.025\"} 0"))
+        #expect(text.contains("dvp_batch_duration_seconds_count 1"))
+        #expect(text.contains("dvp_records_consumed_total 0"))
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target fuzz/DailyValueFuzz.swift (ObservationUpsert compiled with -sanitize=fuzzer,address)
+# and runs it on the seed corpus fuzz/corpus/. Everything it writes goes to fuzz/out/ (gitignored); the SwiftPM
+# .build directory is not touched.
+#
+# Usage: scripts/fuzz.sh [--runs N | --seconds S] [--jobs J] [--build-only] [-- extra libFuzzer flags]
+#   default      --runs 100000 (a quick CI run)
+#   --runs N     stop after N inputs          --seconds S   stop after S seconds
+#   --build-only build the binary and exit    --jobs J      run J fuzzing processes (libFuzzer -fork)
+# New interesting inputs are kept in fuzz/out/corpus/ (merge worthy ones into fuzz/corpus/ by hand), crash, leak
+# and timeout reproducers in fuzz/out/artifacts/. Reproduce one:
+#   SWIFT_BACKTRACE=enable=no fuzz/out/dailyvalue-fuzz fuzz/out/artifacts/<file>
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+runs=100000
+seconds=0
+build_only=0
+jobs=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --runs) runs=$2; shift 2 ;;
+        --seconds) seconds=$2; runs=-1; shift 2 ;;
+        --build-only) build_only=1; shift ;;
+        --jobs) jobs=$2; shift 2 ;;
+        --) shift; break ;;
+        *) echo "usage: scripts/fuzz.sh [--runs N | --seconds S] [--jobs J] [--build-only] [-- libFuzzer flags]" >&2
+           exit 2 ;;
+    esac
+done
+
+out="$root/fuzz/out"
+build="$out/build"
+binary="$out/dailyvalue-fuzz"
+mkdir -p "$build" "$out/corpus" "$out/artifacts"
+
+# MARK: - Build (skipped when the binary is newer than every input)
+
+# shellcheck disable=SC2054  # the comma belongs to -sanitize=fuzzer,address
+swift_flags=(
+    -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
+    -O -g -sanitize=fuzzer,address
+)
+sources=(Sources/ObservationUpsert/*.swift)
+# The C modules' headers and libraries, as SwiftPM finds them through pkg-config.
+read -r -a c_flags <<<"$(pkg-config --cflags libpq libcrypto sqlite3 | sed 's/-I/-Xcc -I/g')"
+read -r -a c_libs <<<"$(pkg-config --libs libpq libcrypto sqlite3)"
+c_modules=(-I Sources/CSQLite -I Sources/CPostgres -I Sources/CCrypto "${c_flags[@]}")
+if [[ ! -x "$binary" ]] || [[ -n $(find "${sources[@]}" fuzz/DailyValueFuzz.swift scripts/fuzz.sh -newer "$binary") ]]
+then
+    echo "==> building $binary" >&2
+    # The module as a static library with coverage instrumentation, like SwiftPM would build it.
+    swiftc "${swift_flags[@]}" -parse-as-library -wmo -module-name ObservationUpsert \
+        "${c_modules[@]}" -emit-library -static -o "$build/libObservationUpsert.a" \
+        -emit-module -emit-module-path "$build/ObservationUpsert.swiftmodule" \
+        "${sources[@]}"
+    # The target, linked with libFuzzer's main.
+    swiftc "${swift_flags[@]}" -parse-as-library -module-name DailyValueFuzz \
+        -I "$build" "${c_modules[@]}" -L "$build" -lObservationUpsert "${c_libs[@]}" \
+        -use-ld=lld -o "$binary" fuzz/DailyValueFuzz.swift
+fi
+[[ $build_only == 1 ]] && exit 0
+
+# MARK: - Run
+
+# -max_len above the 64 KiB payload limit so the size check is exercised; -timeout catches hangs (a decode takes
+# microseconds); -rss_limit_mb catches unbounded growth (e.g. a cache); leaks are checked after each input.
+flags=(
+    -max_len=70000 -timeout=5 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1
+    -dict=fuzz/dailyvalue.dict -artifact_prefix="$out/artifacts/"
+)
+if [[ $runs -ge 0 ]]; then flags+=(-runs="$runs"); else flags+=(-max_total_time="$seconds"); fi
+if [[ $jobs -gt 0 ]]; then flags+=(-fork="$jobs"); fi
+
+# Swift's own backtracer cannot read memory under ASan; libFuzzer prints the (symbolized) stack instead.
+export SWIFT_BACKTRACE=enable=no
+echo "==> $binary ${flags[*]} $* fuzz/out/corpus fuzz/corpus" >&2
+start=$(date +%s)
+"$binary" "${flags[@]}" "$@" "$out/corpus" fuzz/corpus
+echo "==> finished in $(($(date +%s) - start)) s" >&2
