@@ -53,10 +53,11 @@ import Testing
     // MARK: - Findings
 
     /// Found by the fuzzer: a record timestamp near `Int64.min` trapped in `FHIRDateTime.instant` (arithmetic
-    /// overflow) and other out-of-range ones printed a malformed `issued` year. Both now clamp to years 0001–9999.
+    /// overflow) and other out-of-range ones printed a malformed `issued` year. `FHIRDateTime` clamps to years
+    /// 0001–9999, and the mapper clamps a record timestamp before the epoch (Kafka's "none" is -1) to the epoch.
     @Test(arguments: [
-        (Int64.min, "0001-01-01T00:00:00.000Z"), (Int64.min + 999, "0001-01-01T00:00:00.000Z"),
-        (-62_135_596_800_001, "0001-01-01T00:00:00.000Z"), (-1, "1969-12-31T23:59:59.999Z"),
+        (Int64.min, "1970-01-01T00:00:00.000Z"), (Int64.min + 999, "1970-01-01T00:00:00.000Z"),
+        (-62_135_596_800_001, "1970-01-01T00:00:00.000Z"), (-1, "1970-01-01T00:00:00.000Z"),
         (253_402_300_800_000, "9999-12-31T23:59:59.999Z"), (Int64.max, "9999-12-31T23:59:59.999Z"),
     ])
     func issuedIsClampedToTheFHIRInstantRange(_ timestamp: Int64, _ issued: String) throws {
