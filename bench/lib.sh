@@ -95,7 +95,8 @@ publish_and_verify() {
 # run_workers LABEL PROCS STORE TOPIC: runs PROCS workers of a new group until caught up; records wall time, rate,
 # outcome totals, CPU and the peak RSS of each process.
 run_workers() {
-    local label=$1 procs=$2 store=$3 topic=$4 t0 t1 i pids=() rss=0 cpu=0 group="bench-$label-$RANDOM"
+    local label=$1 procs=$2 store=$3 topic=$4 t0 t1 i pids=() rss=0 cpu=0 group
+    group="bench-$label-$RANDOM"
     t0=$(now)
     for i in $(seq 1 "$procs"); do
         /usr/bin/time -f '%e %U %S %M' -o "$OUT/$label.$i.time" \
