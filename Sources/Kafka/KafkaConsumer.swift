@@ -5,9 +5,10 @@ import Synchronization
 ///
 /// - **Threading**: a dedicated poll thread runs `rd_kafka_consumer_poll` and serves every callback (rebalance,
 ///   errors, statistics). Records are copied into a bounded buffer and handed out by ``events``.
-/// - **Flow control**: when ``KafkaConsumerConfiguration/maxBufferedMessages`` records wait in the buffer, all
-///   assigned partitions are paused while polling continues (heartbeats, rebalances, `max.poll.interval.ms` stay
-///   healthy); fetching resumes when half were taken. This composes with ``pauseAll()``.
+/// - **Flow control**: when ``KafkaConsumerConfiguration/maxBufferedMessages`` records wait in the buffer, the
+///   poll thread holds back (still polling every 100 ms, so rebalances and `max.poll.interval.ms` stay served)
+///   until the app takes one; librdkafka's pre-fetch limits (`queued.max.messages.kbytes`) bound the rest. No
+///   pause: librdkafka discards pre-fetched records on pause. This composes with ``pauseAll()``.
 /// - **Offsets**: nothing is stored automatically; call ``storeOffsets(_:)`` with `offset + 1` once work is
 ///   durable. librdkafka commits stored offsets every `autoCommitIntervalMs`, on revoke and on close.
 /// - **Rebalance**: see ``KafkaRebalanceEvent``. On revoke, buffered records of the revoked partitions are

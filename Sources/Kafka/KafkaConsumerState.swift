@@ -14,7 +14,6 @@ struct KafkaConsumerState {
 
     let maxBufferedMessages: Int
     var appPaused = false
-    private var flowPaused = false
     /// Whether the whole assignment is currently paused in librdkafka (only the poll thread changes it).
     private(set) var fetchPaused = false
 
@@ -97,17 +96,14 @@ struct KafkaConsumerState {
 
     // MARK: - Pausing
 
-    /// Whether fetching should be paused now: app pause, flow control or stopped.
-    var shouldPause: Bool { appPaused || flowPaused || finished }
+    /// Whether fetching should be paused now: app pause or stopped.
+    var shouldPause: Bool { appPaused || finished }
 
-    /// Updates flow control (pause at the limit, resume at half of it) and returns the change to apply to the
-    /// whole assignment, if any: `true` pause, `false` resume.
+    /// Whether the buffer holds ``maxBufferedMessages`` records: the poll thread holds back (flow control).
+    var isFull: Bool { bufferedMessages >= maxBufferedMessages }
+
+    /// Returns the pause change to apply to the whole assignment, if any: `true` pause, `false` resume.
     mutating func pauseChange() -> Bool? {
-        if bufferedMessages >= maxBufferedMessages {
-            flowPaused = true
-        } else if bufferedMessages <= maxBufferedMessages / 2 {
-            flowPaused = false
-        }
         let desired = shouldPause
         guard desired != fetchPaused else { return nil }
         fetchPaused = desired

@@ -85,8 +85,21 @@ enum PostgresUpsert {
     private static func currentVersions(
         _ records: [ObservationRecord], on connection: PostgresConnection
     ) throws -> [ObservationIdentity: Int64] {
-        let result = try connection.executePrepared("dvp_current", currentSQL, keyArrays(records))
+        try storedVersions(records.map(\.identity), on: connection)
+    }
+
+    /// The stored version of each of `identities` that has a row (one statement over the primary key).
+    static func storedVersions(
+        _ identities: [ObservationIdentity], on connection: PostgresConnection
+    ) throws -> [ObservationIdentity: Int64] {
+        let result = try connection.executePrepared(
+            "dvp_current", currentSQL,
+            [
+                PostgresText.array(identities.map(\.patient)), PostgresText.array(identities.map(\.metric)),
+                PostgresText.array(identities.map(\.day)),
+            ])
         var versions: [ObservationIdentity: Int64] = [:]
+        versions.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             let identity = ObservationIdentity(
                 patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2))

@@ -10,6 +10,7 @@ struct BatchLoop {
     let deadLetters: KafkaProducer
     let consumer: KafkaConsumer
     let channel: BoundedChannel<KafkaConsumerEvent>
+    let prewarm = VersionPrewarm()
 
     private var configuration: WorkerConfiguration { service.configuration }
     private var metrics: Metrics { service.metrics }
@@ -20,6 +21,8 @@ struct BatchLoop {
     func run() async -> Bool {
         var pending: [(message: KafkaMessage, epoch: Int)] = []
         pending.reserveCapacity(configuration.batchSize)
+        // At most one batch is being made durable while the next one is collected, decoded and mapped.
+        var inFlight: Task<Void, Never>?
         var batchStarted = ContinuousClock.now
         var nextCaughtUpCheck = ContinuousClock.now
         let batchWindow = Duration.milliseconds(configuration.batchMilliseconds)
@@ -32,7 +35,7 @@ struct BatchLoop {
                 if pending.isEmpty { batchStarted = .now }
                 pending.append((message, epoch))
                 if pending.count >= configuration.batchSize {
-                    await flush(pending)
+                    inFlight = await dispatch(pending, after: inFlight)
                     pending.removeAll(keepingCapacity: true)
                 }
             case .element(.partitionEOF(let topic, let partition, let offset)):
@@ -41,15 +44,23 @@ struct BatchLoop {
                 handle(error)
             case .timedOut:
                 if !pending.isEmpty && ContinuousClock.now >= batchStarted + batchWindow {
-                    await flush(pending)
+                    inFlight = await dispatch(pending, after: inFlight)
                     pending.removeAll(keepingCapacity: true)
                 }
             case .finished:
-                if !pending.isEmpty { await flush(pending) }
+                if !pending.isEmpty { inFlight = await dispatch(pending, after: inFlight) }
+                await inFlight?.value
                 return false
             }
             if configuration.untilCaughtUp && pending.isEmpty && ContinuousClock.now >= nextCaughtUpCheck
-                && service.tracker.isCaughtUp
+                && service.tracker.allReachedEnd
+            {
+                // Nothing left to read: let the batch in flight become durable before judging.
+                await inFlight?.value
+                inFlight = nil
+            }
+            if configuration.untilCaughtUp && pending.isEmpty && inFlight == nil
+                && ContinuousClock.now >= nextCaughtUpCheck && service.tracker.isCaughtUp
             {
                 // Done only once the caught-up offsets are committed; a refused commit (the group is rebalancing,
                 // e.g. another member just left) means: keep consuming until the group is stable, then try again.
@@ -80,14 +91,43 @@ struct BatchLoop {
 
     // MARK: - One batch
 
-    /// Makes one batch durable and stores its offsets, retrying failing dependencies with backoff.
-    private func flush(_ pending: [(message: KafkaMessage, epoch: Int)]) async {
+    /// A batch decoded and mapped, waiting for its turn to be made durable.
+    struct Prepared: Sendable {
+        var pending: [(message: KafkaMessage, epoch: Int)]
+        var messages: [KafkaMessage]
+        var output: BatchProcessor.Output
+    }
+
+    /// Decodes and maps `pending` (pure CPU) while the previous batch is still in flight, waits for that one to
+    /// be durable, then starts making this one durable. Batches become durable, and store offsets, in order.
+    /// - Returns: the task making this batch durable.
+    private func dispatch(
+        _ pending: [(message: KafkaMessage, epoch: Int)], after previous: Task<Void, Never>?
+    ) async -> Task<Void, Never> {
+        let prepared = prepare(pending)
+        await previous?.value
+        return Task { [self] in await flush(prepared) }
+    }
+
+    /// Keeps the messages of partitions still owned (same epoch) and processes them.
+    private func prepare(_ pending: [(message: KafkaMessage, epoch: Int)]) -> Prepared {
         let tracker = service.tracker
         let messages = pending.filter { tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }.map(\.message)
+        return Prepared(pending: pending, messages: messages, output: processor.process(messages))
+    }
+
+    /// Makes one prepared batch durable and stores its offsets, retrying failing dependencies with backoff.
+    private func flush(_ batch: Prepared) async {
+        let tracker = service.tracker
+        var batch = batch
+        // A revoke while the batch waited for its turn: process again without the revoked partitions (rare).
+        if batch.pending.contains(where: { !tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }) {
+            batch = prepare(batch.pending)
+        }
+        let (pending, messages, output) = (batch.pending, batch.messages, batch.output)
         guard !messages.isEmpty else { return }
         let started = ContinuousClock.now
         tracker.beginBatch()
-        let output = processor.process(messages)
         metrics.increment("dvp_records_consumed_total", by: Double(messages.count))
         let partitions = Dictionary(pending.map { ($0.message.topicPartition, $0.epoch) }, uniquingKeysWith: max)
         let abandoned = { @Sendable [service] in
@@ -122,7 +162,7 @@ struct BatchLoop {
     /// - Returns: false if abandoned (stop deadline passed, or every partition of the batch was revoked).
     private func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Bool {
         guard !mapped.isEmpty else { return true }
-        let bounds = service.versionCache.storedAtLeast(mapped.map(\.record.identity))
+        let bounds = await versionBounds(mapped.map(\.record.identity))
         var toStore: [BatchProcessor.Mapped] = []
         toStore.reserveCapacity(mapped.count)
         for (item, bound) in zip(mapped, bounds) {
@@ -169,6 +209,22 @@ struct BatchLoop {
                 if abandoned() { return false }
             }
         }
+    }
+
+    /// The version cache's bounds, pre-warmed first (when it pays, see ``VersionPrewarm``) with one read of the
+    /// stored versions of the identities it does not know. A failed read only costs the shortcut.
+    private func versionBounds(_ identities: [ObservationIdentity]) async -> [Int64?] {
+        let cache = service.versionCache
+        let bounds = cache.storedAtLeast(identities)
+        guard cache.isEnabled, let reader = store as? any ObservationVersionReader else { return bounds }
+        let unknown = zip(identities, bounds).compactMap { $1 == nil ? $0 : nil }
+        guard unknown.count * 4 >= identities.count, prewarm.shouldRead(),
+            let stored = try? await reader.storedVersions(for: unknown)
+        else { return bounds }
+        prewarm.observe(found: stored.count, of: unknown.count)
+        guard !stored.isEmpty else { return bounds }
+        cache.record(stored.map { ($0.key, $0.value) })
+        return cache.storedAtLeast(identities)
     }
 
     /// Sends the batch's dead-letter records and waits for every delivery report.

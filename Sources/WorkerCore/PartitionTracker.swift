@@ -111,6 +111,11 @@ final class PartitionTracker: Sendable {
 
     var assignedPartitions: [KafkaTopicPartition] { state.withLock { $0.assigned.sorted() } }
 
+    /// True when partitions are assigned and each has reached its end (whether or not all of it is durable yet).
+    var allReachedEnd: Bool {
+        state.withLock { s in s.everAssigned && !s.assigned.isEmpty && s.assigned.isSubset(of: s.atEnd) }
+    }
+
     /// True when partitions are assigned and each has reached its end with everything received made durable.
     var isCaughtUp: Bool {
         state.withLock { s in

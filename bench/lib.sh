@@ -1,0 +1,269 @@
+# Functions of bench/run.sh (sourced; uses its variables ROOT, OUT, BIN, EVENTS, PARTITIONS, PG_PORT, PIDS).
+
+now() { date +%s.%N; }
+# calc EXPR [DECIMALS]: floating-point arithmetic.
+calc() { awk "BEGIN { printf \"%.${2:-0}f\", $1 }"; }
+
+TOPIC=daily-values
+TOPIC2=daily-values-v2
+TOPIC_LIVE=daily-values-live
+DLQ=daily-values.dlq
+DAYS=30
+
+# MARK: - Services
+
+start_services() {
+    rm -f "$OUT/bootstrap"
+    "$BIN/devbroker" --brokers 3 --topic "$TOPIC:$PARTITIONS" --topic "$TOPIC2:$PARTITIONS" \
+        --topic "$TOPIC_LIVE:$PARTITIONS" --topic "$DLQ:3" --bootstrap-file "$OUT/bootstrap" \
+        >"$OUT/devbroker.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 100); do [ -s "$OUT/bootstrap" ] && break; sleep 0.1; done
+    [ -s "$OUT/bootstrap" ] || { echo "error: devbroker did not start (see $OUT/devbroker.log)" >&2; exit 1; }
+    BROKERS=$(cat "$OUT/bootstrap")
+    log "devbroker at $BROKERS ($PARTITIONS partitions per topic)"
+}
+
+start_postgres() {
+    if [ -f "$PG_DIR/PG_VERSION" ]; then "$ROOT/scripts/pg-test-cluster.sh" stop "$PG_DIR" 2>/dev/null || true; fi
+    rm -rf "$PG_DIR"
+    PG_URL=$("$ROOT/scripts/pg-test-cluster.sh" start "$PG_DIR" "$PG_PORT")
+    # A server sized for the data set (1 M rows are ~1 GB): no checkpoint storms in the middle of a measurement.
+    psql -X -q "$PG_URL" -c "ALTER SYSTEM SET shared_buffers = '1GB'" -c "ALTER SYSTEM SET max_wal_size = '8GB'" \
+        -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET autovacuum = off"
+    "$ROOT/scripts/pg-test-cluster.sh" restart-fast "$PG_DIR"
+    for db in raw w1 w2 lat; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
+    log "PostgreSQL at $PG_URL"
+}
+
+db_url() { echo "$PG_URL" | sed "s#/postgres?#/$1?#"; }
+sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "$2"; }
+
+# MARK: - Data
+
+make_data_sets() {
+    local start_day stamp per_patient patients
+    start_day=$(date -u -d "-$((DAYS + 1)) days" +%F)
+    stamp="$EVENTS $DAYS $start_day v1"
+    if [ -f "$OUT/set1.jsonl" ] && [ "$(cat "$OUT/set.stamp" 2>/dev/null)" = "$stamp" ]; then
+        log "reusing the data sets in $OUT"
+    else
+        per_patient=$("$BIN/producer" generate --patients 200 --days "$DAYS" --start-day "$start_day" --seed 11 \
+            --out - | wc -l)
+        patients=$(calc "int($EVENTS * 200 / $per_patient * 1.05) + 1")
+        log "generating $EVENTS events ($patients patients x $DAYS days, every metric profile)"
+        "$BIN/producer" generate --patients "$patients" --days "$DAYS" --start-day "$start_day" --seed 11 \
+            --out "$OUT/full.jsonl"
+        head -n "$EVENTS" "$OUT/full.jsonl" >"$OUT/set1.jsonl"
+        rm -f "$OUT/full.jsonl"
+        # The same identities recomputed an hour later: every event a higher version.
+        perl -pe 's/"version":(\d+)/"version":@{[$1 + 3600000]}/' "$OUT/set1.jsonl" >"$OUT/set2.jsonl"
+        echo "$stamp" >"$OUT/set.stamp"
+    fi
+    [ "$(wc -l <"$OUT/set1.jsonl")" -eq "$EVENTS" ] || { echo "error: set1.jsonl is short" >&2; exit 1; }
+    put event_bytes_avg "$(calc "$(wc -c <"$OUT/set1.jsonl") / $EVENTS")"
+    put metrics_in_set "$(grep -o '"metric":"[a-z_]*"' "$OUT/set1.jsonl" | sort -u | wc -l)"
+}
+
+# Counts the records in a topic with kcat (every partition, from the beginning to the end); prints the count.
+kcat_count() { kcat -C -b "$BROKERS" -t "$1" -e -o beginning -q -f '\n' | wc -l; }
+
+publish_and_verify() {
+    local t0 t1 n
+    t0=$(now)
+    "$BIN/producer" publish --brokers-file "$OUT/bootstrap" --topic "$TOPIC" "$OUT/set1.jsonl" 2>"$OUT/publish1.log"
+    t1=$(now)
+    put publish_rate "$(calc "$EVENTS / ($t1 - $t0)")"
+    "$BIN/producer" publish --brokers-file "$OUT/bootstrap" --topic "$TOPIC2" "$OUT/set2.jsonl" 2>"$OUT/publish2.log"
+    # The mock silently drops the oldest data of a full partition: check that every event is still there. The
+    # timed count is also the raw consume limit (kcat, a plain librdkafka consumer).
+    for topic in "$TOPIC" "$TOPIC2"; do
+        t0=$(now)
+        n=$(kcat_count "$topic")
+        t1=$(now)
+        if [ "$n" -ne "$EVENTS" ]; then
+            echo "error: topic $topic holds $n of $EVENTS events (the mock dropped data: more --partitions)" >&2
+            exit 1
+        fi
+        [ "$topic" = "$TOPIC" ] && put raw_consume_rate "$(calc "$EVENTS / ($t1 - $t0)")"
+    done
+    log "both topics hold all $EVENTS events"
+}
+
+# MARK: - Worker runs
+
+# run_workers LABEL PROCS STORE TOPIC: runs PROCS workers of a new group until caught up; records wall time, rate,
+# outcome totals, CPU and the peak RSS of each process.
+run_workers() {
+    local label=$1 procs=$2 store=$3 topic=$4 t0 t1 i pids=() rss=0 cpu=0 group
+    group="bench-$label-$RANDOM"
+    t0=$(now)
+    for i in $(seq 1 "$procs"); do
+        /usr/bin/time -f '%e %U %S %M' -o "$OUT/$label.$i.time" \
+            "$BIN/worker" --brokers-file "$OUT/bootstrap" --topic "$topic" --dlq-topic "$DLQ" \
+            --group "$group" --store "$store" --until-caught-up --http-port 0 \
+            --worker-id "bench-$label-$i" --log-level info -X session.timeout.ms=6000 \
+            >"$OUT/$label.$i.out" 2>"$OUT/$label.$i.log" &
+        pids+=($!)
+    done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || { echo "error: worker $label.$((i + 1)) failed (see $OUT/$label.$((i + 1)).log)" >&2; exit 1; }
+    done
+    t1=$(now)
+    for i in $(seq 1 "$procs"); do
+        read -r _ user sys maxrss <"$OUT/$label.$i.time"
+        cpu=$(calc "$cpu + $user + $sys" 2)
+        [ "$maxrss" -gt "$rss" ] && rss=$maxrss
+    done
+    # Steady rate: from the first partition assignment to the last "caught up" (without the mock's ~3 s group
+    # join delay and the process start, which a long-running worker pays once).
+    local first last
+    first=$(grep -h '"partitions assigned"' "$OUT/$label".*.log | sed 's/.*"ts":"\([^"]*\)".*/\1/' | sort | head -n 1)
+    last=$(grep -h '"caught up"' "$OUT/$label".*.log | sed 's/.*"ts":"\([^"]*\)".*/\1/' | sort | tail -n 1)
+    put "${label}_steady_rate" "$(calc "$EVENTS / ($(date -d "$last" +%s.%N) - $(date -d "$first" +%s.%N))")"
+    put "${label}_seconds" "$(calc "$t1 - $t0" 2)"
+    put "${label}_rate" "$(calc "$EVENTS / ($t1 - $t0)")"
+    put "${label}_cpu_us" "$(calc "$cpu * 1e6 / $EVENTS" 1)"
+    put "${label}_rss_mb" "$(calc "$rss / 1024" 1)"
+    for field in consumed inserted updated unchanged stale dead-lettered; do
+        put "${label}_${field}" "$(cat "$OUT/$label".*.out | awk -v f="$field" '$1 == f { s += $2 } END { print s + 0 }')"
+    done
+}
+
+checkpoint() { sql "$1" "CHECKPOINT" >/dev/null; }
+
+measure_sqlite() {
+    local store=sqlite:$OUT/bench.sqlite
+    rm -f "$OUT"/bench.sqlite*
+    log "worker on SQLite"
+    run_workers sqlite_load 1 "$store" "$TOPIC"
+    # The rows exactly as the worker stores them, for the raw PostgreSQL limits (in topic-like order: by day).
+    sqlite3 -csv "$OUT/bench.sqlite" \
+        "SELECT patient, metric, day, version, resource_id, resource FROM observation ORDER BY day, patient, metric" \
+        >"$OUT/rows.csv"
+    run_workers sqlite_replay 1 "$store" "$TOPIC"
+    run_workers sqlite_replace 1 "$store" "$TOPIC2"
+}
+
+# MARK: - Raw PostgreSQL limits
+
+# Writes a psql script: per 1000 rows, BEGIN; COPY into a temp table; one INSERT … ON CONFLICT … WHERE version <
+# merge (the worker's statement, without its outcome bookkeeping); COMMIT.
+raw_script() {
+    awk -v B=1000 '
+        BEGIN {
+            print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
+            print "    resource_id text, resource text) ON COMMIT DELETE ROWS;"
+            merge = "INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id," \
+                " last_updated)\nSELECT patient, metric, day, version + :vplus, resource_id, resource::jsonb, 1, now()" \
+                " FROM raw_in ORDER BY patient, metric, day\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
+                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource," \
+                " version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated" \
+                " WHERE o.version < EXCLUDED.version;\nCOMMIT;"
+        }
+        NR % B == 1 { print "BEGIN;\nCOPY raw_in FROM STDIN (FORMAT csv);" }
+        { print }
+        NR % B == 0 { print "\\.\n" merge }
+        END { if (NR % B != 0) print "\\.\n" merge }
+    ' "$1"
+}
+
+# raw_phase LABEL VPLUS PROCS: replays the prepared rows through 1 or 2 psql connections (halves split by patient).
+raw_phase() {
+    local label=$1 vplus=$2 procs=$3 url t0 t1
+    url=$(db_url raw)
+    checkpoint raw
+    t0=$(now)
+    if [ "$procs" -eq 1 ]; then
+        psql -X -q -v ON_ERROR_STOP=1 -v vplus="$vplus" -f "$OUT/raw-a.sql" -f "$OUT/raw-b.sql" "$url" >/dev/null
+    else
+        psql -X -q -v ON_ERROR_STOP=1 -v vplus="$vplus" -f "$OUT/raw-a.sql" "$url" >/dev/null &
+        local a=$!
+        psql -X -q -v ON_ERROR_STOP=1 -v vplus="$vplus" -f "$OUT/raw-b.sql" "$url" >/dev/null
+        wait "$a"
+    fi
+    t1=$(now)
+    put "raw_${label}_rate" "$(calc "$EVENTS / ($t1 - $t0)")"
+}
+
+measure_raw_postgres() {
+    log "raw PostgreSQL limits (psql, COPY into a temp table + merge, batches of 1000)"
+    "$BIN/storectl" counts --store "$(db_url raw)" >/dev/null  # the worker's own schema
+    awk -F, '{ print > (substr($1, length($1)) % 2 ? "'"$OUT/rows-a.csv"'" : "'"$OUT/rows-b.csv"'") }' "$OUT/rows.csv"
+    raw_script "$OUT/rows-a.csv" >"$OUT/raw-a.sql"
+    raw_script "$OUT/rows-b.csv" >"$OUT/raw-b.sql"
+    put row_bytes_avg "$(calc "$(wc -c <"$OUT/rows.csv") / $EVENTS")"
+    raw_phase 1c_new 0 1
+    [ "$(sql raw "SELECT count(*) FROM observation")" -eq "$EVENTS" ] || { echo "error: raw load incomplete" >&2; exit 1; }
+    raw_phase 1c_noop 0 1
+    raw_phase 1c_replace 1 1
+    sql raw "TRUNCATE observation" >/dev/null
+    raw_phase 2c_new 0 2
+    raw_phase 2c_noop 0 2
+    raw_phase 2c_replace 1 2
+    sql raw "TRUNCATE observation" >/dev/null
+}
+
+# MARK: - Worker on PostgreSQL
+
+measure_workers_postgres() {
+    log "worker on PostgreSQL, one process"
+    checkpoint w1
+    run_workers pg1_load 1 "$(db_url w1)" "$TOPIC"
+    checkpoint w1
+    run_workers pg1_replay 1 "$(db_url w1)" "$TOPIC"
+    checkpoint w1
+    run_workers pg1_replace 1 "$(db_url w1)" "$TOPIC2"
+    log "worker on PostgreSQL, two processes"
+    checkpoint w2
+    run_workers pg2_load 2 "$(db_url w2)" "$TOPIC"
+    checkpoint w2
+    run_workers pg2_replay 2 "$(db_url w2)" "$TOPIC"
+    checkpoint w2
+    run_workers pg2_replace 2 "$(db_url w2)" "$TOPIC2"
+    put pg_rows_final "$(sql w2 "SELECT count(*) FROM observation WHERE version_id = 2")"
+}
+
+# MARK: - Produce-to-durable delay
+
+measure_latency() {
+    local rate n per_patient patients port=$((PG_PORT + 3)) worker t0 t1 rows=0 expected
+    rate=$(calc "$(get pg1_load_steady_rate) / 2")
+    n=$(calc "($rate * 20 < $EVENTS) ? $rate * 20 : $EVENTS")
+    per_patient=$("$BIN/producer" generate --patients 200 --days 7 --seed 23 --out - | wc -l)
+    patients=$(calc "int($n * 200 / $per_patient) + 1")
+    expected=$("$BIN/producer" generate --patients "$patients" --days 7 --seed 23 --out - | wc -l)
+    log "produce-to-durable delay: $expected events at $rate/s"
+    checkpoint lat
+    "$BIN/worker" --brokers-file "$OUT/bootstrap" --topic "$TOPIC_LIVE" --dlq-topic "$DLQ" --group bench-latency \
+        --store "$(db_url lat)" --http-port "$port" --log-level warning -X session.timeout.ms=6000 \
+        2>"$OUT/latency-worker.log" &
+    worker=$!
+    for _ in $(seq 1 100); do
+        curl -fsS "http://127.0.0.1:$port/metrics" 2>/dev/null | grep -q '^dvp_assigned_partitions [1-9]' && break
+        sleep 0.1
+    done
+    t0=$(now)
+    "$BIN/producer" generate --patients "$patients" --days 7 --seed 23 --rate "$rate" \
+        --brokers-file "$OUT/bootstrap" --topic "$TOPIC_LIVE" 2>"$OUT/latency-producer.log"
+    t1=$(now)
+    for _ in $(seq 1 600); do
+        rows=$(sql lat "SELECT count(*) FROM observation")
+        [ "$rows" -ge "$expected" ] && break
+        sleep 0.1
+    done
+    kill -TERM "$worker"
+    wait "$worker" || true
+    [ "$rows" -ge "$expected" ] || { echo "error: latency run stored $rows of $expected" >&2; exit 1; }
+    put latency_target_rate "$rate"
+    put latency_achieved_rate "$(calc "$expected / ($t1 - $t0)")"
+    put latency_events "$expected"
+    local q
+    q=$(sql lat "SELECT string_agg(round(v::numeric * 1000)::text, ' ') FROM unnest((SELECT percentile_disc(
+            ARRAY[0.5, 0.99, 1.0]) WITHIN GROUP (ORDER BY extract(epoch FROM
+            last_updated - (resource->>'issued')::timestamptz)) FROM observation)) AS v")
+    read -r p50 p99 pmax <<<"$q"
+    put latency_p50_ms "$p50"
+    put latency_p99_ms "$p99"
+    put latency_max_ms "$pmax"
+}
