@@ -104,16 +104,20 @@ struct BatchLoop {
     private func dispatch(
         _ pending: [(message: KafkaMessage, epoch: Int)], after previous: Task<Void, Never>?
     ) async -> Task<Void, Never> {
-        let prepared = prepare(pending)
+        let prepared = await prepare(pending)
         await previous?.value
         return Task { [self] in await flush(prepared) }
     }
 
-    /// Keeps the messages of partitions still owned (same epoch) and processes them.
-    private func prepare(_ pending: [(message: KafkaMessage, epoch: Int)]) -> Prepared {
+    /// Keeps the messages of partitions still owned (same epoch), decodes them, and maps those whose version the
+    /// store may not hold yet (known stored versions: the version cache, pre-warmed with one read when it pays).
+    private func prepare(_ pending: [(message: KafkaMessage, epoch: Int)]) async -> Prepared {
         let tracker = service.tracker
         let messages = pending.filter { tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }.map(\.message)
-        return Prepared(pending: pending, messages: messages, output: processor.process(messages))
+        var output = processor.decode(messages)
+        let bounds = await versionBounds(output.decoded.map(\.value.identity))
+        processor.map(&output, storedAtLeast: bounds)
+        return Prepared(pending: pending, messages: messages, output: output)
     }
 
     /// Makes one prepared batch durable and stores its offsets, retrying failing dependencies with backoff.
@@ -122,7 +126,7 @@ struct BatchLoop {
         var batch = batch
         // A revoke while the batch waited for its turn: process again without the revoked partitions (rare).
         if batch.pending.contains(where: { !tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }) {
-            batch = prepare(batch.pending)
+            batch = await prepare(batch.pending)
         }
         let (pending, messages, output) = (batch.pending, batch.messages, batch.output)
         guard !messages.isEmpty else { return }
@@ -144,6 +148,7 @@ struct BatchLoop {
             tracker.endBatch(durable: [])
             return
         }
+        countSkipped(output.skipped)
         let offsets = output.nextOffsets.map { KafkaTopicPartitionOffset($0.key, offset: $0.value) }
         let failures = consumer.storeOffsets(offsets)
         if !failures.isEmpty {
@@ -162,18 +167,19 @@ struct BatchLoop {
     /// - Returns: false if abandoned (stop deadline passed, or every partition of the batch was revoked).
     private func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Bool {
         guard !mapped.isEmpty else { return true }
-        let bounds = await versionBounds(mapped.map(\.record.identity))
+        // The previous batch may have raised bounds since this one was prepared.
+        let bounds = service.versionCache.storedAtLeast(mapped.map(\.record.identity))
         var toStore: [BatchProcessor.Mapped] = []
         toStore.reserveCapacity(mapped.count)
+        var skipped: [UpsertOutcome: Int] = [:]
         for (item, bound) in zip(mapped, bounds) {
             if let bound, item.record.version <= bound {
-                let outcome: UpsertOutcome = item.record.version == bound ? .unchanged : .stale
-                metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"")
-                metrics.increment("dvp_skipped_not_newer_total")
+                skipped[item.record.version == bound ? .unchanged : .stale, default: 0] += 1
             } else {
                 toStore.append(item)
             }
         }
+        countSkipped(skipped)
         guard !toStore.isEmpty else { return true }
         let records = toStore.map(\.record)
         var backoff = Backoff()
@@ -208,6 +214,14 @@ struct BatchLoop {
                 try? await Task.sleep(for: delay)
                 if abandoned() { return false }
             }
+        }
+    }
+
+    /// Counts events answered by the version cache (never sent to the store) as their outcome.
+    private func countSkipped(_ skipped: [UpsertOutcome: Int]) {
+        for (outcome, n) in skipped {
+            metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"", by: Double(n))
+            metrics.increment("dvp_skipped_not_newer_total", by: Double(n))
         }
     }
 

@@ -2,6 +2,9 @@ import Kafka
 import ObservationUpsert
 
 /// Turns a batch of Kafka messages into Observation records and dead-letter records (pure, no I/O).
+///
+/// Two steps, so that the worker can skip the mapping of events whose version the store already holds (replays):
+/// ``decode(_:)`` validates every message; ``map(_:into:skipping:)`` maps the survivors of the version check.
 struct BatchProcessor: Sendable {
     /// A valid event, mapped.
     struct Mapped: Sendable {
@@ -9,9 +12,20 @@ struct BatchProcessor: Sendable {
         var metric: String
     }
 
+    /// A valid event, not yet mapped.
+    struct Decoded: Sendable {
+        var value: DailyValue
+        var message: KafkaMessage
+        /// The version the upsert is guarded by (the event's, else the record timestamp).
+        var version: Int64 { value.version ?? message.timestampMs ?? 0 }
+    }
+
     /// The result of processing one batch.
     struct Output: Sendable {
+        var decoded: [Decoded] = []
         var mapped: [Mapped] = []
+        /// Events not mapped because the store already holds their version or a newer one, by outcome.
+        var skipped: [UpsertOutcome: Int] = [:]
         var deadLetters: [KafkaOutgoingMessage] = []
         /// Dead-letter counts by error class, for metrics.
         var deadLetterClasses: [String: Int] = [:]
@@ -23,23 +37,46 @@ struct BatchProcessor: Sendable {
     let mapper: ObservationMapper
     let deadLetter: DeadLetter
 
-    func process(_ messages: [KafkaMessage]) -> Output {
+    /// Validates every message; invalid ones become dead-letter records.
+    func decode(_ messages: [KafkaMessage]) -> Output {
         var output = Output()
-        output.mapped.reserveCapacity(messages.count)
+        output.decoded.reserveCapacity(messages.count)
         for message in messages {
             let tp = message.topicPartition
             output.nextOffsets[tp] = max(output.nextOffsets[tp] ?? 0, message.offset + 1)
             do {
                 let value = try decoder.decode(message.value, recordTimestampMs: message.timestampMs)
-                let record = try mapper.map(value, recordTimestampMs: message.timestampMs ?? value.version ?? 0)
-                output.mapped.append(Mapped(record: record, metric: value.metric))
+                output.decoded.append(Decoded(value: value, message: message))
             } catch {
-                let stage: DeadLetter.Stage = error.kind == .invalidJSON ? .deserialize : .validate
-                output.deadLetters.append(
-                    deadLetter.record(for: message, stage: stage, className: error.className, reason: error.description))
-                output.deadLetterClasses[error.className, default: 0] += 1
+                addDeadLetter(for: message, error, to: &output)
             }
         }
         return output
+    }
+
+    /// Maps the decoded events, except those whose version is not above `storedAtLeast` (a known lower bound of
+    /// the stored version, aligned with `output.decoded`): those cannot change anything and are only counted.
+    func map(_ output: inout Output, storedAtLeast bounds: [Int64?]) {
+        output.mapped.reserveCapacity(output.decoded.count)
+        for (decoded, bound) in zip(output.decoded, bounds) {
+            if let bound, decoded.version <= bound {
+                output.skipped[decoded.version == bound ? .unchanged : .stale, default: 0] += 1
+                continue
+            }
+            do {
+                let record = try mapper.map(decoded.value, recordTimestampMs: decoded.message.timestampMs ?? decoded.version)
+                output.mapped.append(Mapped(record: record, metric: decoded.value.metric))
+            } catch {
+                addDeadLetter(for: decoded.message, error, to: &output)
+            }
+        }
+        output.decoded = []
+    }
+
+    private func addDeadLetter(for message: KafkaMessage, _ error: DailyValueError, to output: inout Output) {
+        let stage: DeadLetter.Stage = error.kind == .invalidJSON ? .deserialize : .validate
+        output.deadLetters.append(
+            deadLetter.record(for: message, stage: stage, className: error.className, reason: error.description))
+        output.deadLetterClasses[error.className, default: 0] += 1
     }
 }

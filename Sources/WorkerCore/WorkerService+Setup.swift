@@ -65,7 +65,9 @@ extension WorkerService {
         consumer.maxBufferedMessages = max(2 * configuration.batchSize, 2_000)
         // Records up to the broker's usual 1 MB limit (and the 64 KiB contract limit far below it) never wedge.
         consumer.receiveMessageMaxBytes = 100_000_000
-        consumer.extra = configuration.kafkaProperties
+        // librdkafka pre-fetches up to 64 MiB by default; 16 MiB keeps a worker well under 150 MB and still holds
+        // many batches. `-X queued.max.messages.kbytes=…` overrides it.
+        consumer.extra = ["queued.max.messages.kbytes": "16384"].merging(configuration.kafkaProperties) { $1 }
         return consumer
     }
 
