@@ -31,6 +31,9 @@ final class WorkerHealth: Sendable {
     }
     func brokersUp() { state.withLock { $0.brokersDownSince = nil } }
 
+    /// True when neither the store nor the dead-letter topic is failing.
+    var dependenciesHealthy: Bool { state.withLock { !$0.storeFailing && !$0.deadLetterFailing } }
+
     /// Readiness and, when not ready, why.
     var readiness: (ready: Bool, reason: String) {
         state.withLock { s in

@@ -24,7 +24,6 @@ public final class WorkerService: Sendable {
         /// After this instant, retries give up (the batch is abandoned un-stored; it will be redelivered).
         var abandonAfter: ContinuousClock.Instant?
         var consumer: KafkaConsumer?
-        var channel: BoundedChannel<KafkaConsumerEvent>?
         var pausedByWorker = false
     }
 
@@ -69,7 +68,6 @@ public final class WorkerService: Sendable {
         let channel = BoundedChannel<KafkaConsumerEvent>(capacity: max(configuration.batchSize * 2, 1000))
         let stopNow = control.withLock { c -> Bool in
             c.consumer = consumer
-            c.channel = channel
             return c.stopRequested
         }
         if stopNow { consumer.stopConsuming() }
@@ -167,7 +165,9 @@ public final class WorkerService: Sendable {
         logger.warning("consumption paused until the failing dependency recovers")
     }
 
+    /// Resumes consumption once neither the store nor the dead-letter topic is failing.
     func resumeAfterRecovery() {
+        guard health.dependenciesHealthy else { return }
         let consumer = control.withLock { c -> KafkaConsumer? in
             guard c.pausedByWorker else { return nil }
             c.pausedByWorker = false
