@@ -34,7 +34,7 @@ public struct WorkerConfiguration: Sendable {
     public var catalogFile: String?
     public var workerID: String
     public var logLevel = Logger.Level.info
-    public var versionCacheSize = 1_000_000
+    public var versionCacheSize = 200_000
     /// librdkafka properties passed through as-is (`-X key=value`, `DVP_X_*`), applied last.
     public var kafkaProperties: [String: String] = [:]
 
@@ -96,7 +96,7 @@ public struct WorkerConfiguration: Sendable {
         config.batchMilliseconds = try integer(value("batch-ms"), flag: "batch-ms", default: 100, range: 1...60_000)
         config.httpPort = try integer(value("http-port"), flag: "http-port", default: 9464, range: 0...65535)
         config.versionCacheSize = try integer(
-            value("version-cache"), flag: "version-cache", default: 1_000_000, range: 0...100_000_000)
+            value("version-cache"), flag: "version-cache", default: 200_000, range: 0...100_000_000)
         if let v = value("drain-timeout") {
             guard let seconds = Double(v), seconds > 0, seconds <= 3600 else {
                 throw WorkerError.configuration("--drain-timeout: '\(v)' is not a number of seconds in (0, 3600]")

@@ -37,7 +37,7 @@ public enum WorkerHelp {
           --batch-size N            records per batch (default 1000)
           --batch-ms MS             flush a partial batch after MS milliseconds (default 100)
           --version-cache N         identities whose stored version is cached to skip no-op upserts (default
-                                    1000000; 0 disables)
+                                    200000, about 10 MB; 0 disables)
           --until-caught-up         exit 0 once every assigned partition reached its end (backfill jobs); prints
                                     a summary
           --drain-timeout SECONDS   on SIGTERM/SIGINT: finish the batch, commit, leave the group within this

@@ -166,14 +166,14 @@ struct ObservationStoreContractTests {
     func reopenKeepsDataAndMigrationIsIdempotent(kind: StoreKind) async throws {
         try await TestStores.withFreshLocation(kind) { location in
             let first = try await TestStores.open(location)
-            #expect(try await first.schemaVersion() == 2)
+            #expect(try await first.schemaVersion() == kind.schemaVersion)
             _ = try await first.upsert([record(version: 4)])
             let before = try await first.observation(for: record(version: 0).identity)
             await first.close()
             await #expect(throws: StoreError.self) { try await first.allVersions() }
 
             let second = try await TestStores.open(location)
-            #expect(try await second.schemaVersion() == 2)
+            #expect(try await second.schemaVersion() == kind.schemaVersion)
             #expect(try await second.observation(for: record(version: 0).identity) == before)
             #expect(try await second.upsert([record(version: 4), record(version: 5)]) == [.stale, .updated])
             await second.close()

@@ -9,6 +9,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case postgres
 
     var testDescription: String { rawValue }
+
+    /// The number of schema migrations of this kind of store.
+    var schemaVersion: Int { self == .sqlite ? 3 : 2 }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.

@@ -1,0 +1,43 @@
+import Foundation
+import ObservationUpsert
+import Testing
+
+@Suite("SQLite schema migration")
+struct SQLiteMigrationTests {
+    @Test("A version-2 database (WITHOUT ROWID table) migrates to version 3 keeping every row and its meta")
+    func migratesFromVersionTwo() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("v2.sqlite").path
+        let v2 = """
+            CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);
+            CREATE TABLE observation (patient TEXT NOT NULL, metric TEXT NOT NULL, day TEXT NOT NULL,
+                version INTEGER NOT NULL, resource_id TEXT NOT NULL, resource TEXT NOT NULL,
+                version_id INTEGER NOT NULL, last_updated TEXT NOT NULL, PRIMARY KEY (patient, metric, day))
+                WITHOUT ROWID;
+            CREATE TABLE outcome_count (metric TEXT NOT NULL, outcome TEXT NOT NULL, count INTEGER NOT NULL,
+                PRIMARY KEY (metric, outcome)) WITHOUT ROWID;
+            CREATE INDEX observation_resource_id ON observation (resource_id);
+            INSERT INTO schema_version VALUES (1, '2026-11-01T00:00:00Z'), (2, '2026-11-01T00:00:00Z');
+            INSERT INTO observation VALUES ('p-1', 'steps', '2026-10-01', 7, 'abc',
+                '{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}', 3, '2026-10-02T06:15:03.120Z');
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, v2]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+
+        let store = try await SQLiteObservationStore(path: path)
+        #expect(try await store.schemaVersion() == 3)
+        let identity = ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-01")
+        let row = try #require(try await store.observation(for: identity))
+        #expect(row.version == 7 && row.versionId == 3 && row.lastUpdated == "2026-10-02T06:15:03.120Z")
+        let record = ObservationRecord(identity: identity, version: 8, resourceID: "abc", resource: row.resource)
+        #expect(try await store.upsert([record]) == [.updated])
+        #expect(try await store.observation(for: identity)?.versionId == 4)
+        await store.close()
+    }
+}
