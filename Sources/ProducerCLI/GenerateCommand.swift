@@ -56,6 +56,13 @@ struct GenerateCommand {
             topic: try options.connection.resolvedTopic(environment: environment)
         )
         let publisher = try DailyValuePublisher(configuration: configuration)
-        return .kafka(KafkaBatchSender(publisher: publisher, mode: .unvalidated, batchSize: Self.batchSize))
+        return .kafka(KafkaBatchSender(publisher: publisher, mode: .unvalidated, batchSize: kafkaBatchSize))
+    }
+
+    /// Without `--rate`, large batches for throughput; with it, about 100 ms of events per batch, so events reach
+    /// the broker as they are generated instead of in bursts (which would also skew produce-to-durable delays).
+    private var kafkaBatchSize: Int {
+        guard let rate = options.rate else { return Self.batchSize }
+        return max(1, min(Self.batchSize, Int(rate / 10)))
     }
 }
