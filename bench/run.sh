@@ -35,6 +35,7 @@ done
 [[ "$EVENTS" =~ ^[0-9]+$ && "$EVENTS" -ge 1000 ]] || { echo "error: --events must be a number >= 1000" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+"$ROOT/scripts/install-deps.sh"   # librdkafka, libpq, PostgreSQL 15, kcat, sqlite3, curl, perl
 OUT=$ROOT/bench/out
 REPORT=$ROOT/bench/REPORT.md
 mkdir -p "$OUT"
