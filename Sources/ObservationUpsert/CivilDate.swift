@@ -1,12 +1,14 @@
 /// A proleptic Gregorian calendar date with fast conversions (H. Hinnant's `days_from_civil` algorithms).
 ///
-/// Used on the hot path instead of Foundation's `Calendar` for parsing `day` and rendering FHIR dateTimes.
-struct CivilDate: Hashable, Sendable {
-    var year: Int
-    var month: Int
-    var day: Int
+/// Used on the hot path instead of Foundation's `Calendar` for parsing `day` and rendering FHIR dateTimes, and by
+/// the producer's generator for its calendar arithmetic.
+public struct CivilDate: Hashable, Sendable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
 
-    init(year: Int, month: Int, day: Int) {
+    /// The date `year-month-day` (no range check).
+    public init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -31,7 +33,7 @@ struct CivilDate: Hashable, Sendable {
     }
 
     /// The date `days` days after 1970-01-01.
-    init(daysSinceEpoch days: Int) {
+    public init(daysSinceEpoch days: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -44,7 +46,7 @@ struct CivilDate: Hashable, Sendable {
     }
 
     /// Days since 1970-01-01 (negative before).
-    var daysSinceEpoch: Int {
+    public var daysSinceEpoch: Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -54,7 +56,8 @@ struct CivilDate: Hashable, Sendable {
         return era * 146_097 + doe - 719_468
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    /// Days in `month` of `year` (Gregorian leap years).
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

@@ -1,6 +1,8 @@
+import ObservationUpsert
+
 /// A proleptic Gregorian calendar date, counted as days since 1970-01-01, with exact `YYYY-MM-DD` parsing.
 ///
-/// Uses Howard Hinnant's `days_from_civil` / `civil_from_days`, so the generator needs no calendar or time zone
+/// Its calendar arithmetic is ObservationUpsert's ``CivilDate`` (Hinnant's algorithms), so the generator needs no calendar or time zone
 /// database and gives identical output everywhere.
 public struct CivilDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Days since 1970-01-01.
@@ -30,25 +32,13 @@ public struct CivilDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// The date `year-month-day` (no range check).
     public init(year: Int, month: Int, day: Int) {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        daysSinceEpoch = era * 146_097 + dayOfEra - 719_468
+        daysSinceEpoch = CivilDate(year: year, month: month, day: day).daysSinceEpoch
     }
 
     /// `(year, month, day)` of this date.
     public var components: (year: Int, month: Int, day: Int) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let date = CivilDate(daysSinceEpoch: daysSinceEpoch)
+        return (date.year, date.month, date.day)
     }
 
     /// `YYYY-MM-DD`.
@@ -66,13 +56,7 @@ public struct CivilDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     // MARK: - Helpers
 
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
+    static func daysIn(month: Int, year: Int) -> Int { CivilDate.daysInMonth(year: year, month: month) }
 
     private func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
