@@ -1,29 +1,51 @@
 import CKafka
+import Synchronization
 
 extension KafkaConsumer {
     // MARK: - Storing and committing
 
-    /// Stores offsets for the next commit (`rd_kafka_offsets_store`). Pass the *next* offset to read, i.e. the
-    /// processed record's offset + 1 (``KafkaMessage/nextOffset``). Thread-safe, non-blocking.
-    /// - Returns: the partitions whose offset was rejected with the reason; `_STATE` means the partition is no
-    ///   longer assigned (revoked meanwhile): expected after a rebalance, not fatal.
+    /// Stores, for the next commit, the offset after each of `records` (`offset + 1`, via `rd_kafka_offsets_store`)
+    /// — but only for records whose partition is still in the generation they were fetched in
+    /// (``KafkaMessage/assignmentGeneration``): a record of a revoked or lost assignment never moves the offsets of
+    /// a later assignment. The check and the store happen under the lock the rebalance callback takes to end a
+    /// generation, so they cannot interleave. Pass the last processed record per partition. Thread-safe,
+    /// non-blocking.
+    /// - Returns: the partitions whose offset was not stored, with the reason: ``KafkaError/Kind/state`` for a
+    ///   stale generation (expected after a rebalance: the partition's next owner re-reads the records), or
+    ///   librdkafka's error.
     @discardableResult
-    public func storeOffsets(_ offsets: [KafkaTopicPartitionOffset]) -> [KafkaTopicPartition: KafkaError] {
-        guard !offsets.isEmpty else { return [:] }
+    public func storeOffsets(after records: [KafkaMessage]) -> [KafkaTopicPartition: KafkaError] {
+        guard !records.isEmpty else { return [:] }
         guard !client.isDestroyed else {
             let error = KafkaError.state("storeOffsets: the consumer is closed")
-            return Dictionary(offsets.map { ($0.topicPartition, error) }, uniquingKeysWith: { first, _ in first })
+            return Dictionary(records.map { ($0.topicPartition, error) }, uniquingKeysWith: { first, _ in first })
         }
-        let list = RDKafkaTopicPartitionList(offsets)
-        let err = list.withPointer { rd_kafka_offsets_store(client.handle, $0) }
-        var rejected: [KafkaTopicPartition: KafkaError] = [:]
-        for entry in list.entries where entry.error != RD_KAFKA_RESP_ERR_NO_ERROR {
-            rejected[entry.partition] = KafkaError(entry.error, "store offset \(entry.offset)")
+        let client = self.client
+        return context.state.withLock { state in
+            var rejected: [KafkaTopicPartition: KafkaError] = [:]
+            var current: [KafkaTopicPartitionOffset] = []
+            for record in records {
+                if state.isCurrent(record.topicPartition, generation: record.assignmentGeneration) {
+                    current.append(record.nextOffset)
+                } else {
+                    rejected[record.topicPartition] = .state(
+                        "store offset \(record.nextOffset.offset): generation \(record.assignmentGeneration) of "
+                            + "\(record.topic)[\(record.partition)] is no longer current (revoked or lost)")
+                }
+            }
+            guard !current.isEmpty else { return rejected }
+            let list = RDKafkaTopicPartitionList(current)
+            let err = list.withPointer { rd_kafka_offsets_store(client.handle, $0) }
+            var failed = 0
+            for entry in list.entries where entry.error != RD_KAFKA_RESP_ERR_NO_ERROR {
+                rejected[entry.partition] = KafkaError(entry.error, "store offset \(entry.offset)")
+                failed += 1
+            }
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR, failed == 0 {
+                for entry in list.entries { rejected[entry.partition] = KafkaError(err, "store offset \(entry.offset)") }
+            }
+            return rejected
         }
-        if err != RD_KAFKA_RESP_ERR_NO_ERROR, rejected.isEmpty {
-            for entry in list.entries { rejected[entry.partition] = KafkaError(err, "store offset \(entry.offset)") }
-        }
-        return rejected
     }
 
     /// Commits the stored offsets now and waits for the coordinator's answer (`rd_kafka_commit(rk, NULL, 0)` on

@@ -9,10 +9,13 @@ import Synchronization
 ///   poll thread holds back (still polling every 100 ms, so rebalances and `max.poll.interval.ms` stay served)
 ///   until the app takes one; librdkafka's pre-fetch limits (`queued.max.messages.kbytes`) bound the rest. No
 ///   pause: librdkafka discards pre-fetched records on pause. This composes with ``pauseAll()``.
-/// - **Offsets**: nothing is stored automatically; call ``storeOffsets(_:)`` with `offset + 1` once work is
+/// - **Offsets**: nothing is stored automatically; call ``storeOffsets(after:)`` with the records whose work is
 ///   durable. librdkafka commits stored offsets every `autoCommitIntervalMs`, on revoke and on close.
-/// - **Rebalance**: see ``KafkaRebalanceEvent``. On revoke, buffered records of the revoked partitions are
-///   dropped before the handler runs, so none reaches the app after the handler returned.
+/// - **Rebalance and generations**: see ``KafkaRebalanceEvent``. Each assignment of a partition is a new
+///   generation, stamped on every record on the poll thread (``KafkaMessage/assignmentGeneration``). On revoke,
+///   buffered records of the revoked partitions are dropped before the handler runs, so none reaches the app after
+///   the handler returned; records the app already holds keep their old generation, and their offsets can no
+///   longer be stored once the revoke ended (or at once when the partitions were lost).
 public final class KafkaConsumer: Sendable {
     let client: RDKafkaClient
     let context: RDKafkaConsumerContext
@@ -23,8 +26,8 @@ public final class KafkaConsumer: Sendable {
     /// - Parameters:
     ///   - rebalanceHandler: called synchronously on the poll thread (or the close thread during ``close(timeout:)``)
     ///     for every assignment change. It may block for a bounded time (counts against
-    ///     `max.poll.interval.ms`), may call ``storeOffsets(_:)``, ``pauseAll()``, ``resumeAll()``, but must not
-    ///     call ``commit()``, ``close(timeout:)`` or wait for ``events``.
+    ///     `max.poll.interval.ms`), may call ``storeOffsets(after:)``, ``pauseAll()``, ``resumeAll()``, but must not
+    ///     call ``commit()``, ``close(timeout:)`` or wait for ``events`` or ``next(upTo:timeout:)``.
     ///   - logHandler: librdkafka log lines (e.g. the `OFFSET` reset warning), called on librdkafka's internal
     ///     threads; must be quick and thread-safe. `nil` lets librdkafka print to stderr.
     /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
@@ -51,7 +54,7 @@ public final class KafkaConsumer: Sendable {
 
     deinit {
         // Not closed: stop polling; RDKafkaClient's deinit destroys the handle (without a final commit).
-        _ = context.state.withLock { $0.finish() }?.resume(returning: nil)
+        _ = context.state.withLock { $0.finish() }?.resume(returning: [])
         poller.stop(timeout: .seconds(5))
     }
 
@@ -71,6 +74,7 @@ public final class KafkaConsumer: Sendable {
     public func assign(_ partitions: [KafkaTopicPartitionOffset]) throws(KafkaError) {
         try client.checkOpen("assign")
         let list = RDKafkaTopicPartitionList(partitions)
+        _ = context.state.withLock { $0.assign(partitions.map(\.topicPartition)) }
         let err = list.withPointer { rd_kafka_assign(client.handle, $0) }
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, "assign \(partitions)") }
         if context.state.withLock({ $0.fetchPaused }) {
@@ -83,6 +87,13 @@ public final class KafkaConsumer: Sendable {
     /// Records and events from the poll thread, in order per partition. Single consumer: iterate it from one
     /// task. Ends after ``stopConsuming()`` or ``close(timeout:)``; cancelling the iterating task ends it too.
     public var events: KafkaConsumerEvents { KafkaConsumerEvents(context: context) }
+
+    /// Takes up to `limit` events from the consumer's buffer (the only buffer between librdkafka and the app),
+    /// waiting at most `timeout` for the first one. Single reader: call it from one task at a time (not mixed with
+    /// iterating ``events``).
+    public func next(upTo limit: Int, timeout: Duration) async -> KafkaConsumerNext {
+        await context.take(upTo: limit, timeout: timeout)
+    }
 
     /// App-level pause (e.g. the sink is down): stops fetching every assigned partition, including partitions
     /// assigned later, until ``resumeAll()``. Polling continues. Takes effect within one poll interval (100 ms);
@@ -100,7 +111,7 @@ public final class KafkaConsumer: Sendable {
     /// never stored, so they will be redelivered), and ``events`` ends. Polling continues so rebalances and
     /// heartbeats are served until ``close(timeout:)``. Use it to drain in-flight work before closing.
     public func stopConsuming() {
-        context.state.withLock { $0.finish() }?.resume(returning: nil)
+        context.state.withLock { $0.finish() }?.resume(returning: [])
     }
 
     // MARK: - Close

@@ -1,7 +1,7 @@
 /// Typed consumer configuration rendered to librdkafka properties and validated before the client exists.
 ///
 /// The at-least-once recipe is fixed: `enable.auto.offset.store=false` (the app stores `offset + 1` only after
-/// its work is durable, via ``KafkaConsumer/storeOffsets(_:)``) and `enable.auto.commit=true` (librdkafka
+/// its work is durable, via ``KafkaConsumer/storeOffsets(after:)``) and `enable.auto.commit=true` (librdkafka
 /// commits what was stored every ``autoCommitIntervalMs``). ``extra`` may not override these two.
 public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// `auto.offset.reset`: where to start when the group has no committed offset (or it is out of range).

@@ -14,22 +14,8 @@ public struct KafkaConsumerEvents: AsyncSequence, Sendable {
 
         /// The next event, or `nil` once the consumer stopped or the task was cancelled.
         public mutating func next() async -> KafkaConsumerEvent? {
-            let context = self.context
-            return await withTaskCancellationHandler {
-                await withCheckedContinuation { (waiter: KafkaConsumerState.Waiter) in
-                    let action = context.state.withLock { state -> KafkaConsumerState.NextAction in
-                        if Task.isCancelled { return .end }
-                        return state.next(orWait: waiter)
-                    }
-                    switch action {
-                    case .event(let event): waiter.resume(returning: event)
-                    case .end: waiter.resume(returning: nil)
-                    case .wait: break
-                    }
-                }
-            } onCancel: {
-                context.state.withLock { $0.takeWaiter() }?.resume(returning: nil)
-            }
+            guard case .events(let events) = await context.take(upTo: 1, timeout: nil) else { return nil }
+            return events.first
         }
     }
 }

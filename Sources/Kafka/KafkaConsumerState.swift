@@ -1,16 +1,31 @@
-/// The consumer's buffer and pause state, shared by the poll thread and the app. Pure state machine: methods
-/// return what the caller must do (resume a waiter, pause or resume fetching); the caller does it after
-/// releasing the lock.
+/// The consumer's one buffer of records, its assignment generations and its pause state, shared by the poll thread
+/// and the app. Pure state machine: methods return what the caller must do (resume a waiter, pause or resume
+/// fetching); the caller does it after releasing the lock.
+///
+/// **Generations.** Every assign callback starts a new assignment generation; each record is stamped on the poll
+/// thread with the generation its partition had when the record was fetched. A revoke ends the partition's
+/// generation and drops its buffered events here, the only buffer between librdkafka and the app. Offsets are
+/// stored only for records whose generation is still current (``isCurrent(_:generation:)``), so a record fetched
+/// before a partition was lost can never move the offsets of a later assignment of the same partition.
 struct KafkaConsumerState {
-    typealias Waiter = CheckedContinuation<KafkaConsumerEvent?, Never>
+    typealias Waiter = CheckedContinuation<[KafkaConsumerEvent], Never>
 
     /// Buffered events in arrival order; `head` is the next one to hand out.
     private var events: [KafkaConsumerEvent] = []
     private var head = 0
     private(set) var bufferedMessages = 0
     private var waiter: Waiter?
+    /// Identifies the current waiter, so that a timer meant for an earlier one does not wake it.
+    private(set) var waiterID = 0
     /// The ``KafkaConsumer/events`` sequence ended (stop or close).
     private(set) var finished = false
+
+    /// The current generation of every assigned partition; absent once revoked.
+    private var generations: [KafkaTopicPartition: UInt64] = [:]
+    private var lastGeneration: UInt64 = 0
+    /// Partitions inside a (non-lost) revoke: no more events are handed out, but offsets of records already
+    /// handed out may still be stored until ``endRevoke(_:)``.
+    private var revoking: Set<KafkaTopicPartition> = []
 
     let maxBufferedMessages: Int
     var appPaused = false
@@ -21,6 +36,47 @@ struct KafkaConsumerState {
         self.maxBufferedMessages = maxBufferedMessages
     }
 
+    // MARK: - Generations
+
+    /// Starts a new generation for `partitions` (assign callback or manual assignment).
+    /// - Returns: the generation their records will carry.
+    mutating func assign(_ partitions: [KafkaTopicPartition]) -> UInt64 {
+        lastGeneration += 1
+        for tp in partitions {
+            generations[tp] = lastGeneration
+            revoking.remove(tp)
+        }
+        return lastGeneration
+    }
+
+    /// A revoke begins: buffered events of `partitions` are dropped and no more are handed out; offsets of records
+    /// already handed out can still be stored (the app finishes its in-flight work) until ``endRevoke(_:)``.
+    /// - Returns: the number of records dropped.
+    @discardableResult
+    mutating func beginRevoke(_ partitions: [KafkaTopicPartition]) -> Int {
+        revoking.formUnion(partitions)
+        return drop(partitions: Set(partitions))
+    }
+
+    /// The partitions' generation ends: their records are stale from now on (also used alone for a lost assignment).
+    /// - Returns: the number of records dropped.
+    @discardableResult
+    mutating func endRevoke(_ partitions: [KafkaTopicPartition]) -> Int {
+        for tp in partitions {
+            generations[tp] = nil
+            revoking.remove(tp)
+        }
+        return drop(partitions: Set(partitions))
+    }
+
+    /// Every partition with a generation (for a full unassign).
+    var assignedPartitions: [KafkaTopicPartition] { Array(generations.keys) }
+
+    /// Whether `generation` is still the current one of `partition` (its offsets may be stored).
+    func isCurrent(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
+        generation != 0 && generations[partition] == generation
+    }
+
     // MARK: - Delivery
 
     enum DeliverAction {
@@ -28,9 +84,11 @@ struct KafkaConsumerState {
         case resume(Waiter, KafkaConsumerEvent)
     }
 
-    /// Hands `event` to a waiting reader or buffers it (dropped after the sequence finished).
+    /// Stamps a record or end-of-partition event with its partition's current generation and hands it to a waiting
+    /// reader or buffers it. Events of partitions without a current generation (not assigned, or being revoked) and
+    /// events after the sequence finished are dropped.
     mutating func deliver(_ event: KafkaConsumerEvent) -> DeliverAction {
-        guard !finished else { return .none }
+        guard !finished, let event = stamped(event) else { return .none }
         if let waiter {
             self.waiter = nil
             return .resume(waiter, event)
@@ -40,42 +98,72 @@ struct KafkaConsumerState {
         return .none
     }
 
-    enum NextAction {
-        case event(KafkaConsumerEvent)
-        case end
-        case wait
-    }
-
-    /// Takes the next buffered event, or records `waiter` to be resumed by ``deliver(_:)``.
-    mutating func next(orWait waiter: Waiter) -> NextAction {
-        if head < events.count {
-            let event = events[head]
-            head += 1
-            if case .message = event { bufferedMessages -= 1 }
-            compactIfNeeded()
-            return .event(event)
+    private func stamped(_ event: KafkaConsumerEvent) -> KafkaConsumerEvent? {
+        switch event {
+        case .message(var message):
+            guard let generation = current(message.topicPartition) else { return nil }
+            message.assignmentGeneration = generation
+            return .message(message)
+        case .partitionEOF(let topic, let partition, let offset, _):
+            guard let generation = current(KafkaTopicPartition(topic: topic, partition: partition)) else { return nil }
+            return .partitionEOF(topic: topic, partition: partition, offset: offset, generation: generation)
+        case .error:
+            return event
         }
-        if finished { return .end }
-        self.waiter = waiter
-        return .wait
     }
 
-    /// Removes the waiter (task cancelled) so it can be resumed with `nil`.
+    private func current(_ tp: KafkaTopicPartition) -> UInt64? {
+        revoking.contains(tp) ? nil : generations[tp]
+    }
+
+    enum NextAction {
+        case events([KafkaConsumerEvent])
+        case end
+        case wait(id: Int)
+    }
+
+    /// Takes up to `limit` buffered events, or records `waiter` to be resumed by ``deliver(_:)`` (or by a timer
+    /// through ``takeWaiter(id:)``).
+    mutating func next(upTo limit: Int, orWait waiter: Waiter) -> NextAction {
+        let taken = take(upTo: limit)
+        if !taken.isEmpty { return .events(taken) }
+        if finished { return .end }
+        waiterID += 1
+        self.waiter = waiter
+        return .wait(id: waiterID)
+    }
+
+    /// Takes up to `limit` buffered events (none when the buffer is empty).
+    mutating func take(upTo limit: Int) -> [KafkaConsumerEvent] {
+        guard head < events.count else { return [] }
+        let end = min(events.count, head + max(1, limit))
+        let taken = Array(events[head..<end])
+        head = end
+        bufferedMessages -= taken.count { if case .message = $0 { true } else { false } }
+        compactIfNeeded()
+        return taken
+    }
+
+    /// Removes the waiter (task cancelled) so it can be resumed empty.
     mutating func takeWaiter() -> Waiter? {
         defer { waiter = nil }
         return waiter
     }
 
+    /// Removes the waiter only if it is still the one registered as `id` (a timeout).
+    mutating func takeWaiter(id: Int) -> Waiter? {
+        guard id == waiterID else { return nil }
+        return takeWaiter()
+    }
+
     /// Drops buffered events of `partitions` (revoked: never delivered, never stored, so redelivered later).
-    /// - Returns: the number of messages dropped.
-    @discardableResult
-    mutating func drop(partitions: Set<KafkaTopicPartition>) -> Int {
+    private mutating func drop(partitions: Set<KafkaTopicPartition>) -> Int {
         guard !partitions.isEmpty else { return 0 }
         let before = bufferedMessages
         events = events[head...].filter { event in
             switch event {
             case .message(let message): !partitions.contains(message.topicPartition)
-            case .partitionEOF(let topic, let partition, _):
+            case .partitionEOF(let topic, let partition, _, _):
                 !partitions.contains(KafkaTopicPartition(topic: topic, partition: partition))
             case .error: true
             }
@@ -85,7 +173,7 @@ struct KafkaConsumerState {
         return before - bufferedMessages
     }
 
-    /// Ends the sequence: drops everything buffered and returns the waiter to resume with `nil`.
+    /// Ends the sequence: drops everything buffered and returns the waiter to resume empty.
     mutating func finish() -> Waiter? {
         finished = true
         events = []

@@ -18,6 +18,10 @@ public struct KafkaMessage: Sendable, Hashable {
     /// Milliseconds since the Unix epoch, or `nil` when ``timestampType`` is ``TimestampType/notAvailable``.
     public var timestampMs: Int64?
     public var timestampType: TimestampType
+    /// The assignment generation of the partition when the consumer fetched this record (set on the poll thread;
+    /// 0 for records not read by a ``KafkaConsumer``). Only records of the partition's current generation may have
+    /// their offsets stored: see ``KafkaConsumer/storeOffsets(after:)``.
+    public var assignmentGeneration: UInt64 = 0
 
     public init(
         topic: String,

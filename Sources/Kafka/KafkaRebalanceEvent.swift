@@ -2,10 +2,14 @@
 ///
 /// The handler runs synchronously on the consumer's poll thread, inside librdkafka's rebalance callback.
 public enum KafkaRebalanceEvent: Sendable, Hashable {
-    /// These partitions are now assigned (already assigned and, if the app paused consumption, paused).
-    case assigned([KafkaTopicPartition])
-    /// These partitions are being taken away. The handler should finish or abandon in-flight work for them and
-    /// store the offsets of finished work; after it returns the consumer commits stored offsets (unless `lost`)
-    /// and unassigns. `lost` means the group already gave them to someone else: committing is futile.
+    /// These partitions are now assigned (already assigned and, if the app paused consumption, paused), in a new
+    /// assignment `generation`: every record fetched for them until they are revoked carries it
+    /// (``KafkaMessage/assignmentGeneration``).
+    case assigned([KafkaTopicPartition], generation: UInt64)
+    /// These partitions are being taken away; their buffered records are already dropped and no more are handed
+    /// out. The handler should finish or abandon in-flight work for them and store the offsets of finished work;
+    /// after it returns their generation ends, the consumer commits stored offsets (unless `lost`) and unassigns.
+    /// `lost` means the group already gave them to someone else: their generation ended before the handler runs,
+    /// so no offset of theirs can be stored any more, and committing is futile.
     case revoked([KafkaTopicPartition], lost: Bool)
 }

@@ -2,46 +2,62 @@ import Foundation
 import Kafka
 import ObservationUpsert
 
-/// The batching loop: collects messages by count and time, processes a batch, makes it durable, stores offsets.
+/// The batching loop: takes records straight from the consumer's buffer, collects them by count and time,
+/// processes a batch, makes it durable, stores offsets.
+///
+/// Records carry the assignment generation they were fetched in; a record whose partition has moved on to another
+/// generation (revoked, lost, re-assigned) is dropped before it reaches the tracker, a batch or an offset.
 struct BatchLoop {
     let service: WorkerService
     let processor: BatchProcessor
     let store: any ObservationStore
     let deadLetters: KafkaProducer
     let consumer: KafkaConsumer
-    let channel: BoundedChannel<KafkaConsumerEvent>
     let prewarm = VersionPrewarm()
 
     private var configuration: WorkerConfiguration { service.configuration }
-    private var metrics: Metrics { service.metrics }
-    private var logger: Logger { service.logger }
+    var metrics: Metrics { service.metrics }
+    var logger: Logger { service.logger }
 
-    /// Runs until the event stream ends (stop requested) or, with `--until-caught-up`, until caught up.
+    /// Runs until the consumer stops (stop requested) or, with `--until-caught-up`, until caught up.
     /// - Returns: true when it ended because every assigned partition was caught up.
     func run() async -> Bool {
-        var pending: [(message: KafkaMessage, epoch: Int)] = []
+        var pending: [KafkaMessage] = []
         pending.reserveCapacity(configuration.batchSize)
         // At most one batch is being made durable while the next one is collected, decoded and mapped.
         var inFlight: Task<Void, Never>?
         var batchStarted = ContinuousClock.now
         var nextCaughtUpCheck = ContinuousClock.now
         let batchWindow = Duration.milliseconds(configuration.batchMilliseconds)
+        let tracker = service.tracker
         while true {
             let wait = pending.isEmpty ? Duration.milliseconds(250) : max(.zero, batchStarted + batchWindow - .now)
-            switch await channel.receive(timeout: wait) {
-            case .element(.message(let message)):
-                service.health.brokersUp()
-                guard let epoch = service.tracker.accept(message) else { continue }
-                if pending.isEmpty { batchStarted = .now }
-                pending.append((message, epoch))
+            switch await consumer.next(upTo: configuration.batchSize - pending.count, timeout: wait) {
+            case .events(let events):
+                var sawRecord = false
+                for event in events {
+                    switch event {
+                    case .message(let message):
+                        sawRecord = true
+                        guard tracker.accept(message) else {
+                            metrics.increment("dvp_stale_records_dropped_total")
+                            continue
+                        }
+                        if pending.isEmpty { batchStarted = .now }
+                        pending.append(message)
+                    case .partitionEOF(let topic, let partition, let offset, let generation):
+                        tracker.reachedEnd(
+                            KafkaTopicPartition(topic: topic, partition: partition), nextOffset: offset,
+                            generation: generation)
+                    case .error(let error):
+                        handle(error)
+                    }
+                }
+                if sawRecord { service.health.brokersUp() }
                 if pending.count >= configuration.batchSize {
                     inFlight = await dispatch(pending, after: inFlight)
                     pending.removeAll(keepingCapacity: true)
                 }
-            case .element(.partitionEOF(let topic, let partition, let offset)):
-                service.tracker.reachedEnd(KafkaTopicPartition(topic: topic, partition: partition), nextOffset: offset)
-            case .element(.error(let error)):
-                handle(error)
             case .timedOut:
                 if !pending.isEmpty && ContinuousClock.now >= batchStarted + batchWindow {
                     inFlight = await dispatch(pending, after: inFlight)
@@ -93,7 +109,7 @@ struct BatchLoop {
 
     /// A batch decoded and mapped, waiting for its turn to be made durable.
     struct Prepared: Sendable {
-        var pending: [(message: KafkaMessage, epoch: Int)]
+        /// The batch's records still in their partition's current generation when it was prepared.
         var messages: [KafkaMessage]
         var output: BatchProcessor.Output
     }
@@ -101,23 +117,22 @@ struct BatchLoop {
     /// Decodes and maps `pending` (pure CPU) while the previous batch is still in flight, waits for that one to
     /// be durable, then starts making this one durable. Batches become durable, and store offsets, in order.
     /// - Returns: the task making this batch durable.
-    private func dispatch(
-        _ pending: [(message: KafkaMessage, epoch: Int)], after previous: Task<Void, Never>?
-    ) async -> Task<Void, Never> {
+    private func dispatch(_ pending: [KafkaMessage], after previous: Task<Void, Never>?) async -> Task<Void, Never> {
         let prepared = await prepare(pending)
         await previous?.value
         return Task { [self] in await flush(prepared) }
     }
 
-    /// Keeps the messages of partitions still owned (same epoch), decodes them, and maps those whose version the
-    /// store may not hold yet (known stored versions: the version cache, pre-warmed with one read when it pays).
-    private func prepare(_ pending: [(message: KafkaMessage, epoch: Int)]) async -> Prepared {
+    /// Keeps the records still in their partition's current generation, decodes them, and maps those whose
+    /// version the store may not hold yet (known stored versions: the version cache, pre-warmed with one read
+    /// when it pays).
+    private func prepare(_ pending: [KafkaMessage]) async -> Prepared {
         let tracker = service.tracker
-        let messages = pending.filter { tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }.map(\.message)
+        let messages = pending.filter(tracker.isCurrent)
         var output = processor.decode(messages)
         let bounds = await versionBounds(output.decoded.map(\.value.identity))
         processor.map(&output, storedAtLeast: bounds)
-        return Prepared(pending: pending, messages: messages, output: output)
+        return Prepared(messages: messages, output: output)
     }
 
     /// Makes one prepared batch durable and stores its offsets, retrying failing dependencies with backoff.
@@ -125,18 +140,17 @@ struct BatchLoop {
         let tracker = service.tracker
         var batch = batch
         // A revoke while the batch waited for its turn: process again without the revoked partitions (rare).
-        if batch.pending.contains(where: { !tracker.isCurrent($0.message.topicPartition, epoch: $0.epoch) }) {
-            batch = await prepare(batch.pending)
+        if !batch.messages.allSatisfy(tracker.isCurrent) {
+            batch = await prepare(batch.messages)
         }
-        let (pending, messages, output) = (batch.pending, batch.messages, batch.output)
+        let (messages, output) = (batch.messages, batch.output)
         guard !messages.isEmpty else { return }
         let started = ContinuousClock.now
         tracker.beginBatch()
         metrics.increment("dvp_records_consumed_total", by: Double(messages.count))
-        let partitions = Dictionary(pending.map { ($0.message.topicPartition, $0.epoch) }, uniquingKeysWith: max)
+        let generations = Array(output.lastRecords.values)
         let abandoned = { @Sendable [service] in
-            service.abandonDeadlinePassed
-                || !partitions.contains { service.tracker.isCurrent($0.key, epoch: $0.value) }
+            service.abandonDeadlinePassed || !generations.contains(where: service.tracker.isCurrent)
         }
 
         async let deadLettered = deliverDeadLetters(output, abandoned: abandoned)
@@ -149,15 +163,16 @@ struct BatchLoop {
             return
         }
         countSkipped(output.skipped)
-        let offsets = output.nextOffsets.map { KafkaTopicPartitionOffset($0.key, offset: $0.value) }
-        let failures = consumer.storeOffsets(offsets)
-        if !failures.isEmpty {
-            // Expected after a revoke (`_STATE`): the partitions moved on; the next owner re-reads the tail.
-            metrics.increment("dvp_offset_commit_errors_total", by: Double(failures.count))
-            logger.info("storing offsets failed for partitions no longer assigned",
-                        [("partitions", .string(WorkerService.describe(Array(failures.keys))))])
+        // Only records still in their partition's current generation store offsets (checked by the consumer
+        // atomically with the store): a partition lost meanwhile is re-read from its committed offset.
+        let last = Array(output.lastRecords.values)
+        let refused = consumer.storeOffsets(after: last)
+        if !refused.isEmpty {
+            metrics.increment("dvp_offset_store_refused_total", by: Double(refused.count))
+            logger.info("offsets not stored for partitions revoked meanwhile; their next owner re-reads them",
+                        [("partitions", .string(WorkerService.describe(Array(refused.keys))))])
         }
-        tracker.endBatch(durable: offsets)
+        tracker.endBatch(durable: last.filter { refused[$0.topicPartition] == nil })
         metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
         logger.debug("batch durable", [("records", .int(Int64(messages.count))),
                                        ("dead_lettered", .int(Int64(output.deadLetters.count)))])
@@ -239,46 +254,5 @@ struct BatchLoop {
         guard !stored.isEmpty else { return bounds }
         cache.record(stored.map { ($0.key, $0.value) })
         return cache.storedAtLeast(identities)
-    }
-
-    /// Sends the batch's dead-letter records and waits for every delivery report.
-    /// - Returns: false if abandoned before all were acknowledged.
-    private func deliverDeadLetters(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
-        var remaining = output.deadLetters
-        guard !remaining.isEmpty else { return true }
-        var backoff = Backoff()
-        while true {
-            let results = await deadLetters.send(remaining)
-            var failed: [KafkaOutgoingMessage] = []
-            var lastError: KafkaError?
-            for (message, result) in zip(remaining, results) {
-                if case .failure(let error) = result {
-                    failed.append(message)
-                    lastError = error
-                }
-            }
-            if failed.isEmpty {
-                if backoff.attempt > 0 {
-                    service.health.deadLetterRecovered()
-                    service.resumeAfterRecovery()
-                }
-                for (name, n) in output.deadLetterClasses {
-                    metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
-                }
-                return true
-            }
-            // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
-            // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
-            remaining = failed
-            metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
-            service.health.deadLetterFailed(lastError.map { "\($0)" } ?? "unknown")
-            if backoff.attempt == 0 { service.pauseForFailure() }
-            let delay = backoff.next()
-            logger.error("dead-letter delivery failed; retrying",
-                         [("error", .string(lastError.map { "\($0)" } ?? "")), ("records", .int(Int64(failed.count)))])
-            if abandoned() { return false }
-            try? await Task.sleep(for: delay)
-            if abandoned() { return false }
-        }
     }
 }

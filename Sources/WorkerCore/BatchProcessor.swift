@@ -29,8 +29,8 @@ struct BatchProcessor: Sendable {
         var deadLetters: [KafkaOutgoingMessage] = []
         /// Dead-letter counts by error class, for metrics.
         var deadLetterClasses: [String: Int] = [:]
-        /// Per partition, the next offset after the batch's last message (what to store once durable).
-        var nextOffsets: [KafkaTopicPartition: Int64] = [:]
+        /// Per partition, the batch's last record: its offset + 1 is what to store once the batch is durable.
+        var lastRecords: [KafkaTopicPartition: KafkaMessage] = [:]
     }
 
     let decoder: DailyValueDecoder
@@ -43,7 +43,7 @@ struct BatchProcessor: Sendable {
         output.decoded.reserveCapacity(messages.count)
         for message in messages {
             let tp = message.topicPartition
-            output.nextOffsets[tp] = max(output.nextOffsets[tp] ?? 0, message.offset + 1)
+            if (output.lastRecords[tp]?.offset ?? -1) < message.offset { output.lastRecords[tp] = message }
             do {
                 let value = try decoder.decode(message.value, recordTimestampMs: message.timestampMs)
                 output.decoded.append(Decoded(value: value, message: message))

@@ -5,14 +5,15 @@ import Synchronization
 /// What the worker knows about its partitions, shared between the consumer's poll thread (rebalance callbacks)
 /// and the batching loop.
 ///
-/// The rule it enforces: a revoke waits (bounded) for the batch in flight, so that batch's offsets are stored
-/// before the consumer commits and hands the partitions over; messages of a revoked partition that were not yet in
-/// flight are dropped (they were never stored, the next owner re-reads them).
+/// It mirrors the consumer's assignment generations (``KafkaMessage/assignmentGeneration``): a record counts only
+/// while its partition is still in the generation it was fetched in. A revoke waits (bounded) for the batch in
+/// flight, so that batch's offsets are stored before the consumer commits and hands the partitions over; a lost
+/// assignment does not wait (its offsets can no longer be stored). The consumer itself drops the buffered records
+/// of revoked partitions and refuses to store offsets of records of an ended generation.
 final class PartitionTracker: Sendable {
     private struct State {
-        var assigned: Set<KafkaTopicPartition> = []
-        /// Bumped on every revoke; a message is processed only if its partition's epoch did not change.
-        var epochs: [KafkaTopicPartition: Int] = [:]
+        /// The current assignment generation of every assigned partition.
+        var generations: [KafkaTopicPartition: UInt64] = [:]
         /// Next offset after the last message received per partition.
         var received: [KafkaTopicPartition: Int64] = [:]
         /// Next offset after the last durable (stored) message per partition.
@@ -21,6 +22,15 @@ final class PartitionTracker: Sendable {
         var atEnd: Set<KafkaTopicPartition> = []
         var batchInFlight = false
         var everAssigned = false
+
+        var assigned: Dictionary<KafkaTopicPartition, UInt64>.Keys { generations.keys }
+
+        mutating func forget(_ tp: KafkaTopicPartition) {
+            generations[tp] = nil
+            atEnd.remove(tp)
+            received[tp] = nil
+            durable[tp] = nil
+        }
     }
 
     private let state = Mutex(State())
@@ -28,27 +38,24 @@ final class PartitionTracker: Sendable {
 
     // MARK: - Rebalance side (poll thread)
 
-    func assign(_ partitions: [KafkaTopicPartition]) {
+    /// `partitions` start a new assignment `generation` (from ``KafkaRebalanceEvent/assigned(_:generation:)``).
+    func assign(_ partitions: [KafkaTopicPartition], generation: UInt64) {
         state.withLock { s in
             s.everAssigned = true
             for tp in partitions {
-                s.assigned.insert(tp)
-                s.epochs[tp, default: 0] += 1
-                s.atEnd.remove(tp)
-                s.received[tp] = nil
-                s.durable[tp] = nil
+                s.forget(tp)
+                s.generations[tp] = generation
             }
         }
     }
 
-    /// Marks `partitions` as leaving, then waits up to `timeout` for the batch in flight to become durable.
+    /// `partitions` are leaving. Unless `lost`, waits up to `timeout` for the batch in flight to become durable and
+    /// store its offsets (the consumer commits them right after); then forgets the partitions.
     /// - Returns: false when the in-flight batch did not finish in time (its offsets will not be committed).
     @discardableResult
-    func revoke(_ partitions: [KafkaTopicPartition], waitingAtMost timeout: Duration) -> Bool {
-        state.withLock { s in
-            for tp in partitions { s.epochs[tp, default: 0] += 1 }
-        }
-        let deadline = Date(timeIntervalSinceNow: timeout.seconds)
+    func revoke(_ partitions: [KafkaTopicPartition], lost: Bool, waitingAtMost timeout: Duration) -> Bool {
+        if lost { state.withLock { s in partitions.forEach { s.forget($0) } } }
+        let deadline = Date(timeIntervalSinceNow: lost ? 0 : timeout.seconds)
         idle.lock()
         var finished = true
         while state.withLock({ $0.batchInFlight }) {
@@ -58,37 +65,38 @@ final class PartitionTracker: Sendable {
             }
         }
         idle.unlock()
-        state.withLock { s in
-            for tp in partitions {
-                s.assigned.remove(tp)
-                s.atEnd.remove(tp)
-                s.received[tp] = nil
-                s.durable[tp] = nil
-            }
-        }
+        state.withLock { s in partitions.forEach { s.forget($0) } }
         return finished
     }
 
     // MARK: - Batching side
 
-    /// The epoch a message received now belongs to, or nil when its partition is not assigned (drop it).
-    func accept(_ message: KafkaMessage) -> Int? {
+    /// Records `message` as received if its partition is still in the message's generation.
+    /// - Returns: false for a record of an ended generation (drop it: the partition's next owner re-reads it).
+    func accept(_ message: KafkaMessage) -> Bool {
         state.withLock { s in
             let tp = message.topicPartition
-            guard s.assigned.contains(tp) else { return nil }
+            guard s.generations[tp] == message.assignmentGeneration else { return false }
             s.received[tp] = message.offset + 1
             s.atEnd.remove(tp)
-            return s.epochs[tp] ?? 0
+            return true
         }
     }
 
-    func isCurrent(_ tp: KafkaTopicPartition, epoch: Int) -> Bool {
-        state.withLock { $0.assigned.contains(tp) && $0.epochs[tp] == epoch }
+    /// Whether `generation` is still the current one of `tp`.
+    func isCurrent(_ tp: KafkaTopicPartition, generation: UInt64) -> Bool {
+        state.withLock { $0.generations[tp] == generation }
     }
 
-    func reachedEnd(_ tp: KafkaTopicPartition, nextOffset: Int64) {
+    /// Whether `message` still belongs to its partition's current generation.
+    func isCurrent(_ message: KafkaMessage) -> Bool {
+        isCurrent(message.topicPartition, generation: message.assignmentGeneration)
+    }
+
+    /// The consumer saw the end of `tp` at `nextOffset` in `generation`.
+    func reachedEnd(_ tp: KafkaTopicPartition, nextOffset: Int64, generation: UInt64) {
         state.withLock { s in
-            guard s.assigned.contains(tp) else { return }
+            guard s.generations[tp] == generation else { return }
             if let received = s.received[tp], received > nextOffset { return }
             s.atEnd.insert(tp)
         }
@@ -96,12 +104,13 @@ final class PartitionTracker: Sendable {
 
     func beginBatch() { state.withLock { $0.batchInFlight = true } }
 
-    /// Records the offsets just stored and wakes a waiting revoke.
-    func endBatch(durable offsets: [KafkaTopicPartitionOffset]) {
+    /// Records the last records whose offsets were just stored (of the current generation only) and wakes a
+    /// waiting revoke.
+    func endBatch(durable records: [KafkaMessage]) {
         state.withLock { s in
             s.batchInFlight = false
-            for o in offsets where s.assigned.contains(o.topicPartition) {
-                s.durable[o.topicPartition] = max(s.durable[o.topicPartition] ?? 0, o.offset)
+            for record in records where s.generations[record.topicPartition] == record.assignmentGeneration {
+                s.durable[record.topicPartition] = max(s.durable[record.topicPartition] ?? 0, record.offset + 1)
             }
         }
         idle.lock()
@@ -113,7 +122,7 @@ final class PartitionTracker: Sendable {
 
     /// True when partitions are assigned and each has reached its end (whether or not all of it is durable yet).
     var allReachedEnd: Bool {
-        state.withLock { s in s.everAssigned && !s.assigned.isEmpty && s.assigned.isSubset(of: s.atEnd) }
+        state.withLock { s in s.everAssigned && !s.assigned.isEmpty && s.assigned.allSatisfy(s.atEnd.contains) }
     }
 
     /// True when partitions are assigned and each has reached its end with everything received made durable.

@@ -65,7 +65,6 @@ public final class WorkerService: Sendable {
             configuration: consumerConfiguration(),
             rebalanceHandler: { [self] event in handleRebalance(event) },
             logHandler: { [self] entry in handleKafkaLog(entry) })
-        let channel = BoundedChannel<KafkaConsumerEvent>(capacity: max(configuration.batchSize * 2, 1000))
         let stopNow = control.withLock { c -> Bool in
             c.consumer = consumer
             return c.stopRequested
@@ -78,18 +77,13 @@ public final class WorkerService: Sendable {
             [("topic", .string(configuration.topic)), ("group", .string(configuration.group)),
              ("worker_version", .string(Self.version))])
 
-        let forwarder = Task {
-            for await event in consumer.events { await channel.send(event) }
-            channel.finish()
-        }
         let loop = BatchLoop(service: self, processor: processor, store: store, deadLetters: deadLetters,
-                             consumer: consumer, channel: channel)
+                             consumer: consumer)
         let caughtUp = await loop.run()
 
         // Drain: the loop has flushed and stored what it could; commit, leave the group, flush, close.
         health.markStopping()
         consumer.stopConsuming()
-        channel.finish()
         await commitBeforeClose(consumer)
         let closeBudget = max(5.0, configuration.drainTimeoutSeconds / 2)
         switch await consumer.close(timeout: .seconds(closeBudget)) {
@@ -99,7 +93,6 @@ public final class WorkerService: Sendable {
             logger.error("consumer close timed out (librdkafka 2.0.2 close hang); exiting anyway",
                          [("timeout_s", .double(closeBudget))])
         }
-        forwarder.cancel()
         do { try await deadLetters.flush(timeout: .seconds(5)) } catch {
             logger.warning("dead-letter producer flush failed", [("error", .string("\(error)"))])
         }
@@ -183,14 +176,14 @@ public final class WorkerService: Sendable {
 
     private func handleRebalance(_ event: KafkaRebalanceEvent) {
         switch event {
-        case .assigned(let partitions):
-            tracker.assign(partitions)
+        case .assigned(let partitions, let generation):
+            tracker.assign(partitions, generation: generation)
             metrics.increment("dvp_rebalances_total", labels: "kind=\"assigned\"", by: Double(partitions.count))
             logger.info("partitions assigned", [("partitions", .string(Self.describe(partitions)))])
         case .revoked(let partitions, let lost):
             // Wait for the in-flight batch so its offsets are stored before the consumer commits on revoke.
             let budget = Duration.seconds(min(configuration.drainTimeoutSeconds, 10))
-            let finished = tracker.revoke(partitions, waitingAtMost: lost ? .zero : budget)
+            let finished = tracker.revoke(partitions, lost: lost, waitingAtMost: budget)
             metrics.increment(
                 "dvp_rebalances_total", labels: lost ? "kind=\"lost\"" : "kind=\"revoked\"", by: Double(partitions.count))
             logger.info(

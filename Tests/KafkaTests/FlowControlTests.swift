@@ -21,7 +21,7 @@ struct FlowControlTests {
         for await event in consumer.events {
             guard case .message(let message) = event else { continue }
             received.append(message)
-            consumer.storeOffsets([message.nextOffset])
+            consumer.storeOffsets(after: [message])
             if received.count % 50 == 0 { try await Task.sleep(for: .milliseconds(300)) }  // slow reader
             if received.count == 120 {  // the app's own pause composes with flow control
                 consumer.pauseAll()

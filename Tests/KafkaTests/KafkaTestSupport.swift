@@ -47,7 +47,7 @@ enum KafkaTestSupport {
             for await event in consumer.events {
                 guard case .message(let message) = event else { continue }
                 received.append(message)
-                if store { consumer.storeOffsets([message.nextOffset]) }
+                if store { consumer.storeOffsets(after: [message]) }
                 if received.count >= count { break }
             }
             return received

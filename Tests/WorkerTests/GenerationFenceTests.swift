@@ -4,31 +4,77 @@ import Testing
 
 @testable import WorkerCore
 
-/// A record fetched before its partition was lost must never reach a batch or an offset after the partition was
-/// assigned again (the fetch restarts at the committed offset; storing past the stale record skips the gap).
-@Suite("Generation fence")
+/// The worker's side of the generation fence: a record counts only while its partition is in the assignment
+/// generation it was fetched in. (Before the fence, `PartitionTracker.accept` stamped a record with the epoch at
+/// the time the batch loop received it, so a record fetched before a lost assignment counted as current after the
+/// re-assignment: commit 7fa7507 holds that failing test.)
+@Suite("Generation fence (worker)")
 struct GenerationFenceTests {
     private static let p0 = KafkaTopicPartition(topic: "daily-values", partition: 0)
+    private static let p1 = KafkaTopicPartition(topic: "daily-values", partition: 1)
 
-    private static func record(offset: Int64) -> KafkaMessage {
-        KafkaMessage(topic: p0.topic, partition: p0.partition, offset: offset, key: nil, value: Array("{}".utf8),
-                     headers: [], timestampMs: nil, timestampType: .notAvailable)
+    private static func record(_ tp: KafkaTopicPartition = p0, offset: Int64, generation: UInt64) -> KafkaMessage {
+        var message = KafkaMessage(
+            topic: tp.topic, partition: tp.partition, offset: offset, key: nil, value: Array("{}".utf8), headers: [],
+            timestampMs: nil, timestampType: .notAvailable)
+        message.assignmentGeneration = generation
+        return message
     }
 
-    @Test("lost → re-assigned: a record fetched under the old assignment is not accepted")
-    func lostThenReassigned() async {
+    @Test("lost → re-assigned: a record fetched under the old assignment is not accepted, nor counted durable")
+    func lostThenReassigned() {
         let tracker = PartitionTracker()
-        let channel = BoundedChannel<KafkaConsumerEvent>(capacity: 10)
-        tracker.assign([Self.p0])
-        // Fetched under the first assignment, waiting between the consumer and the batch loop.
-        await channel.send(.message(Self.record(offset: 10)))
+        tracker.assign([Self.p0], generation: 1)
+        let stale = Self.record(offset: 10, generation: 1)
         // All brokers down past the session timeout: the assignment is lost, then the same partition comes back.
-        tracker.revoke([Self.p0], waitingAtMost: .zero)
-        tracker.assign([Self.p0])
-        guard case .element(.message(let stale)) = await channel.receive(timeout: .seconds(1)) else {
-            Issue.record("the record did not arrive")
-            return
+        #expect(tracker.revoke([Self.p0], lost: true, waitingAtMost: .seconds(5)))
+        tracker.assign([Self.p0], generation: 2)
+        #expect(!tracker.accept(stale), "a record of the lost assignment was accepted as current")
+        #expect(!tracker.isCurrent(stale))
+        // The re-fetch restarts at the committed offset 5: only records of generation 2 count.
+        let refetched = Self.record(offset: 5, generation: 2)
+        #expect(tracker.accept(refetched))
+        tracker.reachedEnd(Self.p0, nextOffset: 6, generation: 2)
+        tracker.beginBatch()
+        tracker.endBatch(durable: [stale])
+        #expect(!tracker.isCaughtUp, "offset 11 of the lost generation counted as durable for generation 2")
+        tracker.beginBatch()
+        tracker.endBatch(durable: [refetched])
+        #expect(tracker.isCaughtUp)
+    }
+
+    @Test("an end-of-partition seen in an ended generation does not count")
+    func staleEndOfPartition() {
+        let tracker = PartitionTracker()
+        tracker.assign([Self.p0], generation: 1)
+        tracker.revoke([Self.p0], lost: true, waitingAtMost: .zero)
+        tracker.assign([Self.p0], generation: 2)
+        tracker.reachedEnd(Self.p0, nextOffset: 100, generation: 1)
+        #expect(!tracker.allReachedEnd)
+        tracker.reachedEnd(Self.p0, nextOffset: 40, generation: 2)
+        #expect(tracker.allReachedEnd)
+    }
+
+    @Test("a revoke waits for the batch in flight, a lost assignment does not")
+    func revokeWaitsForInFlight() async {
+        let tracker = PartitionTracker()
+        tracker.assign([Self.p0, Self.p1], generation: 1)
+        tracker.beginBatch()
+        let started = ContinuousClock.now
+        #expect(!tracker.revoke([Self.p1], lost: true, waitingAtMost: .seconds(5)))
+        #expect(ContinuousClock.now - started < .seconds(1), "a lost assignment waited for the batch")
+        let finisher = Task {
+            try? await Task.sleep(for: .milliseconds(300))
+            // Still current while the revoke waits: the batch may store its offsets.
+            let current = tracker.isCurrent(Self.record(offset: 3, generation: 1))
+            tracker.endBatch(durable: [Self.record(offset: 3, generation: 1)])
+            return current
         }
-        #expect(tracker.accept(stale) == nil, "a record of the lost assignment was accepted as current")
+        let waited = ContinuousClock.now
+        #expect(tracker.revoke([Self.p0], lost: false, waitingAtMost: .seconds(5)))
+        #expect(ContinuousClock.now - waited >= .milliseconds(250))
+        #expect(await finisher.value, "the revoking partition stopped being current before its batch finished")
+        #expect(!tracker.isCurrent(Self.record(offset: 3, generation: 1)))
+        #expect(tracker.assignedPartitions.isEmpty)
     }
 }

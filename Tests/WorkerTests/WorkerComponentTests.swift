@@ -7,33 +7,6 @@ import Testing
 
 @Suite("Worker components")
 struct WorkerComponentTests {
-    @Test("BoundedChannel: order kept, sender suspends when full, receive times out, finish drains")
-    func boundedChannel() async {
-        let channel = BoundedChannel<Int>(capacity: 4)
-        let producer = Task {
-            for i in 0..<100 { await channel.send(i) }
-            channel.finish()
-        }
-        var received: [Int] = []
-        loop: while true {
-            switch await channel.receive(timeout: .seconds(5)) {
-            case .element(let n): received.append(n)
-            case .finished: break loop
-            case .timedOut: Issue.record("timed out with elements pending"); break loop
-            }
-        }
-        await producer.value
-        #expect(received == Array(0..<100))
-
-        let idle = BoundedChannel<Int>(capacity: 1)
-        let started = ContinuousClock.now
-        guard case .timedOut = await idle.receive(timeout: .milliseconds(100)) else {
-            Issue.record("expected a timeout")
-            return
-        }
-        #expect(ContinuousClock.now - started >= .milliseconds(90))
-    }
-
     @Test("VersionCache keeps the highest lower bound and clears itself when full")
     func versionCache() {
         let cache = VersionCache(capacity: 3)
@@ -78,27 +51,6 @@ struct WorkerComponentTests {
         #expect(envelope.value.count < 200)
         #expect(String(decoding: envelope.value, as: UTF8.self).contains("\"size\":\(DeadLetter.maxVerbatimBytes + 1)"))
         #expect(envelope.headers.contains { $0.key == "x-dlq.payload-sha256" })
-    }
-
-    @Test("Partition tracker: revoked partitions drop pending work; caught up needs the end and durable offsets")
-    func partitionTracker() {
-        let tracker = PartitionTracker()
-        let p0 = KafkaTopicPartition(topic: "t", partition: 0)
-        let p1 = KafkaTopicPartition(topic: "t", partition: 1)
-        tracker.assign([p0, p1])
-        let m = KafkaMessage(topic: "t", partition: 0, offset: 9, key: nil, value: [], headers: [], timestampMs: nil,
-                             timestampType: .notAvailable)
-        let epoch = tracker.accept(m)
-        #expect(epoch != nil)
-        tracker.reachedEnd(p0, nextOffset: 10)
-        tracker.reachedEnd(p1, nextOffset: 0)
-        #expect(!tracker.isCaughtUp, "offset 9 is not durable yet")
-        tracker.beginBatch()
-        tracker.endBatch(durable: [KafkaTopicPartitionOffset(p0, offset: 10)])
-        #expect(tracker.isCaughtUp)
-        #expect(tracker.revoke([p0], waitingAtMost: .seconds(1)))
-        #expect(!tracker.isCurrent(p0, epoch: epoch!))
-        #expect(tracker.accept(m) == nil)
     }
 
     @Test("Metrics render as Prometheus text with families, labels and the histogram")

@@ -58,15 +58,16 @@ final class RDKafkaConsumerContext: Sendable {
             deliver(
                 .partitionEOF(
                     topic: RDKafkaMessage.topicName(message), partition: raw.partition,
-                    offset: raw.offset))
+                    offset: raw.offset, generation: 0))
         default:
             deliver(.error(RDKafkaMessage.consumerError(message)))
         }
     }
 
+    /// Stamps `event` with its partition's generation (see ``KafkaConsumerState``) and buffers or hands it over.
     func deliver(_ event: KafkaConsumerEvent) {
         if case .resume(let waiter, let event) = state.withLock({ $0.deliver(event) }) {
-            waiter.resume(returning: event)
+            waiter.resume(returning: [event])
         }
     }
 
@@ -92,6 +93,8 @@ final class RDKafkaConsumerContext: Sendable {
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             if let startTimestampMs { applyStartTimestamp(startTimestampMs, rk: rk, partitions: partitions) }
+            // The new generation exists before the first record of the assignment can be polled.
+            let generation = state.withLock { $0.assign(changed) }
             if cooperative {
                 if let error = rd_kafka_incremental_assign(rk, partitions) {
                     deliver(.error(KafkaError(consuming: error)))
@@ -102,11 +105,19 @@ final class RDKafkaConsumerContext: Sendable {
             if state.withLock({ $0.fetchPaused || $0.shouldPause }) {
                 _ = rd_kafka_pause_partitions(rk, partitions)
             }
-            rebalanceHandler(.assigned(changed))
+            rebalanceHandler(.assigned(changed, generation: generation))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(rk) != 0
-            _ = state.withLock { $0.drop(partitions: Set(changed)) }
-            rebalanceHandler(.revoked(changed, lost: lost))
+            if lost {
+                // Someone else may own them already: nothing of this generation may be stored from now on.
+                _ = state.withLock { $0.endRevoke(changed) }
+                rebalanceHandler(.revoked(changed, lost: true))
+            } else {
+                // The handler lets in-flight work finish and store its offsets, then the generation ends.
+                _ = state.withLock { $0.beginRevoke(changed) }
+                rebalanceHandler(.revoked(changed, lost: false))
+                _ = state.withLock { $0.endRevoke(changed) }
+            }
             if !lost {
                 let commit = rd_kafka_commit(rk, nil, 0)
                 if commit != RD_KAFKA_RESP_ERR__NO_OFFSET { reportIfError(commit, "commit on revoke") }
@@ -119,8 +130,14 @@ final class RDKafkaConsumerContext: Sendable {
                 reportIfError(rd_kafka_assign(rk, nil), "unassign")
             }
         default:
-            // "must call rd_kafka_assign(rk, NULL) to synchronize state" (rdkafka.h)
+            // "must call rd_kafka_assign(rk, NULL) to synchronize state" (rdkafka.h): everything is unassigned.
             reportIfError(err, "rebalance")
+            let all = state.withLock { state in
+                let all = state.assignedPartitions
+                state.endRevoke(all)
+                return all
+            }
+            if !all.isEmpty { rebalanceHandler(.revoked(all, lost: true)) }
             _ = rd_kafka_assign(rk, nil)
         }
     }

@@ -1,0 +1,44 @@
+import Kafka
+
+extension BatchLoop {
+    /// Sends the batch's dead-letter records and waits for every delivery report.
+    /// - Returns: false if abandoned before all were acknowledged.
+    func deliverDeadLetters(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
+        var remaining = output.deadLetters
+        guard !remaining.isEmpty else { return true }
+        var backoff = Backoff()
+        while true {
+            let results = await deadLetters.send(remaining)
+            var failed: [KafkaOutgoingMessage] = []
+            var lastError: KafkaError?
+            for (message, result) in zip(remaining, results) {
+                if case .failure(let error) = result {
+                    failed.append(message)
+                    lastError = error
+                }
+            }
+            if failed.isEmpty {
+                if backoff.attempt > 0 {
+                    service.health.deadLetterRecovered()
+                    service.resumeAfterRecovery()
+                }
+                for (name, n) in output.deadLetterClasses {
+                    metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
+                }
+                return true
+            }
+            // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
+            // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
+            remaining = failed
+            metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
+            service.health.deadLetterFailed(lastError.map { "\($0)" } ?? "unknown")
+            if backoff.attempt == 0 { service.pauseForFailure() }
+            let delay = backoff.next()
+            logger.error("dead-letter delivery failed; retrying",
+                         [("error", .string(lastError.map { "\($0)" } ?? "")), ("records", .int(Int64(failed.count)))])
+            if abandoned() { return false }
+            try? await Task.sleep(for: delay)
+            if abandoned() { return false }
+        }
+    }
+}
