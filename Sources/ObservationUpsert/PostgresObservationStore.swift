@@ -56,7 +56,11 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         guard !batch.isEmpty else { return [] }
         let shard = counterShard
         return try await withConnection { connection in
-            try connection.transaction { try PostgresUpsert.run(batch, counterShard: shard, on: connection) }
+            try connection.transaction {
+                let outcomes = try PostgresUpsert.run(batch, counterShard: shard, on: connection)
+                CrashPoint.reach(.afterUpsertBeforeCommit)
+                return outcomes
+            }
         }
     }
 

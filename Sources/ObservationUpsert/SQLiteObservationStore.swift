@@ -40,7 +40,11 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
         guard !batch.isEmpty else { return [] }
         return try await withConnection { connection in
-            try connection.immediateTransaction { try Self.upsert(batch, on: connection) }
+            try connection.immediateTransaction {
+                let outcomes = try Self.upsert(batch, on: connection)
+                CrashPoint.reach(.afterUpsertBeforeCommit)
+                return outcomes
+            }
         }
     }
 

@@ -181,6 +181,7 @@ public final class WorkerService: Sendable {
             metrics.increment("dvp_rebalances_total", labels: "kind=\"assigned\"", by: Double(partitions.count))
             logger.info("partitions assigned", [("partitions", .string(Self.describe(partitions)))])
         case .revoked(let partitions, let lost):
+            if !lost { CrashPoint.reach(.insideRevoke) }
             // Wait for the in-flight batch so its offsets are stored before the consumer commits on revoke.
             let budget = Duration.seconds(min(configuration.drainTimeoutSeconds, 10))
             let finished = tracker.revoke(partitions, lost: lost, waitingAtMost: budget)

@@ -1,4 +1,5 @@
 import Foundation
+import ObservationUpsert
 import Testing
 
 /// Faults of the worker processes: kill -9 at points of the batch cycle, scaling, rolling restarts, SIGTERM
@@ -17,7 +18,7 @@ extension ReliabilityTests {
     /// Where in the batch cycle the kill lands, pinned through the worker's metrics (polled every 5 ms):
     /// `in-flight` right after `dvp_records_consumed_total` rose (the batch was taken, its upsert is running);
     /// `after-batch` right after `dvp_batch_duration_seconds_count` rose (offsets stored, auto-commit pending).
-    @Test("kill -9 at a point of the batch cycle, 2 workers under load", arguments: ReliabilityMode.isFull ? ["in-flight", "after-batch"] : ["in-flight"])
+    @Test("kill -9 at a point of the batch cycle, 2 workers under load", arguments: ReliabilityMode.killPoints)
     func killNine(point: String) async throws {
         try await ScenarioRun.perform("kill -9 \(point) (2 workers)") { run in
             let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 102)
@@ -29,6 +30,33 @@ extension ReliabilityTests {
             }
             await run.kill9(victim)
             run.note(pinned ? "killed within ~5 ms of \(series) rising" : "kill point not pinned (no batch in 20 s)")
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
+    /// kill -9 where no outside timing can land it: the worker kills itself at a crash point (`DVP_CRASH_AT`).
+    /// `after-upsert-before-commit`: the 5th batch's upsert ran, its transaction is not committed (rolled back).
+    /// `inside-revoke`: a third worker joins; the victim dies in the revoke callback before its batch finished.
+    @Test("kill -9 at a crash point, 2 workers under load", fullOnly,
+          arguments: [CrashPoint.afterUpsertBeforeCommit, .insideRevoke])
+    func killAtCrashPoint(point: CrashPoint) async throws {
+        try await ScenarioRun.perform("kill -9 \(point.rawValue) (2 workers)") { run in
+            let occurrence = point == .afterUpsertBeforeCommit ? ":5" : ""
+            let generator = try run.startGenerator(patients: 40, days: 5, seed: 108, rate: 1500, extra: Self.messy)
+            let victim = try await run.startWorker(
+                "worker-1", extra: Self.smallBatches, environment: ["DVP_CRASH_AT": point.rawValue + occurrence])
+            victim.markKilledOnPurpose()
+            _ = try await run.startWorker("worker-2", extra: Self.smallBatches)
+            let progressed = await eventually(timeout: .seconds(60)) {
+                guard victim.process.isRunning else { return true }
+                return await victim.metric("dvp_records_consumed_total") >= 300
+            }
+            run.check(progressed, "no progress before the fault")
+            if point == .insideRevoke { _ = try await run.startWorker("worker-3", extra: Self.smallBatches) }
+            let status = await victim.process.waitForExit(timeout: .seconds(60))
+            run.check(status == 128 + SIGKILL && victim.process.stderr.contains("crash point \(point.rawValue)"),
+                      "the victim did not die at the crash point: \(ChildProcess.describe(status))")
             try await run.finish(generator)
             try await run.drainAndVerify()
         }

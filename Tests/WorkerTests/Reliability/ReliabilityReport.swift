@@ -9,6 +9,8 @@ struct ScenarioResult: Codable, Sendable {
     var lost: Int
     /// Stored-version decreases recorded by the audit trigger, plus identities stored above anything sent.
     var staleOverwrites: Int
+    /// Workers that died by a signal the scenario did not send (SIGABRT from librdkafka, …); any fails the row.
+    var aborts: Int = 0
     /// Records consumed more than once across all workers (redeliveries); reported, never a failure.
     var duplicates: Int
     /// Distinct dead-lettered source records (by original partition and offset).
@@ -59,27 +61,62 @@ enum ReliabilityReport {
             librdkafka 2.0.2 mock cluster over TCP, PostgreSQL 15, 1–3 workers), injects one fault, drains, and
             checks the oracle: every identity stored at its highest sent version or dead-lettered with a reason, no
             version decrease (audit trigger), committed offsets at the end of every partition. Duplicates are
-            redelivered records (consumed minus sent), reported and never a failure by themselves.
+            redelivered records (consumed minus sent), reported and never a failure by themselves. Aborts are
+            workers that died by a signal the scenario did not send (e.g. SIGABRT inside librdkafka); any fails
+            the run.
 
-            | Scenario | Events sent | Lost | Stale overwrites | Duplicates | DLQ | Result | Time (s) | Notes |
-            |---|---:|---:|---:|---:|---:|---|---:|---|
+            """
+        out += "\n" + repeatedRuns(rows)
+        out += """
+            | Scenario | Events sent | Lost | Stale overwrites | Aborts | Duplicates | DLQ | Result | Time (s) | Notes |
+            |---|---:|---:|---:|---:|---:|---:|---|---:|---|
 
             """
         for r in rows {
             let notes = r.notes.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
-            out += "| \(r.scenario) | \(r.eventsSent) | \(r.lost) | \(r.staleOverwrites) | \(r.duplicates) | "
+            out += "| \(r.scenario) | \(r.eventsSent) | \(r.lost) | \(r.staleOverwrites) | \(r.aborts) | \(r.duplicates) | "
                 + "\(r.deadLettered) | \(r.passed ? "pass" : "**FAIL**") | \(String(format: "%.0f", r.seconds)) | \(notes) |\n"
         }
         let total = rows.map(\.seconds).reduce(0, +)
-        out += "\n\(rows.filter(\.passed).count) of \(rows.count) scenarios passed; "
+        out += "\n\(rows.filter(\.passed).count) of \(rows.count) scenario runs passed; "
             + "scenario time \(String(format: "%.0f", total)) s.\n"
         return out
+    }
+
+    /// A summary per scenario that ran more than once (`scripts/reliability.sh --repeat N`), else nothing.
+    private static func repeatedRuns(_ rows: [ScenarioResult]) -> String {
+        let byScenario = Dictionary(grouping: rows, by: \.scenario)
+        guard byScenario.values.contains(where: { $0.count > 1 }) else { return "" }
+        var out = """
+            ## Repeated runs
+
+            | Scenario | Runs | Passed | Lost | Stale overwrites | Aborts | Duplicates (max) | Mean time (s) |
+            |---|---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for (scenario, runs) in byScenario.sorted(by: { $0.key < $1.key }) {
+            let sum = { (value: (ScenarioResult) -> Int) in runs.map(value).reduce(0, +) }
+            let meanSeconds = runs.map(\.seconds).reduce(0, +) / Double(runs.count)
+            out += "| \(scenario) | \(runs.count) | \(runs.filter(\.passed).count) | \(sum(\.lost)) | "
+                + "\(sum(\.staleOverwrites)) | \(sum(\.aborts)) | \(runs.map(\.duplicates).max() ?? 0) | "
+                + "\(String(format: "%.0f", meanSeconds)) |\n"
+        }
+        return out + "\n## Every run\n\n"
     }
 }
 
 /// Quick (a representative subset, part of the normal `swift test`) or full (`DVP_RELIABILITY=full`).
 enum ReliabilityMode {
     static var isFull: Bool { ProcessInfo.processInfo.environment["DVP_RELIABILITY"] == "full" }
+
+    /// The kill -9 points of the batch cycle to run: `DVP_KILL_POINTS` (comma-separated, for
+    /// `scripts/reliability.sh --scenario killNine --kill-points in-flight`), else both in full mode, one in quick.
+    static var killPoints: [String] {
+        if let list = ProcessInfo.processInfo.environment["DVP_KILL_POINTS"], !list.isEmpty {
+            return list.split(separator: ",").map(String.init)
+        }
+        return isFull ? ["in-flight", "after-batch"] : ["in-flight"]
+    }
 }
 
 extension Duration {

@@ -18,8 +18,9 @@ final class ScenarioRun: @unchecked Sendable {
     private var recorded = false
     private var scraper: Task<Void, Never>?
 
-    /// Worker exits with SIGABRT (134) — librdkafka 2.0.2 #4312 on close during a cooperative rebalance.
+    /// Workers that ended by a signal the scenario did not send (SIGABRT, SIGSEGV, …): each fails the scenario.
     private(set) var aborts = 0
+    private var abortedWorkers: Set<String> = []
 
     private init(name: String, partitions: Int, ownPostgres: Bool) async throws {
         self.name = name
@@ -40,7 +41,8 @@ final class ScenarioRun: @unchecked Sendable {
         } catch {
             run.fail("error: \(error)")
             run.record(ScenarioResult(
-                scenario: name, eventsSent: 0, lost: 0, staleOverwrites: 0, duplicates: 0, deadLettered: 0,
+                scenario: name, eventsSent: 0, lost: 0, staleOverwrites: 0, aborts: run.aborts, duplicates: 0,
+                deadLettered: 0,
                 passed: false, seconds: (ContinuousClock.now - run.started).inSeconds, notes: "\(error)"))
             throw error
         }
@@ -97,9 +99,10 @@ final class ScenarioRun: @unchecked Sendable {
     /// Starts a long-running worker (or `--until-caught-up`) in the scenario's group on its store.
     @discardableResult
     func startWorker(_ name: String = "worker", extra: [String] = [], untilCaughtUp: Bool = false,
-                     group: String? = nil) async throws -> ScenarioWorker {
+                     group: String? = nil, environment: [String: String] = [:]) async throws -> ScenarioWorker {
         let process = try harness.startWorker(
-            store: store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra, name: name)
+            store: store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra, name: name,
+            environment: environment)
         let worker = try await ScenarioWorker(process)
         lock.withLock { workers.append(worker) }
         return worker
@@ -108,23 +111,31 @@ final class ScenarioRun: @unchecked Sendable {
     /// kill -9 (after a last scrape of its counters).
     func kill9(_ worker: ScenarioWorker) async {
         await worker.refresh()
+        worker.markKilledOnPurpose()
         worker.process.signal(SIGKILL)
         _ = await worker.process.waitForExit(timeout: .seconds(10))
     }
 
-    /// SIGTERM and wait: exit 0 is expected; 134 (librdkafka #4312) is counted like a kill -9, not a failure.
+    /// SIGTERM and wait: exit 0 within `limit` is expected; anything else (an abort, another exit code, a hang)
+    /// fails the scenario.
     @discardableResult
     func terminate(_ worker: ScenarioWorker, within limit: Duration = .seconds(40)) async -> Int32? {
         await worker.refresh()
         worker.process.signal(SIGTERM)
         let status = await worker.process.waitForExit(timeout: limit)
-        if status == 134 {
-            lock.withLock { aborts += 1 }
-        } else {
-            check(status == 0, "\(worker.name) exited \(status.map(String.init) ?? "not at all") after SIGTERM: "
-                + worker.process.stderr.suffix(1200))
-        }
+        countIfAborted(worker)
+        check(status == 0, "\(worker.name) ended with \(ChildProcess.describe(status)) after SIGTERM: "
+            + worker.process.stderr.suffix(1200))
         return status
+    }
+
+    /// Counts a worker that died by a signal the scenario did not send (once per worker).
+    private func countIfAborted(_ worker: ScenarioWorker) {
+        guard let status = worker.unexpectedSignal else { return }
+        let first = lock.withLock { abortedWorkers.insert(worker.name).inserted }
+        guard first else { return }
+        lock.withLock { aborts += 1 }
+        check(false, "\(worker.name) died by \(ChildProcess.describe(status)): " + worker.process.stderr.suffix(1200))
     }
 
     var runningWorkers: [ScenarioWorker] { lock.withLock { workers.filter { $0.process.isRunning } } }
@@ -164,18 +175,26 @@ final class ScenarioRun: @unchecked Sendable {
     /// running (SIGTERM), then checks the common oracle and records the row.
     /// - Parameter expectedLost: identities the scenario loses on purpose (retention), checked exactly.
     func drainAndVerify(drainTimeout: Duration = .seconds(90), expectedLost: Int = 0) async throws {
-        let ends = try await endOffsets()
+        let records = try await topicRecords()
+        let ends = Self.endOffsets(of: records, partitions: harness.partitions)
         let reached = try await waitForCommitted(ends, timeout: drainTimeout)
         for worker in runningWorkers { await terminate(worker) }
         scraper?.cancel()
+        for worker in lock.withLock({ workers }) { countIfAborted(worker) }
 
         let dump = try harness.storeDump(store.url)
         let expected = lock.withLock { oracle }
-        var lost = 0
+        var lost: [(key: String, version: Int64)] = []
         var above = 0
         for (key, version) in expected.versions {
-            guard let stored = dump[key] else { lost += 1; continue }
-            if stored < version { lost += 1 } else if stored > version { above += 1 }
+            guard let stored = dump[key], stored >= version else { lost.append((key, version)); continue }
+            if stored > version { above += 1 }
+        }
+        if !lost.isEmpty {
+            // Tell a loss before the worker (the event never reached the topic) from one by the worker.
+            let inTopic = Self.identityVersions(in: records)
+            let missing = lost.filter { !inTopic.contains("\($0.key)@\($0.version)") }.count
+            note("\(missing) of \(lost.count) lost identities have no record of their highest version in the topic")
         }
         let never = dump.keys.filter { expected.versions[$0] == nil }.count
         let decreases = try store.versionDecreases()
@@ -184,30 +203,49 @@ final class ScenarioRun: @unchecked Sendable {
         let consumed = lock.withLock { workers }.map(\.consumed).reduce(0, +)
 
         check(reached.isEmpty, "committed offsets short of the end: \(reached.prefix(6).joined(separator: ", "))")
-        check(lost == expectedLost, "\(lost) identities lost or below their highest version (expected \(expectedLost)): "
+        check(lost.count == expectedLost, "\(lost.count) identities lost or below their highest version (expected \(expectedLost)): "
             + expected.differences(from: dump, limit: 3).joined(separator: "; "))
         check(above == 0 && never == 0, "\(above) stored above the highest sent version, \(never) never sent valid")
         check(decreases == 0, "the audit trigger recorded \(decreases) version decreases")
         check(dlq.sources == expected.invalid.count,
               "dead-letter topic holds \(dlq.sources) distinct source records, \(expected.invalid.count) invalid sent")
         check(dlq.withoutReason == 0, "\(dlq.withoutReason) dead-letter records without a reason header")
-        if aborts > 0 { note("\(aborts) worker exit(s) 134 (librdkafka #4312 abort on close), handled like kill -9") }
         if dlq.records > dlq.sources { note("\(dlq.records - dlq.sources) duplicate dead-letter records") }
 
         let (failed, text) = lock.withLock { (failures, notes) }
         record(ScenarioResult(
-            scenario: name, eventsSent: Int(sent), lost: lost, staleOverwrites: decreases + above,
+            scenario: name, eventsSent: Int(sent), lost: lost.count, staleOverwrites: decreases + above, aborts: aborts,
             duplicates: Int(max(0, consumed - sent)), deadLettered: dlq.sources, passed: failed.isEmpty,
             seconds: (ContinuousClock.now - started).inSeconds, notes: (text + failed).joined(separator: "; ")))
     }
 
     /// The end offset (high watermark) of every partition of the main topic.
     func endOffsets() async throws -> [Int32: Int64] {
-        let all = try await KafkaConsumer.readAll(
-            topic: harness.topic, bootstrapServers: harness.bootstrap, timeout: .seconds(90))
-        var ends = Dictionary(uniqueKeysWithValues: (0..<Int32(harness.partitions)).map { ($0, Int64(0)) })
-        for m in all { ends[m.partition] = max(ends[m.partition] ?? 0, m.offset + 1) }
+        Self.endOffsets(of: try await topicRecords(), partitions: harness.partitions)
+    }
+
+    /// Every record of the main topic.
+    private func topicRecords() async throws -> [KafkaMessage] {
+        try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap, timeout: .seconds(90))
+    }
+
+    private static func endOffsets(of records: [KafkaMessage], partitions: Int) -> [Int32: Int64] {
+        var ends = Dictionary(uniqueKeysWithValues: (0..<Int32(partitions)).map { ($0, Int64(0)) })
+        for m in records { ends[m.partition] = max(ends[m.partition] ?? 0, m.offset + 1) }
         return ends
+    }
+
+    /// `patient/metric/day@version` of every record that parses as JSON with those fields.
+    private static func identityVersions(in records: [KafkaMessage]) -> Set<String> {
+        var out = Set<String>()
+        for record in records {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any],
+                let patient = object["patient"] as? String, let metric = object["metric"] as? String,
+                let day = object["day"] as? String, let version = (object["version"] as? NSNumber)?.int64Value
+            else { continue }
+            out.insert("\(patient)/\(metric)/\(day)@\(version)")
+        }
+        return out
     }
 
     /// Polls the group's committed offsets until they equal `ends`; returns the partitions still short.

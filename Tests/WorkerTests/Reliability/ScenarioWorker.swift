@@ -7,6 +7,7 @@ final class ScenarioWorker: @unchecked Sendable {
     let probe: WorkerProbe
     private let lock = NSLock()
     private var lastConsumed: Int64 = 0
+    private var killedOnPurpose = false
 
     init(_ process: ChildProcess) async throws {
         self.process = process
@@ -14,6 +15,15 @@ final class ScenarioWorker: @unchecked Sendable {
     }
 
     var name: String { process.name }
+
+    /// The scenario sends SIGKILL itself (kill -9 faults): that death is expected, any other signal is not.
+    func markKilledOnPurpose() { lock.withLock { killedOnPurpose = true } }
+
+    /// The shell-style status if the worker ended by a signal the scenario did not send (134 = SIGABRT, …).
+    var unexpectedSignal: Int32? {
+        guard let status = process.exitStatus, status > 128 else { return nil }
+        return status == 128 + SIGKILL && lock.withLock({ killedOnPurpose }) ? nil : status
+    }
 
     /// Scrapes the consumed counter (no-op when the worker does not answer).
     func refresh() async {

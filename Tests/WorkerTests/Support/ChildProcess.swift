@@ -34,14 +34,31 @@ final class ChildProcess: @unchecked Sendable {
 
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
-    /// Waits for the exit status; nil if still running after `timeout`.
+    /// Waits for the exit status, shell-style: the exit code, or 128 + the signal number when a signal ended the
+    /// process (134 = SIGABRT, 137 = SIGKILL; Foundation reports the bare signal number with
+    /// `terminationReason == .uncaughtSignal`, which would read as an exit code). nil if still running after `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return process.terminationStatus
+        return exitStatus
+    }
+
+    /// The shell-style exit status of an ended process (see ``waitForExit(timeout:)``); nil while it runs.
+    var exitStatus: Int32? {
+        guard !process.isRunning else { return nil }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// How a shell-style status reads: `exit 3`, `signal 6 (SIGABRT)`, `still running`.
+    static func describe(_ status: Int32?) -> String {
+        guard let status else { return "still running" }
+        guard status > 128 else { return "exit \(status)" }
+        let names: [Int32: String] = [SIGABRT: "SIGABRT", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGTERM: "SIGTERM",
+                                      SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE"]
+        return "signal \(status - 128) (\(names[status - 128] ?? "?"))"
     }
 
     /// Polls until `condition` holds for the captured stderr, or the timeout passes.
