@@ -40,8 +40,10 @@ public enum WorkerHelp {
                                     200000, about 10 MB; 0 disables)
           --until-caught-up         exit 0 once every assigned partition reached its end (backfill jobs); prints
                                     a summary
-          --drain-timeout SECONDS   on SIGTERM/SIGINT: finish the batch, commit, leave the group within this
-                                    time (default 30); a second signal or twice the time exits at once
+          --drain-timeout SECONDS   one deadline for the whole stop (SIGTERM/SIGINT, or the end of a catch-up):
+                                    finish the batch (40%), commit (55%), leave the group (90%), flush (97%);
+                                    at the deadline, or on a second signal, the process exits with 3
+                                    (default 30; set the pod's grace period above it)
 
         Operations
           --http-address ADDR       address of the HTTP endpoint (default 0.0.0.0)

@@ -20,9 +20,8 @@ public final class WorkerService: Sendable {
     private let control = Mutex(Control())
 
     struct Control {
-        var stopRequested = false
-        /// After this instant, retries give up (the batch is abandoned un-stored; it will be redelivered).
-        var abandonAfter: ContinuousClock.Instant?
+        /// Set when the stop began (``requestStop()``): every stop step's deadline.
+        var shutdown: ShutdownPlan?
         var consumer: KafkaConsumer?
         var pausedByWorker = false
     }
@@ -67,7 +66,7 @@ public final class WorkerService: Sendable {
             logHandler: { [self] entry in handleKafkaLog(entry) })
         let stopNow = control.withLock { c -> Bool in
             c.consumer = consumer
-            return c.stopRequested
+            return c.shutdown != nil
         }
         if stopNow { consumer.stopConsuming() }
         try consumer.subscribe(topics: [configuration.topic])
@@ -81,22 +80,25 @@ public final class WorkerService: Sendable {
                              consumer: consumer)
         let caughtUp = await loop.run()
 
-        // Drain: the loop has flushed and stored what it could; commit, leave the group, flush, close.
+        // Drain: the loop has flushed and stored what it could; commit, leave the group, flush, close — each step
+        // within its share of the one drain deadline.
+        let plan = beginShutdown()
         health.markStopping()
         consumer.stopConsuming()
-        await commitBeforeClose(consumer)
-        let closeBudget = max(5.0, configuration.drainTimeoutSeconds / 2)
-        switch await consumer.close(timeout: .seconds(closeBudget)) {
+        await commitBeforeClose(consumer, until: plan.deadline(.commit))
+        let closeBudget = plan.remaining(.closeConsumer)
+        switch await consumer.close(timeout: closeBudget) {
         case .closed: logger.info("consumer closed; group left")
         case .failed(let error): logger.warning("consumer closed with an error", [("error", .string("\(error)"))])
         case .timedOut:
             logger.error("consumer close timed out (librdkafka 2.0.2 close hang); exiting anyway",
-                         [("timeout_s", .double(closeBudget))])
+                         [("timeout_s", .double(closeBudget.seconds))])
         }
-        do { try await deadLetters.flush(timeout: .seconds(5)) } catch {
+        let dependencies = plan.remaining(.closeDependencies)
+        do { try await deadLetters.flush(timeout: dependencies * 0.5) } catch {
             logger.warning("dead-letter producer flush failed", [("error", .string("\(error)"))])
         }
-        _ = await deadLetters.close(timeout: .seconds(5))
+        _ = await deadLetters.close(timeout: max(.milliseconds(100), plan.remaining(.closeDependencies)))
         await store.close()
         let summary = RunSummary(metrics: metrics, elapsed: ContinuousClock.now - started, caughtUp: caughtUp)
         logger.info("worker stopped", summary.logFields)
@@ -105,8 +107,7 @@ public final class WorkerService: Sendable {
 
     /// Commits the stored offsets before leaving the group, retrying while the group is rebalancing (other members
     /// joining or leaving at the same moment): a commit lost here costs duplicates on the next run.
-    private func commitBeforeClose(_ consumer: KafkaConsumer) async {
-        let deadline = ContinuousClock.now + .seconds(min(15, configuration.drainTimeoutSeconds / 2))
+    private func commitBeforeClose(_ consumer: KafkaConsumer, until deadline: ContinuousClock.Instant) async {
         var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(1))
         while true {
             do {
@@ -122,7 +123,7 @@ public final class WorkerService: Sendable {
                     return
                 }
                 logger.info("final commit refused for now; retrying", [("error", .string("\(error)"))])
-                try? await Task.sleep(for: backoff.next())
+                try? await Task.sleep(for: min(backoff.next(), max(.zero, deadline - .now)))
             }
         }
     }
@@ -130,18 +131,28 @@ public final class WorkerService: Sendable {
     /// Asks the worker to stop: no more fetching; the in-flight batch finishes; offsets are committed.
     /// Retries of failing dependencies give up `drainTimeout` after this call.
     public func requestStop() {
-        let consumer = control.withLock { c -> KafkaConsumer? in
-            c.stopRequested = true
-            c.abandonAfter = .now + .seconds(configuration.drainTimeoutSeconds * 0.8)
-            return c.consumer
-        }
+        _ = beginShutdown()
+        let consumer = control.withLock { $0.consumer }
         health.markStopping()
         consumer?.stopConsuming()
     }
 
-    var isStopRequested: Bool { control.withLock { $0.stopRequested } }
+    /// The stop's plan, started now unless a stop already began.
+    private func beginShutdown() -> ShutdownPlan {
+        control.withLock { c in
+            if let plan = c.shutdown { return plan }
+            let plan = ShutdownPlan(drainTimeoutSeconds: configuration.drainTimeoutSeconds)
+            c.shutdown = plan
+            return plan
+        }
+    }
+
+    var isStopRequested: Bool { control.withLock { $0.shutdown != nil } }
+
+    /// True once the in-flight batch's share of the drain deadline passed: retries give up (the batch is abandoned
+    /// un-stored; it will be redelivered).
     var abandonDeadlinePassed: Bool {
-        control.withLock { c in c.abandonAfter.map { ContinuousClock.now >= $0 } ?? false }
+        control.withLock { c in c.shutdown.map { ContinuousClock.now >= $0.deadline(.finishBatch) } ?? false }
     }
 
     // MARK: - Pause / resume on dependency failures
