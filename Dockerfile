@@ -16,13 +16,15 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 
-# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto), found through pkg-config.
+# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD), found through
+# pkg-config.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         librdkafka-dev \
         libpq-dev \
         libsqlite3-dev \
         libssl-dev \
+        libmicrohttpd-dev \
         pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
@@ -46,13 +48,14 @@ RUN --mount=type=cache,target=/src/.build \
 
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# Exactly what the binaries load (checked with ldd): the four C libraries, the C++ runtime and libgcc_s that the
+# Exactly what the binaries load (checked with ldd): the five C libraries, the C++ runtime and libgcc_s that the
 # statically linked Swift runtime still needs, zone data for Foundation's TimeZone (DST-correct local days) and CA
 # certificates for Kafka/PostgreSQL TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...) come in as
 # dependencies of these packages.
 ARG RUNTIME_PACKAGES="\
     ca-certificates \
     libgcc-s1 \
+    libmicrohttpd12 \
     libpq5 \
     librdkafka1 \
     libsqlite3-0 \

@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // MARK: - Libraries
         .target(
@@ -33,7 +34,11 @@ let package = Package(
         ),
         .target(name: "Kafka", dependencies: ["CKafka"], swiftSettings: swiftSettings),
         .target(name: "Producer", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
-        .target(name: "WorkerCore", dependencies: ["Kafka", "ObservationUpsert", "CCrypto"], swiftSettings: swiftSettings),
+        .target(
+            name: "WorkerCore",
+            dependencies: ["Kafka", "ObservationUpsert", "CCrypto", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: - Executables
         .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),

@@ -46,7 +46,8 @@ public enum WorkerHelp {
                                     (default 30; set the pod's grace period above it)
 
         Operations
-          --http-address ADDR       address of the HTTP endpoint (default 0.0.0.0)
+          --http-address ADDR       IP address of the HTTP endpoint (default 0.0.0.0); 0.0.0.0 or :: listen on
+                                    every IPv4 and IPv6 address, any other address on that address only
           --http-port PORT          /metrics (Prometheus), /healthz, /readyz (default 9464; 0 = any free port)
           --worker-id ID            name in logs and dead-letter headers (default the host name)
           --log-level LEVEL         debug|info|warning|error (default info); logs are JSON lines on stderr and

@@ -1,0 +1,61 @@
+extension HTTPServer {
+    /// What one client may cost the server. The defaults suit probes and Prometheus scrapes: a request is a
+    /// request line and a few short headers, answered at once, one request per connection.
+    public struct Limits: Sendable {
+        /// Connections served at once, over all clients; more are closed right after `accept`.
+        public var maxConnections: Int
+        /// Connections served at once from one client address, so one client cannot take every slot
+        /// (probes from the kubelet and scrapes from Prometheus come from different addresses).
+        public var maxConnectionsPerAddress: Int
+        /// A connection that sends or receives nothing for this long is closed (libmicrohttpd's
+        /// `MHD_OPTION_CONNECTION_TIMEOUT`, whole seconds, at least 1).
+        public var idleTimeout: Duration
+        /// Whole life of a connection (and so of its one request): a client still sending, however slowly,
+        /// is cut off when it runs out. The idle timeout alone does not stop a client sending a byte a second.
+        public var connectionDeadline: Duration
+        /// Memory for one connection's request line, headers and response head, in bytes; a bigger request
+        /// is answered 431 (or 414 for a long URL) and closed.
+        public var memoryPerConnection: Int
+        /// Threads polling the connections (libmicrohttpd's internal thread pool, epoll on Linux).
+        public var threads: Int
+
+        /// - Parameters: see the properties; the defaults are the worker's.
+        public init(
+            maxConnections: Int = 256,
+            maxConnectionsPerAddress: Int = 64,
+            idleTimeout: Duration = .seconds(5),
+            connectionDeadline: Duration = .seconds(10),
+            memoryPerConnection: Int = 8 * 1024,
+            threads: Int = 2
+        ) {
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.idleTimeout = idleTimeout
+            self.connectionDeadline = connectionDeadline
+            self.memoryPerConnection = memoryPerConnection
+            self.threads = threads
+        }
+
+        /// Rejects limits libmicrohttpd cannot apply.
+        /// - Throws: `WorkerError.configuration` naming the limit.
+        func validate() throws(WorkerError) {
+            func require(_ ok: Bool, _ rule: String) throws(WorkerError) {
+                if !ok { throw WorkerError.configuration("http limits: \(rule)") }
+            }
+            try require((1...65_536).contains(maxConnections), "maxConnections must be 1...65536")
+            try require(
+                (0...maxConnections).contains(maxConnectionsPerAddress),
+                "maxConnectionsPerAddress must be 0...maxConnections (0 = no limit)")
+            try require(idleTimeout >= .seconds(1), "idleTimeout must be at least 1 s")
+            try require(connectionDeadline > .zero, "connectionDeadline must be positive")
+            try require((1024...1 << 20).contains(memoryPerConnection), "memoryPerConnection must be 1 KiB...1 MiB")
+            try require((1...64).contains(threads), "threads must be 1...64")
+        }
+
+        /// The idle timeout in whole seconds, rounded up.
+        var idleTimeoutSeconds: Int {
+            let (seconds, attoseconds) = idleTimeout.components
+            return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+        }
+    }
+}

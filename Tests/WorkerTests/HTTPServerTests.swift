@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+@testable import WorkerCore
+
+/// The worker's HTTP endpoint against raw-socket clients (helpers in Support/RawHTTPClient.swift).
+@Suite("HTTPServer", .serialized)
+struct HTTPServerTests {
+    /// The worker's routes, reduced to what the tests need.
+    static let handler: HTTPServer.Handler = { path in
+        switch path {
+        case "/healthz": return .init(status: 200, body: "ok\n")
+        case "/big": return .init(status: 200, body: String(repeating: "0123456789abcdef", count: 20_000))
+        default: return .init(status: 404, body: "not found\n")
+        }
+    }
+
+    @Test("50 slowloris connections: /healthz on a fresh connection answers within 100 ms the whole time")
+    func slowClientsDoNotDelayProbes() async throws {
+        let server = try HTTPServer(address: "0.0.0.0", port: 0, handler: Self.handler)
+        defer { server.shutdown() }
+        let slow = SlowClients(count: 50, host: "127.0.0.1", port: server.port, interval: .seconds(1))
+        try await Task.sleep(for: .milliseconds(500))
+        var latencies: [Duration] = []
+        for round in 0..<10 {
+            let host = round.isMultiple(of: 2) ? "127.0.0.1" : "::1"
+            let (response, _, elapsed) = await onThread { rawRequest(host: host, port: server.port, path: "/healthz") }
+            #expect(response?.status == 200, "round \(round) over \(host)")
+            latencies.append(elapsed)
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let (open, total) = await slow.stop()
+        let slowest = latencies.max() ?? .zero
+        print(
+            "HTTPServerTests: max /healthz latency \(slowest) over \(latencies.count) probes in ~5.5 s "
+                + "with \(open)/\(total) slow connections still open")
+        #expect(total == 50)
+        #expect(open == 50, "the slow connections must really have been held open for the probes")
+        #expect(slowest < .milliseconds(100))
+    }
+
+    @Test("A wildcard address serves IPv4 and IPv6 on one dual-stack socket", arguments: ["0.0.0.0", "::", "[::]"])
+    func dualStack(address: String) async throws {
+        let server = try HTTPServer(address: address, port: 0, handler: Self.handler)
+        defer { server.shutdown() }
+        #expect(server.port > 0)
+        for host in ["127.0.0.1", "::1"] {
+            let (response, _, _) = await onThread { rawRequest(host: host, port: server.port, path: "/healthz") }
+            #expect(response?.status == 200, "over \(host)")
+            #expect(response.map { String(decoding: $0.body, as: UTF8.self) } == "ok\n")
+        }
+    }
+
+    @Test(
+        "An IP literal binds that address family only",
+        arguments: [
+            ("::1", "::1", "127.0.0.1"), ("[::1]", "::1", "127.0.0.1"), ("127.0.0.1", "127.0.0.1", "::1"),
+        ])
+    func literalBindsOneFamily(address: String, served: String, refused: String) async throws {
+        let server = try HTTPServer(address: address, port: 0, handler: Self.handler)
+        defer { server.shutdown() }
+        let (ok, _, _) = await onThread { rawRequest(host: served, port: server.port, path: "/healthz") }
+        #expect(ok?.status == 200)
+        let (none, _, _) = await onThread { rawRequest(host: refused, port: server.port, path: "/healthz") }
+        #expect(none?.status == nil)
+    }
+
+    @Test("Responses: content type, no-store, Connection: close; HEAD has no body; a large body arrives whole")
+    func responses() async throws {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, handler: Self.handler)
+        defer { server.shutdown() }
+        let (get, closed, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, path: "/healthz?x=1") }
+        #expect(get?.status == 200)
+        #expect(get?.headers["content-type"] == "text/plain; charset=utf-8")
+        #expect(get?.headers["cache-control"] == "no-store")
+        #expect(get?.headers["connection"]?.lowercased() == "close")
+        #expect(closed)
+        let (head, _, _) = await onThread {
+            rawRequest(host: "127.0.0.1", port: server.port, method: "HEAD", path: "/healthz")
+        }
+        #expect(head?.status == 200)
+        #expect(head?.body.isEmpty == true)
+        let (big, _, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, path: "/big") }
+        #expect(big?.status == 200)
+        #expect(big?.body.count == 320_000)
+        let (missing, _, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, path: "/nope") }
+        #expect(missing?.status == 404)
+    }
+
+    @Test("Other methods get 405 with Allow; a request body gets 413", arguments: ["POST", "PUT", "DELETE", "OPTIONS"])
+    func methodNotAllowed(method: String) async throws {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, handler: Self.handler)
+        defer { server.shutdown() }
+        let (response, _, _) = await onThread {
+            rawRequest(host: "127.0.0.1", port: server.port, method: method, path: "/healthz")
+        }
+        #expect(response?.status == 405)
+        #expect(response?.headers["allow"] == "GET, HEAD")
+        let withBody = Array("GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello".utf8)
+        let (rejected, _, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, withBody) }
+        #expect(rejected?.status == 413)
+    }
+
+    @Test("An oversized request head is refused (431/414/413 or closed), never served")
+    func oversizedRequest() async throws {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, handler: Self.handler)
+        defer { server.shutdown() }
+        let header = "X-Big: " + String(repeating: "a", count: 16 * 1024)
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: t\r\n\(header)\r\n\r\n".utf8)
+        let (response, closed, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, request) }
+        #expect(closed)
+        if let response { #expect([413, 414, 431].contains(response.status)) }
+        let longURL = "/healthz?" + String(repeating: "q", count: 16 * 1024)
+        let (url, _, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, path: longURL) }
+        if let url { #expect([413, 414, 431].contains(url.status)) }
+    }
+
+    @Test("A client still sending slowly is cut off at the connection deadline; an idle one at the idle timeout")
+    func deadlines() async throws {
+        let limits = HTTPServer.Limits(idleTimeout: .seconds(1), connectionDeadline: .seconds(2))
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: limits, handler: Self.handler)
+        defer { server.shutdown() }
+        let slowFor = await onThread { () -> Duration? in
+            guard let socket = RawSocket(host: "127.0.0.1", port: server.port) else { return nil }
+            let started = ContinuousClock.now
+            for byte in "GET /healthz HTTP/1.1\r\nX-Slow: ".utf8.prefix(20) {
+                guard socket.send([byte]), !socket.isClosedByPeer else { return ContinuousClock.now - started }
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+            return nil
+        }
+        print("HTTPServerTests: slow client cut off after \(slowFor.map { "\($0)" } ?? "never")")
+        let slow = try #require(slowFor)
+        #expect(slow >= .milliseconds(1900) && slow < .seconds(3))
+
+        let idleFor = await onThread { () -> Duration? in
+            guard let socket = RawSocket(host: "127.0.0.1", port: server.port) else { return nil }
+            let started = ContinuousClock.now
+            let (_, closed) = socket.readUntilClosed(timeout: .seconds(4))
+            return closed ? ContinuousClock.now - started : nil
+        }
+        let idle = try #require(idleFor)
+        #expect(idle >= .milliseconds(900) && idle < .seconds(2))
+    }
+
+    @Test("Bind errors are configuration errors with the reason")
+    func bindErrors() async throws {
+        let first = try HTTPServer(address: "0.0.0.0", port: 0, handler: Self.handler)
+        defer { first.shutdown() }
+        for address in ["0.0.0.0", "127.0.0.1", "::1"] {
+            let error = #expect(throws: WorkerError.self) {
+                try HTTPServer(address: address, port: first.port, handler: Self.handler)
+            }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("Address already in use"), "\(address)")
+        }
+        for address in ["localhost", "", "300.1.1.1", "192.0.2.1"] {
+            let error = #expect(throws: WorkerError.self) {
+                try HTTPServer(address: address, port: 0, handler: Self.handler)
+            }
+            guard case .configuration(let message) = error else { continue }
+            #expect(message.contains("http"), "\(address): \(message)")
+        }
+    }
+
+    @Test("shutdown closes the port and may be called twice")
+    func shutdown() async throws {
+        let server = try HTTPServer(address: "::1", port: 0, handler: Self.handler)
+        let port = server.port
+        server.shutdown()
+        server.shutdown()
+        let (response, _, _) = await onThread { rawRequest(host: "::1", port: port, path: "/healthz") }
+        #expect(response?.status == nil)
+    }
+}
