@@ -18,6 +18,8 @@ public final class WorkerService: Sendable {
     let tracker = PartitionTracker()
     let versionCache: VersionCache
     private let control = Mutex(Control())
+    /// Serializes `/metrics` scrapes (the HTTP server answers on two threads; the lag gauges are rebuilt per scrape).
+    private let scrape = Mutex(())
 
     struct Control {
         /// Set when the stop began (``requestStop()``): every stop step's deadline.
@@ -239,11 +241,14 @@ public final class WorkerService: Sendable {
     private func respond(to path: String) -> HTTPServer.Response {
         switch path {
         case "/metrics":
-            refreshBrokerHealth()
-            let (ready, _) = health.readiness
-            metrics.set("dvp_ready", ready ? 1 : 0)
-            refreshLag()
-            return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
+            let body = scrape.withLock { _ in
+                refreshBrokerHealth()
+                let (ready, _) = health.readiness
+                metrics.set("dvp_ready", ready ? 1 : 0)
+                refreshLag()
+                return metrics.render()
+            }
+            return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: body)
         case "/healthz":
             return .init(status: 200, body: "ok\n")
         case "/readyz":
