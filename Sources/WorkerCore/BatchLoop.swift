@@ -159,13 +159,15 @@ struct BatchLoop {
         guard upserted, dlqDone else {
             logger.warning("batch abandoned before it was durable; it will be redelivered",
                            [("records", .int(Int64(messages.count)))])
+            tracker.abandon(Array(output.lastRecords.values))
             tracker.endBatch(durable: [])
             return
         }
         countSkipped(output.skipped)
         // Only records still in their partition's current generation store offsets (checked by the consumer
         // atomically with the store): a partition lost meanwhile is re-read from its committed offset.
-        let last = Array(output.lastRecords.values)
+        // Never past an abandoned batch of the same partition and generation (the stop deadline passed).
+        let last = tracker.storable(Array(output.lastRecords.values))
         let refused = consumer.storeOffsets(after: last)
         if !refused.isEmpty {
             metrics.increment("dvp_offset_store_refused_total", by: Double(refused.count))

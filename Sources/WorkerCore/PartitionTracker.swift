@@ -20,6 +20,9 @@ final class PartitionTracker: Sendable {
         var durable: [KafkaTopicPartition: Int64] = [:]
         /// Partitions at end-of-partition since their last received message.
         var atEnd: Set<KafkaTopicPartition> = []
+        /// Partitions (in a generation) with an abandoned batch: no later offset of theirs may be stored in that
+        /// generation, or it would skip the abandoned records.
+        var gaps: Set<PartitionGeneration> = []
         var batchInFlight = false
         var everAssigned = false
 
@@ -31,6 +34,11 @@ final class PartitionTracker: Sendable {
             received[tp] = nil
             durable[tp] = nil
         }
+    }
+
+    private struct PartitionGeneration: Hashable {
+        var partition: KafkaTopicPartition
+        var generation: UInt64
     }
 
     private let state = Mutex(State())
@@ -103,6 +111,25 @@ final class PartitionTracker: Sendable {
     }
 
     func beginBatch() { state.withLock { $0.batchInFlight = true } }
+
+    /// A batch was abandoned before it was durable (the stop deadline passed): its partitions' later records of the
+    /// same generation may still be processed, but their offsets must not be stored (they would skip these).
+    func abandon(_ records: [KafkaMessage]) {
+        state.withLock { s in
+            for record in records {
+                s.gaps.insert(PartitionGeneration(partition: record.topicPartition, generation: record.assignmentGeneration))
+            }
+        }
+    }
+
+    /// The records whose offsets may be stored: those without an abandoned batch before them in their generation.
+    func storable(_ records: [KafkaMessage]) -> [KafkaMessage] {
+        state.withLock { s in
+            records.filter {
+                !s.gaps.contains(PartitionGeneration(partition: $0.topicPartition, generation: $0.assignmentGeneration))
+            }
+        }
+    }
 
     /// Records the last records whose offsets were just stored (of the current generation only) and wakes a
     /// waiting revoke.

@@ -43,6 +43,18 @@ struct GenerationFenceTests {
         #expect(tracker.isCaughtUp)
     }
 
+    @Test("after an abandoned batch, later records of the partition's generation store no offset")
+    func abandonedBatchLeavesAGap() {
+        let tracker = PartitionTracker()
+        tracker.assign([Self.p0, Self.p1], generation: 1)
+        tracker.abandon([Self.record(offset: 9, generation: 1)])
+        let later = [Self.record(offset: 19, generation: 1), Self.record(Self.p1, offset: 4, generation: 1)]
+        #expect(tracker.storable(later).map(\.topicPartition) == [Self.p1])
+        tracker.revoke([Self.p0], lost: true, waitingAtMost: .zero)
+        tracker.assign([Self.p0], generation: 2)
+        #expect(tracker.storable([Self.record(offset: 5, generation: 2)]).count == 1, "the gap outlived its generation")
+    }
+
     @Test("an end-of-partition seen in an ended generation does not count")
     func staleEndOfPartition() {
         let tracker = PartitionTracker()
