@@ -94,12 +94,14 @@ final class ScenarioRun: @unchecked Sendable {
 
     // MARK: - Workers
 
-    /// Starts a long-running worker (or `--until-caught-up`) in the scenario's group on its store.
+    /// Starts a long-running worker (or `--until-caught-up`) in the scenario's group on its store (or on
+    /// `storeURL`, the same store with other connection parameters).
     @discardableResult
     func startWorker(_ name: String = "worker", extra: [String] = [], untilCaughtUp: Bool = false,
-                     group: String? = nil) async throws -> ScenarioWorker {
+                     group: String? = nil, storeURL: String? = nil) async throws -> ScenarioWorker {
         let process = try harness.startWorker(
-            store: store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra, name: name)
+            store: storeURL ?? store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra,
+            name: name)
         let worker = try await ScenarioWorker(process)
         lock.withLock { workers.append(worker) }
         return worker
