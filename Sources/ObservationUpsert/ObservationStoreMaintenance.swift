@@ -1,7 +1,7 @@
 /// Store operations for tools and tests (`storectl`), outside the pipeline's hot path.
 ///
-/// Both ``SQLiteObservationStore`` and ``PostgresObservationStore`` conform; ``makeObservationStore(_:)`` returns
-/// `any ObservationStore`, so cast with `as? any ObservationStoreMaintenance`.
+/// Both ``SQLiteObservationStore`` and ``PostgresObservationStore`` conform; ``makeObservationStore(_:postgres:)``
+/// returns `any ObservationStore`, so cast with `as? any ObservationStoreMaintenance`.
 public protocol ObservationStoreMaintenance: ObservationStore {
     /// The number of schema migrations applied (the highest row of `schema_version`).
     func schemaVersion() async throws -> Int

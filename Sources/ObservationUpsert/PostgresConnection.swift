@@ -3,70 +3,85 @@ import Foundation
 
 /// One libpq connection (`PGconn*`), finished in `deinit`.
 ///
-/// Confined to the owning store's serial queue: libpq calls block, and a connection must not be shared by threads.
-/// Every value travels as a bound parameter (`PQexecParams` / `PQexecPrepared`); `executeScript` is for constant SQL.
+/// Confined to the owning store's serial queue: a connection must not be shared by threads. Every wait is bounded:
+/// connecting by `connect_timeout`, and every round trip by ``PostgresClientOptions/roundTripTimeout`` through
+/// libpq's asynchronous API (see `PostgresConnection+RoundTrip.swift`). A round trip that misses its deadline leaves
+/// the session in an unknown state, so the connection reports itself broken and the store replaces it.
+///
+/// Every value travels as a bound parameter (`PQsendQueryParams` / `PQsendQueryPrepared`); `executeScript` is for
+/// constant SQL.
 final class PostgresConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
+    let options: PostgresClientOptions
     /// Names of the statements prepared on this session.
     private var prepared: Set<String> = []
+    /// Set when a round trip missed its deadline: the statement's outcome is unknown and the session is never used
+    /// again (a COMMIT cut off this way may or may not have committed; the caller retries the idempotent batch).
+    var timedOut = false
 
-    /// Connects with `connectionString` as given (a URI or `key=value` pairs; `sslmode` etc. pass through) and sets
-    /// up the session: UTF-8, `synchronous_commit = on` (a returned COMMIT is durable whatever the server's default)
-    /// and `client_min_messages = warning` (no NOTICE chatter on stderr from `IF NOT EXISTS`).
-    /// - Throws: ``StoreError`` with code `connection`.
-    init(connectionString: String) throws {
-        guard let connection = PQconnectdb(connectionString) else {
-            throw StoreError(.connection, "connecting to PostgreSQL: libpq is out of memory")
-        }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.trimmed(PQerrorMessage(connection))
-            PQfinish(connection)  // the handle must be finished even when connecting failed
-            throw StoreError(.connection, "connecting to PostgreSQL: \(message)")
-        }
-        self.handle = connection
-        guard PQsetClientEncoding(connection, "UTF8") == 0 else {
-            throw StoreError(.connection, "setting client_encoding UTF8: \(Self.trimmed(PQerrorMessage(connection)))")
-        }
+    /// Connects with `parameters` (the user's connection string over the bounded defaults) and sets up the session:
+    /// `synchronous_commit = on` (a returned COMMIT is durable whatever the server's default) and
+    /// `client_min_messages = warning` (no NOTICE chatter on stderr from `IF NOT EXISTS`).
+    /// - Throws: ``StoreError`` `connection`, or `timeout` when connecting or the set-up took too long.
+    init(_ parameters: PostgresConnectionParameters, options: PostgresClientOptions) throws {
+        self.options = options
+        self.handle = try Self.connect(parameters, timeout: parameters.connectTimeout ?? options.roundTripTimeout)
         try executeScript("SET synchronous_commit = on; SET client_min_messages = warning")
     }
 
-    deinit { PQfinish(handle) }
+    /// Connects with `connectionString` (a URI or `key=value` pairs) merged over the defaults.
+    /// - Throws: ``StoreError`` `usage` for an unparsable string, else as ``init(_:options:)``.
+    convenience init(connectionString: String, options: PostgresClientOptions = PostgresClientOptions()) throws {
+        try self.init(
+            PostgresConnectionParameters(connectionString: connectionString, applicationName: options.applicationName),
+            options: options)
+    }
 
-    /// True once libpq has seen the connection fail (server restart, network); the store then reconnects.
-    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+    deinit { PQfinish(handle) }  // non-blocking mode: never waits on a dead peer
+
+    /// True once the connection failed (server restart, network) or a round trip timed out; the store then
+    /// replaces it.
+    var isBroken: Bool { timedOut || PQstatus(handle) != CONNECTION_OK }
+
+    /// The process id of the server backend serving this connection (`pg_stat_activity.pid`).
+    var backendPID: Int32 { PQbackendPID(handle) }
 
     // MARK: - Statements
 
     /// Runs constant SQL, possibly several statements (schema, transaction control). Never pass values here.
     @discardableResult
     func executeScript(_ sql: String) throws -> PostgresResult {
-        try check(PQexec(handle, sql), "running \(sql.prefix(60))")
+        try roundTrip("running \(sql.prefix(60))") { PQsendQuery(handle, sql) }
     }
 
     /// Runs one statement with `parameters` bound as text to `$1…$n`.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String] = []) throws -> PostgresResult {
         try withCStrings(parameters) { values in
-            try check(
-                PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0), "running \(sql.prefix(60))")
+            try roundTrip("running \(sql.prefix(60))") {
+                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
         }
     }
 
     /// Runs the statement `sql` prepared once per session under `name`, with `parameters` bound as text.
     func executePrepared(_ name: String, _ sql: String, _ parameters: [String]) throws -> PostgresResult {
         if !prepared.contains(name) {
-            _ = try check(PQprepare(handle, name, sql, Int32(parameters.count), nil), "preparing \(name)")
+            try roundTrip("preparing \(name)") { PQsendPrepare(handle, name, sql, Int32(parameters.count), nil) }
             prepared.insert(name)
         }
         return try withCStrings(parameters) { values in
-            try check(PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0), "running \(name)")
+            try roundTrip("running \(name)") {
+                PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            }
         }
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT`; rolls back when it throws.
     ///
-    /// A COMMIT whose outcome is unknown (the connection died during it) throws `connection`: the caller retries the
-    /// batch, and the version guard makes applying it twice harmless.
+    /// A COMMIT whose outcome is unknown (the connection died or timed out during it) throws `connection` or
+    /// `timeout`, never success: the caller retries the batch on a new connection, and the version guard makes
+    /// applying it twice harmless.
     func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         try executeScript("BEGIN")
         do {
@@ -81,34 +96,35 @@ final class PostgresConnection {
 
     // MARK: - Errors
 
-    /// Wraps a result, throwing a ``StoreError`` unless the statement succeeded.
-    private func check(_ raw: OpaquePointer?, _ context: String) throws -> PostgresResult {
-        guard let raw else {
-            throw StoreError(
-                isBroken ? .connection : .query, "\(context): \(Self.trimmed(PQerrorMessage(handle)))")
-        }
-        let result = PostgresResult(raw)
+    /// Throws a ``StoreError`` unless `result` (the outcome of one round trip) succeeded.
+    func check(_ result: PostgresResult, _ context: String) throws -> PostgresResult {
         switch result.status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
             return result
         default:
             let sqlState = result.sqlState
-            let message = Self.trimmed(PQresultErrorMessage(raw))
+            let message = result.errorMessage.trimmingCharacters(in: .whitespacesAndNewlines)
             let code = isBroken ? .connection : Self.code(sqlState: sqlState)
             throw StoreError(code, nativeCode: sqlState, "\(context): \(message)")
         }
     }
 
+    /// The error for a libpq call that failed without a result (send, flush or read failed).
+    func failure(_ context: String) -> StoreError {
+        StoreError(isBroken ? .connection : .query, "\(context): \(Self.trimmed(PQerrorMessage(handle)))")
+    }
+
     /// Maps an SQLSTATE to a store error code: connection failures and shutdowns are `connection`; serialization
-    /// failures, deadlocks and lock timeouts are `busy` (both retriable); anything else is a `query` bug.
+    /// failures, deadlocks, lock timeouts and cancelled statements (`statement_timeout`, a cancel request) are
+    /// `busy` (both retriable); anything else is a `query` bug.
     static func code(sqlState: String?) -> StoreError.Code {
         guard let sqlState else { return .query }
         if sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState) { return .connection }
-        if ["40001", "40P01", "55P03"].contains(sqlState) { return .busy }
+        if ["40001", "40P01", "55P03", "57014"].contains(sqlState) { return .busy }
         return .query
     }
 
-    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+    static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "unknown error" }
         return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -1,7 +1,10 @@
 /// The shared store for many workers on many hosts: PostgreSQL through libpq, one connection on a serial queue.
 ///
-/// A lost connection (server restart, network) fails the call in progress with a retriable ``StoreError``
-/// (`connection`); the next call reconnects. The caller retries the batch; the version guard makes that safe.
+/// Every call is bounded (``PostgresClientOptions``; the connection's libpq defaults are listed at
+/// ``PostgresConnectionParameters``). A lost connection (server restart, network) fails the call in progress with a
+/// retriable ``StoreError`` (`connection`); a server that does not answer in time (frozen, half-open connection)
+/// fails it with `timeout`. Either way the next call opens a replacement connection. The caller retries the batch;
+/// the version guard makes that safe, including after a COMMIT whose outcome is unknown.
 public final class PostgresObservationStore: ObservationStore, ObservationStoreMaintenance {
     struct State {
         var connection: PostgresConnection?
@@ -9,28 +12,35 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
     }
 
     private let state: QueueConfined<State>
-    private let connectionString: String
+    private let parameters: PostgresConnectionParameters
+    private let options: PostgresClientOptions
     /// The `outcome_count` shard this store's connection adds to (spreads counter-row contention between workers).
     let counterShard: Int16
 
-    /// Connects with `connectionString` passed to libpq unchanged and creates or migrates the schema.
-    /// - Throws: ``StoreError`` (`connection` when the server is unreachable, `schema` when migration fails).
-    public init(connectionString: String) async throws {
-        self.connectionString = connectionString
+    /// Connects with `connectionString` (a libpq URI or `key=value` pairs, merged over bounded defaults) and creates
+    /// or migrates the schema.
+    /// - Throws: ``StoreError`` (`usage` for an unparsable connection string, `connection` or `timeout` when the
+    ///   server is unreachable, `schema` when migration fails).
+    public init(connectionString: String, options: PostgresClientOptions = PostgresClientOptions()) async throws {
+        let parameters = try PostgresConnectionParameters(
+            connectionString: connectionString, applicationName: options.applicationName)
+        self.parameters = parameters
+        self.options = options
         self.counterShard = Int16.random(in: 0..<16)
         state = QueueConfined(label: "dvp.postgres-store", State())
         try await state.run { state in
-            let connection = try PostgresConnection(connectionString: connectionString)
+            let connection = try PostgresConnection(parameters, options: options)
             try PostgresSchema.migrate(connection)
             state.connection = connection
         }
     }
 
-    /// Runs `body` on the store's queue with a live connection, reconnecting first when the last one broke.
+    /// Runs `body` on the store's queue with a live connection, replacing the last one first when it broke or
+    /// timed out (a timed-out connection is dropped, never reused: its session state is unknown).
     func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> Result
     ) async throws -> Result {
-        let connectionString = self.connectionString
+        let (parameters, options) = (self.parameters, self.options)
         return try await state.run { state in
             guard !state.isClosed else { throw StoreError(.usage, "the PostgreSQL store is closed") }
             let connection: PostgresConnection
@@ -38,7 +48,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
                 connection = live
             } else {
                 state.connection = nil
-                connection = try PostgresConnection(connectionString: connectionString)
+                connection = try PostgresConnection(parameters, options: options)
                 state.connection = connection
             }
             do {

@@ -5,6 +5,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case connection
         /// The database is busy or locked, or a serialization/deadlock conflict occurred.
         case busy
+        /// The database did not answer within the client's deadline (a frozen server or a half-open connection).
+        /// Whether the interrupted statement took effect is unknown; the connection is replaced.
+        case timeout
         /// Creating or migrating the schema failed.
         case schema
         /// A statement failed for another reason.
@@ -24,8 +27,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// True for infrastructure failures worth retrying with backoff (connection lost, busy, conflicts).
-    public var isRetriable: Bool { code == .connection || code == .busy }
+    /// True for infrastructure failures worth retrying with backoff (connection lost, busy, conflicts, timeouts).
+    public var isRetriable: Bool { code == .connection || code == .busy || code == .timeout }
 
     public var description: String {
         "store \(code.rawValue) error" + (nativeCode.map { " [\($0)]" } ?? "") + ": \(message)"

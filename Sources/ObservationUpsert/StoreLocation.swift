@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Accepted forms:
 /// - `sqlite:PATH` — an SQLite database file (created if missing), e.g. `sqlite:/var/lib/dvp/observations.db`.
-/// - `postgres://…` or `postgresql://…` — a libpq connection URI, passed through unchanged so that every libpq
-///   parameter (`sslmode`, `sslrootcert`, `connect_timeout`, `application_name`, …) works.
+/// - `postgres://…` or `postgresql://…` — a libpq connection URI; every libpq parameter (`sslmode`, `sslrootcert`,
+///   `connect_timeout`, `application_name`, …) works and overrides the store's bounded defaults
+///   (see ``PostgresObservationStore``).
 public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(connectionString: String)
@@ -48,12 +49,16 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
 // MARK: - Factory
 
 /// Opens the store at `location`, creating or migrating its schema.
-/// - Throws: ``StoreError`` (`connection`, `schema`, `busy`, …) when the database cannot be opened or migrated.
-public func makeObservationStore(_ location: StoreLocation) async throws -> any ObservationStore {
+/// - Parameter postgres: client-side bounds and name of a PostgreSQL store's connection (ignored for SQLite).
+/// - Throws: ``StoreError`` (`connection`, `timeout`, `schema`, `busy`, …) when the database cannot be opened or
+///   migrated.
+public func makeObservationStore(
+    _ location: StoreLocation, postgres: PostgresClientOptions = PostgresClientOptions()
+) async throws -> any ObservationStore {
     switch location {
     case .sqlite(let path):
         return try await SQLiteObservationStore(path: path)
     case .postgres(let connectionString):
-        return try await PostgresObservationStore(connectionString: connectionString)
+        return try await PostgresObservationStore(connectionString: connectionString, options: postgres)
     }
 }

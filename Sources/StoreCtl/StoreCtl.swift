@@ -96,7 +96,8 @@ enum StoreCtl {
     static func withStore<Result>(
         _ arguments: Arguments, _ body: (any ObservationStore) async throws -> Result
     ) async throws -> Result {
-        let store = try await makeObservationStore(try arguments.storeLocation())
+        let store = try await makeObservationStore(
+            try arguments.storeLocation(), postgres: PostgresClientOptions(applicationName: "dvp-storectl"))
         do {
             let result = try await body(store)
             await store.close()

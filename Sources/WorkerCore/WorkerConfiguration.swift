@@ -26,6 +26,8 @@ public struct WorkerConfiguration: Sendable {
     public var httpAddress = "0.0.0.0"
     public var httpPort = 9464
     public var drainTimeoutSeconds = 30.0
+    /// Bound on each PostgreSQL round trip (`--store-timeout`); see ``PostgresClientOptions/roundTripTimeout``.
+    public var storeTimeoutSeconds = 40.0
     public var start = StartPosition.committed
     /// Backfill from a point in time (ms since the epoch): partitions without a committed offset start at the first
     /// record at or after it (needs a real broker's timestamp index).
@@ -43,7 +45,7 @@ public struct WorkerConfiguration: Sendable {
 
     static let valuedFlags: Set<String> = [
         "brokers", "brokers-file", "topic", "group", "store", "dlq-topic", "batch-size", "batch-ms",
-        "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "start", "start-time",
+        "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "store-timeout", "start", "start-time",
         "catalog", "worker-id", "log-level", "version-cache", "X",
     ]
     static let booleanFlags: Set<String> = ["until-caught-up", "help"]
@@ -102,6 +104,12 @@ public struct WorkerConfiguration: Sendable {
                 throw WorkerError.configuration("--drain-timeout: '\(v)' is not a number of seconds in (0, 3600]")
             }
             config.drainTimeoutSeconds = seconds
+        }
+        if let v = value("store-timeout") {
+            guard let seconds = Double(v), seconds > 0, seconds <= 3600 else {
+                throw WorkerError.configuration("--store-timeout: '\(v)' is not a number of seconds in (0, 3600]")
+            }
+            config.storeTimeoutSeconds = seconds
         }
         if let v = value("start") {
             guard let start = StartPosition(rawValue: v) else {

@@ -25,6 +25,14 @@ public enum WorkerHelp {
         Store
           --store LOCATION          sqlite:PATH (embedded default) or postgres://… (libpq URI; TLS options pass
                                     through). Default sqlite:daily-values.sqlite
+                                    PostgreSQL defaults, each overridden by the URI's own query parameter (or
+                                    libpq's PG* variable): connect_timeout=10, keepalives=1, keepalives_idle=30,
+                                    keepalives_interval=10, keepalives_count=3, tcp_user_timeout=30000 (ms),
+                                    application_name dvp-worker, and options='-c statement_timeout=30s
+                                    -c lock_timeout=10s' (the URI's options are appended, so its -c wins)
+          --store-timeout SECONDS   client-side bound on each PostgreSQL round trip (default 40): a statement
+                                    still unanswered (frozen server, half-open connection) is cancelled, the
+                                    worker turns not-ready and retries the batch on a new connection
 
         Mapping
           --identifier-system URI   Observation.identifier.system

@@ -25,6 +25,14 @@ extension WorkerService {
         }
     }
 
+    /// The PostgreSQL store's client bounds: `--store-timeout` per round trip; backends named `dvp-worker` in
+    /// `pg_stat_activity` unless the URI sets `application_name`.
+    var postgresOptions: PostgresClientOptions {
+        PostgresClientOptions(
+            applicationName: "dvp-worker",
+            roundTripTimeout: .milliseconds(Int64((configuration.storeTimeoutSeconds * 1000).rounded())))
+    }
+
     /// Opens the store, retrying while it is unreachable (a worker started before its database must not
     /// crash-loop); a malformed location fails at once.
     func openStore() async throws -> any ObservationStore {
@@ -37,7 +45,7 @@ extension WorkerService {
         var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
         while true {
             do {
-                let store = try await makeObservationStore(location)
+                let store = try await makeObservationStore(location, postgres: postgresOptions)
                 if backoff.attempt > 0 { health.storeRecovered() }
                 return store
             } catch let error as StoreError where error.isRetriable {

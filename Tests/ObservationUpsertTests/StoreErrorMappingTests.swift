@@ -6,7 +6,7 @@ import Testing
 @Suite struct StoreErrorMappingTests {
     @Test(arguments: [
         ("08006", StoreError.Code.connection), ("08001", .connection), ("57P01", .connection), ("57P03", .connection),
-        ("40001", .busy), ("40P01", .busy), ("55P03", .busy), ("23505", .query), ("42P01", .query),
+        ("40001", .busy), ("40P01", .busy), ("55P03", .busy), ("57014", .busy), ("23505", .query), ("42P01", .query),
     ])
     func postgresSQLStateClasses(sqlState: String, code: StoreError.Code) {
         #expect(PostgresConnection.code(sqlState: sqlState) == code)

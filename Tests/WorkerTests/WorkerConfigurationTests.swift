@@ -22,6 +22,17 @@ struct WorkerConfigurationTests {
         #expect(!config.usesDevelopmentIDKey)
         #expect(config.group == "daily-values-worker")
         #expect(config.store == "sqlite:daily-values.sqlite")
+        #expect(config.storeTimeoutSeconds == 40)
+    }
+
+    @Test("--store-timeout bounds each PostgreSQL round trip")
+    func storeTimeout() throws {
+        let config = try #require(try WorkerConfiguration.parse(
+            ["--brokers", "b:1", "--store-timeout", "2.5"], environment: [:]))
+        #expect(config.storeTimeoutSeconds == 2.5)
+        let fromEnvironment = try #require(try WorkerConfiguration.parse(
+            ["--brokers", "b:1"], environment: ["DVP_STORE_TIMEOUT": "7"]))
+        #expect(fromEnvironment.storeTimeoutSeconds == 7)
     }
 
     @Test("No key configured: the development key, flagged")
@@ -55,6 +66,7 @@ struct WorkerConfigurationTests {
             (["--brokers", "b:1", "--start", "yesterday"], "--start"),
             (["--brokers", "b:1", "--log-level", "loud"], "--log-level"),
             (["--brokers", "b:1", "--drain-timeout", "-3"], "--drain-timeout"),
+            (["--brokers", "b:1", "--store-timeout", "0"], "--store-timeout"),
             (["--brokers", "b:1", "-X", "novalue"], "-X"),
             (["--brokers", "b:1", "--frobnicate"], "--frobnicate"),
             (["--brokers", "b:1", "--start-time", "last tuesday"], "--start-time"),

@@ -96,13 +96,16 @@ final class ScenarioRun: @unchecked Sendable {
 
     // MARK: - Workers
 
-    /// Starts a long-running worker (or `--until-caught-up`) in the scenario's group on its store.
+    /// Starts a long-running worker (or `--until-caught-up`) in the scenario's group on its store (or on
+    /// `storeURL`, the same store with other connection parameters).
     @discardableResult
     func startWorker(_ name: String = "worker", extra: [String] = [], untilCaughtUp: Bool = false,
-                     group: String? = nil, environment: [String: String] = [:]) async throws -> ScenarioWorker {
+                     group: String? = nil, storeURL: String? = nil, environment: [String: String] = [:]) async throws
+        -> ScenarioWorker
+    {
         let process = try harness.startWorker(
-            store: store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra, name: name,
-            environment: environment)
+            store: storeURL ?? store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra,
+            name: name, environment: environment)
         let worker = try await ScenarioWorker(process)
         lock.withLock { workers.append(worker) }
         return worker
