@@ -109,7 +109,8 @@ struct EndToEndTests {
         let reason = await probe.get("/readyz")?.body ?? "no answer"
         #expect(back, "ready never came back: \(reason)")
         worker.signal(SIGTERM)
-        #expect(await worker.waitForExit(timeout: .seconds(30)) == 0)
+        let status = await worker.waitForExit(timeout: .seconds(30))
+        #expect(status == 0, "\(ChildProcess.describe(status)) after SIGTERM: \(worker.stderr.suffix(1500))")
     }
 }
 
