@@ -384,6 +384,7 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
         {"extraEnv": [{"name": "DVP_DRAIN_TIMEOUT", "value": "600"}]},
         "should not be valid",
     ),
+    ("log level the worker rejects", {"worker": {"logLevel": "critical"}}, "is not one of"),
     ("development-key opt-in not a boolean", {"idKey": {"allowDevelopmentKey": "yes"}}, "is not of type 'boolean'"),
     ("backfill from latest (would replay nothing)", {"backfill": {"start": "latest"}}, "is not one of"),
     ("broker list without port", {"kafka": {"brokers": "kafka"}}, "does not match"),
