@@ -92,4 +92,5 @@ USER ${APP_UID}:${APP_GID}
 EXPOSE 9464
 # The worker drains on SIGTERM within --drain-timeout, then leaves the consumer group and exits 0.
 STOPSIGNAL SIGTERM
+# The worker refuses to start without an id key (DVP_ID_KEY_FILE, mounted from a Secret, or DVP_ID_KEY).
 ENTRYPOINT ["/usr/local/bin/worker"]

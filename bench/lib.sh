@@ -20,7 +20,7 @@ start_services() {
     PIDS+=($!)
     for _ in $(seq 1 100); do [ -s "$OUT/bootstrap" ] && break; sleep 0.1; done
     [ -s "$OUT/bootstrap" ] || { echo "error: devbroker did not start (see $OUT/devbroker.log)" >&2; exit 1; }
-    BROKERS=$(cat "$OUT/bootstrap")
+    BROKERS=$(head -n 1 "$OUT/bootstrap")   # line 2 is devbroker's marker
     log "devbroker at $BROKERS ($PARTITIONS partitions per topic)"
 }
 

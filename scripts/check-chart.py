@@ -44,6 +44,10 @@ VALUES_REFERENCE = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 KUBERNETES_VERSIONS = ("1.25.0", kubernetes_validate.latest_version())
 CRD_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor"}
 SECRET_ENV = re.compile(r"^(DVP_STORE|DVP_ID_KEY|.*(PASSWORD|SECRET|TOKEN|USERNAME|DSN|_KEY))$")
+# The least time the kubelet must wait beyond the worker's own stop deadline (--drain-timeout) before SIGKILL: the
+# schema minimum of worker.terminationGraceMarginSeconds. Checked on every rendered pod spec, whatever the values.
+MINIMUM_GRACE_MARGIN = 5
+POD_TEMPLATE_KINDS = {"Deployment", "Job", "StatefulSet", "DaemonSet", "ReplicaSet"}
 
 
 class Check:
@@ -167,9 +171,7 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     security = spec["securityContext"]
     assert security["runAsNonRoot"] is True and security["runAsUser"] == values["podSecurityContext"]["runAsUser"]
     assert security["seccompProfile"] == {"type": "RuntimeDefault"}, "seccomp is not RuntimeDefault"
-    drain = values["worker"]["drainTimeoutSeconds"]
-    grace = spec["terminationGracePeriodSeconds"]
-    assert grace == drain + values["worker"]["terminationGraceMarginSeconds"] and grace > drain, f"grace {grace}"
+    check_shutdown_deadline(spec, values)
     (container,) = spec["containers"]
     assert container["name"] == container_name
     context = container["securityContext"]
@@ -184,8 +186,7 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     for name, entry in env.items():
         if SECRET_ENV.match(name) and not (name == "DVP_STORE" and values["store"]["type"] == "sqlite"):
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
-    key_file = env["DVP_ID_KEY_FILE"]["value"]
-    assert key_file.rsplit("/", 1)[0] in mounts and "secret" in volumes[mounts[key_file.rsplit("/", 1)[0]]]
+    check_id_key(container, env, mounts, volumes, values)
     store = env["DVP_STORE"]
     if values["store"]["type"] == "postgres":
         assert store["valueFrom"]["secretKeyRef"] == {
@@ -195,7 +196,6 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     else:
         path = values["store"]["sqlite"]["path"]
         assert store["value"] == f"sqlite:{path}" and "emptyDir" in volumes[mounts[path.rsplit("/", 1)[0]]]
-    assert env["DVP_DRAIN_TIMEOUT"]["value"] == str(drain)
     for prop, value in values["kafka"]["properties"].items():
         rendered = env["DVP_X_" + prop.replace(".", "_").upper()]["value"]
         assert rendered == (str(value).lower() if isinstance(value, bool) else str(value)), f"property {prop}"
@@ -206,12 +206,88 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
             assert reference == {"name": sasl["existingSecret"], "key": sasl[key]}, f"{name} -> {reference}"
 
 
+def drain_timeout_argument(container: dict[str, Any]) -> int:
+    """The one `--drain-timeout N` (or `--drain-timeout=N`) in the container's args."""
+    args = [str(a) for a in container.get("args", [])]
+    found = [
+        args[i + 1] if a == "--drain-timeout" and i + 1 < len(args) else a.split("=", 1)[1]
+        for i, a in enumerate(args)
+        if a == "--drain-timeout" or a.startswith("--drain-timeout=")
+    ]
+    assert len(found) == 1, f"container {container['name']}: {len(found)} --drain-timeout arguments in {args}"
+    assert re.fullmatch(r"[0-9]+", found[0]), f"container {container['name']}: --drain-timeout {found[0]!r}"
+    return int(found[0])
+
+
+def check_shutdown_deadline(spec: dict[str, Any], values: dict[str, Any]) -> str:
+    """One shutdown deadline: every container gets `--drain-timeout` = worker.drainTimeoutSeconds as an argument
+    (no DVP_DRAIN_TIMEOUT env that could disagree), and the kubelet waits at least MINIMUM_GRACE_MARGIN longer."""
+    drain = values["worker"]["drainTimeoutSeconds"]
+    grace = spec["terminationGracePeriodSeconds"]
+    for container in spec["containers"]:
+        argument = drain_timeout_argument(container)
+        assert argument == drain, f"container {container['name']}: --drain-timeout {argument}, values say {drain}"
+        names = [e["name"] for e in container.get("env", [])]
+        assert "DVP_DRAIN_TIMEOUT" not in names, f"container {container['name']}: DVP_DRAIN_TIMEOUT env beside the flag"
+        assert grace >= argument + MINIMUM_GRACE_MARGIN, f"grace {grace} < --drain-timeout {argument} + margin"
+    assert grace == drain + values["worker"]["terminationGraceMarginSeconds"], f"grace {grace} is not derived"
+    return f"grace {grace} = drain {drain} + {grace - drain}"
+
+
+def check_id_key(
+    container: dict[str, Any],
+    env: dict[str, Any],
+    mounts: dict[str, str],
+    volumes: dict[str, Any],
+    values: dict[str, Any],
+) -> None:
+    """A key Secret mounted as DVP_ID_KEY_FILE, or (only with idKey.allowDevelopmentKey) --allow-development-key."""
+    args = [str(a) for a in container.get("args", [])]
+    if values["idKey"]["existingSecret"]:
+        key_dir = env["DVP_ID_KEY_FILE"]["value"].rsplit("/", 1)[0]
+        assert key_dir in mounts, f"DVP_ID_KEY_FILE is not under a mounted volume: {key_dir}"
+        secret = volumes[mounts[key_dir]]["secret"]["secretName"]
+        assert secret == values["idKey"]["existingSecret"], f"id key volume from Secret {secret}"
+        assert "--allow-development-key" not in args, "--allow-development-key although an id key Secret is mounted"
+    else:
+        assert values["idKey"]["allowDevelopmentKey"] is True, "rendered without an id key and without the opt-in"
+        assert "--allow-development-key" in args, "no id key and no --allow-development-key: the worker would exit 2"
+        assert "DVP_ID_KEY_FILE" not in env and "id-key" not in volumes, "an id key file without a Secret"
+
+
+def pod_specs(objects: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Every pod spec in the rendered objects: workload templates and CronJob job templates."""
+    specs = []
+    for o in objects:
+        if o["kind"] in POD_TEMPLATE_KINDS:
+            specs.append((f"{o['kind']}/{o['metadata']['name']}", o["spec"]["template"]["spec"]))
+        elif o["kind"] == "CronJob":
+            specs.append((f"CronJob/{o['metadata']['name']}", o["spec"]["jobTemplate"]["spec"]["template"]["spec"]))
+    return specs
+
+
+def check_every_pod_deadline(chart: Chart, override: dict[str, Any], expected_pods: int) -> str:
+    objects = render_ok(chart, override)
+    values = chart.values_with(override)
+    specs = pod_specs(objects)
+    assert len(specs) == expected_pods, f"{len(specs)} pod specs, expected {expected_pods}"
+    return "; ".join(f"{name}: {check_shutdown_deadline(spec, values)}" for name, spec in specs)
+
+
+def check_development_key(chart: Chart, override: dict[str, Any]) -> str:
+    detail = check_scenario(chart, override, {"Deployment", "Service", "ServiceAccount", "PodDisruptionBudget"})
+    notes = chart.render(chart.values_with(override))["NOTES.txt"]
+    assert "WARNING" in notes and "development key" in notes, "NOTES.txt does not warn about the development key"
+    return detail
+
+
 def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[str]) -> str:
     objects = render_ok(chart, override)
     values = chart.values_with(override)
     kinds = sorted(o["kind"] for o in objects)
     assert set(kinds) == expected_kinds, f"kinds {kinds}, expected {sorted(expected_kinds)}"
     assert len(kinds) == len(set(kinds)), f"duplicate kinds {kinds}"
+    assert len(pod_specs(objects)) == kinds.count("Deployment") + kinds.count("Job"), "a pod spec is not checked"
     assert "Secret" not in kinds, "the chart must never create Secrets"
     partitions = values["kafka"]["partitions"]
     (deployment,) = by_kind(objects, "Deployment")
@@ -246,8 +322,7 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         job_pod = job["spec"]["template"]
         check_pod(job_pod, values, "backfill")
         job_container = job_pod["spec"]["containers"][0]
-        expected_args = ["--start", values["backfill"]["start"], "--until-caught-up"]
-        assert job_container["args"] == expected_args, job_container["args"]
+        assert job_container["args"][-3:] == ["--start", values["backfill"]["start"], "--until-caught-up"]
         job_env = {e["name"]: e.get("value") for e in job_container["env"]}
         assert job_env["DVP_GROUP"] == values["backfill"]["group"] != values["kafka"]["group"]
         assert job_pod["spec"]["restartPolicy"] == "Never"
@@ -301,7 +376,16 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("unknown autoscaling mode", {"autoscaling": {"mode": "both"}}, "is not one of"),
     ("typo in a key", {"worker": {"drainTimeout": 30}}, "Additional properties"),
     ("string where integer", {"kafka": {"partitions": "12"}}, "is not of type 'integer'"),
-    ("grace margin below minimum", {"worker": {"terminationGraceMarginSeconds": 0}}, "less than the minimum"),
+    ("grace margin below minimum", {"worker": {"terminationGraceMarginSeconds": 4}}, "less than the minimum"),
+    ("drain timeout above the worker's limit", {"worker": {"drainTimeoutSeconds": 3601}}, "greater than the maximum"),
+    ("drain timeout as a string", {"worker": {"drainTimeoutSeconds": "30"}}, "is not of type 'integer'"),
+    (
+        "drain timeout in extraEnv (the chart passes --drain-timeout)",
+        {"extraEnv": [{"name": "DVP_DRAIN_TIMEOUT", "value": "600"}]},
+        "should not be valid",
+    ),
+    ("log level the worker rejects", {"worker": {"logLevel": "critical"}}, "is not one of"),
+    ("development-key opt-in not a boolean", {"idKey": {"allowDevelopmentKey": "yes"}}, "is not of type 'boolean'"),
     ("backfill from latest (would replay nothing)", {"backfill": {"start": "latest"}}, "is not one of"),
     ("broker list without port", {"kafka": {"brokers": "kafka"}}, "does not match"),
 ]
@@ -343,7 +427,16 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         "set together",
     ),
     ("no DSN Secret", {"store": {"postgres": {"existingSecret": ""}}}, "store.postgres.existingSecret is required"),
+    (
+        "no id key Secret and no development-key opt-in",
+        {"idKey": {"existingSecret": ""}},
+        "idKey.existingSecret is required",
+    ),
 ]
+
+# Shutdown deadline at the schema's corners, with the backfill Job rendered too (Deployment + Job = 2 pod specs).
+WITH_JOB = {"backfill": {"enabled": True, "group": "backfill-deadline"}}
+DEADLINES = [(1, 5), (30, 15), (45, 5), (3600, 600)]
 
 
 def expect_schema_valid(chart: Chart, values: dict[str, Any]) -> str:
@@ -398,6 +491,26 @@ def main() -> int:
     check.run(
         "NOTES.txt renders for every ci/ file",
         lambda: str(sum(len(chart.render(chart.values_with(v))["NOTES.txt"]) > 0 for v in CI.values())) + " rendered",
+    )
+
+    for drain, margin in DEADLINES:
+        override = merge(WITH_JOB, {"worker": {"drainTimeoutSeconds": drain, "terminationGraceMarginSeconds": margin}})
+        check.run(
+            f"every pod spec: grace >= --drain-timeout + {MINIMUM_GRACE_MARGIN} (drain {drain}, margin {margin})",
+            lambda o=merge(BASE, override): check_every_pod_deadline(chart, o, 2),
+        )
+    development = {"idKey": {"existingSecret": "", "allowDevelopmentKey": True}}
+    check.run(
+        "no id key Secret + idKey.allowDevelopmentKey: --allow-development-key, no key volume, NOTES warn",
+        lambda: check_development_key(chart, merge(BASE, development)),
+    )
+    check.run(
+        "id key Secret + idKey.allowDevelopmentKey: the Secret wins, no --allow-development-key",
+        lambda: check_scenario(
+            chart,
+            merge(BASE, {"idKey": {"allowDevelopmentKey": True}}),
+            {"Deployment", "Service", "ServiceAccount", "PodDisruptionBudget"},
+        ),
     )
 
     for name, override, fragment in SCHEMA_VIOLATIONS:

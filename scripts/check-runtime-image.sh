@@ -256,7 +256,7 @@ round_trip() {
         fi
         sleep 0.2
     done
-    brokers="$(tr -d '[:space:]' < "$bootstrap_file")"
+    brokers="$(head -n 1 "$bootstrap_file" | tr -d '[:space:]')"   # line 2 is devbroker's marker
     echo "devbroker at $brokers"
 
     # shellcheck disable=SC2086 # GENERATE_ARGS is a word list by design

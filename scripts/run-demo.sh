@@ -36,7 +36,7 @@ step "Starting the embedded broker (in-memory, development only)"
 pids+=($!)
 for _ in $(seq 100); do [[ -s $run/bootstrap ]] && break; sleep 0.1; done
 [[ -s $run/bootstrap ]] || { cat "$run/devbroker.log" >&2; echo "devbroker did not start" >&2; exit 1; }
-echo "bootstrap: $(cat "$run/bootstrap")" >&2
+echo "bootstrap: $(head -n 1 "$run/bootstrap")" >&2
 
 step "Generating $patients patients x $days days x every metric (with late, duplicate, out-of-order and invalid events)"
 "$bin/producer" generate --patients "$patients" --days "$days" --seed 42 --late-share 0.05 --duplicate-share 0.02 \
@@ -44,6 +44,9 @@ step "Generating $patients patients x $days days x every metric (with late, dupl
 step "Publishing (invalid events included on purpose: they must reach the dead-letter topic)"
 "$bin/producer" publish --brokers-file "$run/bootstrap" --raw "$run/events.jsonl"
 
+# No id key here: the workers read devbroker's own bootstrap file (--brokers-file), which carries devbroker's marker
+# and only loopback addresses, so they run with the published development key. Against a real cluster the worker
+# refuses to start without --id-key-file / DVP_ID_KEY (or an explicit --allow-development-key).
 if [[ $mode == sqlite ]]; then
     store="sqlite:$run/observations.sqlite"
     step "Running the worker until caught up (store: $store)"

@@ -20,7 +20,9 @@ struct DevBrokerOptions {
         options:
           --brokers N              number of mock brokers, ids 1..N (default 3)
           --topic NAME:PARTITIONS  create a topic (repeatable; default daily-values:12 and daily-values.dlq:3)
-          --bootstrap-file PATH    also write the bootstrap list (host:port,...) to PATH
+          --bootstrap-file PATH    also write the bootstrap list (host:port,...) to PATH, followed by the line
+                                   "# devbroker: ..." that marks it as a development broker's: a worker given
+                                   --brokers-file PATH then runs without an id key (see worker --help)
           --control PATH|-         read fault-injection commands, one per line, from a FIFO created at PATH
                                    (removed on exit) or from stdin (-); each is answered on stdout with
                                    "ok ..." or "error ..."

@@ -33,7 +33,8 @@ do {
 
 if let path = options.bootstrapFile {
     do {
-        try Data((cluster.bootstrapServers + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        let file = KafkaMockCluster.BootstrapFile(bootstrapServers: cluster.bootstrapServers, writtenByDevBroker: true)
+        try Data(file.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
         DevBrokerOutput.error("devbroker: cannot write bootstrap file \(path): \(error)")
         exit(1)

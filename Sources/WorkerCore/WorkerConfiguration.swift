@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 
 /// Everything the worker is told at start-up, from flags or their `DVP_*` environment twins, validated once.
 public struct WorkerConfiguration: Sendable {
@@ -20,7 +21,8 @@ public struct WorkerConfiguration: Sendable {
     public var batchMilliseconds = 100
     public var identifierSystem: String?
     public var idKey: [UInt8]
-    /// True when no key was configured and the published development key is in use.
+    /// True when no key was configured and the published development key is in use: only accepted with a local
+    /// devbroker's bootstrap file or `--allow-development-key` (see `parse`).
     public var usesDevelopmentIDKey: Bool
     public var metaSource: String?
     public var httpAddress = "0.0.0.0"
@@ -48,7 +50,7 @@ public struct WorkerConfiguration: Sendable {
         "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "store-timeout", "start", "start-time",
         "catalog", "worker-id", "log-level", "version-cache", "X",
     ]
-    static let booleanFlags: Set<String> = ["until-caught-up", "help"]
+    static let booleanFlags: Set<String> = ["until-caught-up", "allow-development-key", "help"]
 
     /// Parses flags and environment.
     /// - Returns: nil when `--help` was asked for.
@@ -60,17 +62,7 @@ public struct WorkerConfiguration: Sendable {
         if args.flags.contains("help") { return nil }
         func value(_ flag: String) -> String? { args.value(flag, env: envName(flag), environment) }
 
-        var brokers = value("brokers")
-        if brokers == nil, let file = value("brokers-file") {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw WorkerError.configuration("--brokers-file: cannot read '\(file)'")
-            }
-            brokers = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        guard let brokers, !brokers.isEmpty else {
-            throw WorkerError.configuration("--brokers (or DVP_BROKERS, or --brokers-file) is required")
-        }
-
+        let (brokers, brokersFromDevBroker) = try bootstrapServers(args, environment)
         var idKey = WorkerConfiguration.developmentIDKey
         var usesDevelopmentKey = true
         if let file = value("id-key-file") {
@@ -128,7 +120,45 @@ public struct WorkerConfiguration: Sendable {
         }
         config.untilCaughtUp = args.has("until-caught-up", env: "DVP_UNTIL_CAUGHT_UP", environment)
         config.kafkaProperties = try kafkaProperties(flags: args.all("X"), environment: environment)
+        if usesDevelopmentKey && !brokersFromDevBroker
+            && !args.has("allow-development-key", env: "DVP_ALLOW_DEVELOPMENT_KEY", environment)
+        {
+            throw WorkerError.configuration(Self.developmentKeyRefusal)
+        }
         return config
+    }
+
+    /// Why the worker refuses to start without an id key, and what to do about it.
+    static let developmentKeyRefusal = """
+        no id key: give a secret HMAC key for the Observation ids with --id-key-file PATH (or DVP_ID_KEY_FILE, \
+        or DVP_ID_KEY), e.g. from `head -c 32 /dev/urandom > id-key`, and keep it (a new key changes every id). \
+        Without one the ids would come from the published development key and be guessable. The development key \
+        is used only with a devbroker (--brokers-file naming the file `devbroker --bootstrap-file` wrote, every \
+        address on loopback) or with --allow-development-key (DVP_ALLOW_DEVELOPMENT_KEY=true), never in production
+        """
+
+    /// The bootstrap list: `--brokers`, else `--brokers-file`, else `DVP_BROKERS`, else `DVP_BROKERS_FILE`.
+    /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
+    static func bootstrapServers(
+        _ args: CommandLineArguments, _ environment: [String: String]
+    ) throws -> (servers: String, fromDevBroker: Bool) {
+        func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+        if let brokers = args.values["brokers"]?.last, !brokers.isEmpty { return (brokers, false) }
+        if let file = args.values["brokers-file"]?.last { return try bootstrapFile(file) }
+        if let brokers = nonEmpty(environment["DVP_BROKERS"]) { return (brokers, false) }
+        if let file = nonEmpty(environment["DVP_BROKERS_FILE"]) { return try bootstrapFile(file) }
+        throw WorkerError.configuration("--brokers (or DVP_BROKERS, or --brokers-file) is required")
+    }
+
+    static func bootstrapFile(_ path: String) throws -> (servers: String, fromDevBroker: Bool) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw WorkerError.configuration("--brokers-file: cannot read '\(path)'")
+        }
+        let file = KafkaMockCluster.BootstrapFile(parsing: text)
+        guard !file.bootstrapServers.isEmpty else {
+            throw WorkerError.configuration("--brokers-file: '\(path)' holds no bootstrap list")
+        }
+        return (file.bootstrapServers, file.isLocalDevBroker)
     }
 
     /// `DVP_` + the flag upper-cased with dashes as underscores, e.g. `batch-ms` → `DVP_BATCH_MS`.

@@ -9,7 +9,8 @@ public enum WorkerHelp {
 
         Kafka
           --brokers LIST            bootstrap servers of a real Kafka cluster (DVP_BROKERS)
-          --brokers-file PATH       read the bootstrap list from a file (as written by `devbroker`)
+          --brokers-file PATH       read the bootstrap list from a file's first line (e.g. the one `devbroker
+                                    --bootstrap-file PATH` writes); --brokers wins when both are given
           --topic NAME              topic to consume (default daily-values)
           --group NAME              consumer group (default daily-values-worker); a new group replays the topic
           --dlq-topic NAME          dead-letter topic (default <topic>.dlq)
@@ -36,8 +37,15 @@ public enum WorkerHelp {
 
         Mapping
           --identifier-system URI   Observation.identifier.system
-          --id-key-file PATH        secret HMAC key for the Observation id (or DVP_ID_KEY); without one a published
-                                    development key is used and a warning logged
+          --id-key-file PATH        secret HMAC key for the Observation id (or DVP_ID_KEY with the key itself);
+                                    REQUIRED: without one the worker refuses to start (exit 2), unless
+                                    - the brokers come from --brokers-file naming a devbroker's bootstrap file
+                                      (it carries the line "# devbroker: ..." and every address is on loopback:
+                                      127.0.0.0/8, ::1, localhost), or
+                                    - --allow-development-key is given;
+                                    then the published development key is used (guessable ids; never in
+                                    production) and a warning logged
+          --allow-development-key   run without an id key against any broker (development only)
           --meta-source URI         Observation.meta.source
           --catalog FILE            metric catalog overrides (JSON; codes, units, ranges)
 

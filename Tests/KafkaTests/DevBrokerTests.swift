@@ -37,9 +37,12 @@ struct DevBrokerTests {
             FileManager.default.fileExists(atPath: bootstrapFile.path)
         }
         #expect(ready)
-        let bootstrap = try String(contentsOf: bootstrapFile, encoding: .utf8).trimmingCharacters(
-            in: .whitespacesAndNewlines)
+        let file = KafkaMockCluster.BootstrapFile(parsing: try String(contentsOf: bootstrapFile, encoding: .utf8))
+        let bootstrap = file.bootstrapServers
         #expect(bootstrap.split(separator: ",").count == 2)
+        #expect(file.writtenByDevBroker && file.isLocalDevBroker)
+        let firstLine = try String(contentsOf: bootstrapFile, encoding: .utf8).split(separator: "\n").first
+        #expect(firstLine.map(String.init) == bootstrap, "line 1 stays the bare list for first-line readers")
 
         // Produce and read back through the broker process.
         let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(bootstrap))

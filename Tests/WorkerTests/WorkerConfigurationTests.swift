@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Testing
 
 @testable import WorkerCore
@@ -35,20 +36,93 @@ struct WorkerConfigurationTests {
         #expect(fromEnvironment.storeTimeoutSeconds == 7)
     }
 
-    @Test("No key configured: the development key, flagged")
-    func developmentKey() throws {
-        let config = try #require(try WorkerConfiguration.parse(["--brokers", "b:1"], environment: [:]))
+    // MARK: - Secure by default: no id key, no start (unless a devbroker or an explicit opt-in)
+
+    @Test(
+        "No key configured against a real-looking broker: refused, and the message says what to do",
+        arguments: ["kafka-1:9092,kafka-2:9092", "127.0.0.1:9092", "localhost:9092"])
+    func developmentKeyRefused(brokers: String) {
+        #expect {
+            _ = try WorkerConfiguration.parse(["--brokers", brokers], environment: [:])
+        } throws: { error in
+            guard case .configuration(let message) = error as? WorkerError else { return false }
+            return message.contains("--id-key-file") && message.contains("DVP_ID_KEY")
+                && message.contains("--allow-development-key") && message.contains("devbroker")
+        }
+    }
+
+    @Test(
+        "--allow-development-key (or DVP_ALLOW_DEVELOPMENT_KEY) starts with the development key, flagged",
+        arguments: [
+            (["--brokers", "b:1", "--allow-development-key"], [String: String]()),
+            (["--brokers", "b:1"], ["DVP_ALLOW_DEVELOPMENT_KEY": "true"]),
+        ])
+    func developmentKeyAllowed(arguments: [String], environment: [String: String]) throws {
+        let config = try #require(try WorkerConfiguration.parse(arguments, environment: environment))
         #expect(config.usesDevelopmentIDKey)
         #expect(config.idKey == WorkerConfiguration.developmentIDKey)
+    }
+
+    @Test("A local devbroker's bootstrap file is enough: development key, flagged, list from line 1")
+    func developmentKeyWithDevBroker() throws {
+        let file = KafkaMockCluster.BootstrapFile(bootstrapServers: "127.0.0.1:40001,127.0.0.1:40002",
+                                                  writtenByDevBroker: true)
+        try Self.withFile(file.text) { path in
+            for (arguments, environment) in [(["--brokers-file", path], [:]), ([], ["DVP_BROKERS_FILE": path])] {
+                let config = try #require(try WorkerConfiguration.parse(arguments, environment: environment))
+                #expect(config.brokers == "127.0.0.1:40001,127.0.0.1:40002")
+                #expect(config.usesDevelopmentIDKey)
+            }
+        }
+    }
+
+    @Test(
+        "A bootstrap file without the marker, or with it but a remote address, still needs a key",
+        arguments: [
+            "127.0.0.1:40001\n",
+            "kafka-1.prod:9092\n\(KafkaMockCluster.BootstrapFile.marker)\n",
+        ])
+    func bootstrapFileNotDevBroker(text: String) throws {
+        try Self.withFile(text) { path in
+            #expect(throws: WorkerError.self) {
+                _ = try WorkerConfiguration.parse(["--brokers-file", path], environment: [:])
+            }
+            let keyed = try #require(try WorkerConfiguration.parse(
+                ["--brokers-file", path], environment: ["DVP_ID_KEY": "0123456789abcdef"]))
+            #expect(!keyed.usesDevelopmentIDKey)
+        }
+    }
+
+    @Test("--brokers wins over the devbroker file, and then the development key is refused")
+    func brokersFlagWinsOverFile() throws {
+        let file = KafkaMockCluster.BootstrapFile(bootstrapServers: "127.0.0.1:40001", writtenByDevBroker: true)
+        try Self.withFile(file.text) { path in
+            #expect(throws: WorkerError.self) {
+                _ = try WorkerConfiguration.parse(["--brokers", "kafka:9092", "--brokers-file", path], environment: [:])
+            }
+            // The --brokers-file flag wins over DVP_BROKERS (flags win over the environment).
+            let config = try #require(try WorkerConfiguration.parse(
+                ["--brokers-file", path], environment: ["DVP_BROKERS": "kafka:9092"]))
+            #expect(config.brokers == "127.0.0.1:40001")
+        }
+    }
+
+    static func withFile(_ text: String, _ body: (String) throws -> Void) throws {
+        let name = "dvp-bootstrap-\(UUID().uuidString)"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try body(path)
     }
 
     @Test("--start-time takes RFC 3339 instants with offsets, or epoch milliseconds")
     func startTime() throws {
         let rfc = try #require(try WorkerConfiguration.parse(
-            ["--brokers", "b:1", "--start-time", "2026-10-01T02:00:00+02:00"], environment: [:]))
+            ["--brokers", "b:1", "--start-time", "2026-10-01T02:00:00+02:00", "--allow-development-key"],
+            environment: [:]))
         #expect(rfc.startTimestampMs == 1_790_812_800_000)
         let ms = try #require(try WorkerConfiguration.parse(
-            ["--brokers", "b:1"], environment: ["DVP_START_TIME": "1759276800123"]))
+            ["--brokers", "b:1"], environment: ["DVP_START_TIME": "1759276800123", "DVP_ID_KEY": "0123456789abcdef"]))
         #expect(ms.startTimestampMs == 1_759_276_800_123)
     }
 
@@ -72,6 +146,9 @@ struct WorkerConfigurationTests {
             (["--brokers", "b:1", "--start-time", "last tuesday"], "--start-time"),
             (["--brokers"], "--brokers"),
             (["--brokers", "b:1", "--id-key-file", "/nonexistent/key"], "--id-key-file"),
+            (["--brokers", "b:1"], "--allow-development-key"),
+            (["--brokers-file", "/nonexistent/bootstrap"], "--brokers-file"),
+            (["--brokers", "b:1", "--allow-development-key=yes"], "--allow-development-key"),
         ])
     func rejects(arguments: [String], mentions: String) {
         do {

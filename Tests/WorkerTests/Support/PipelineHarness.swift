@@ -40,7 +40,7 @@ final class PipelineHarness: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOf: bootstrapFile, encoding: .utf8), text.contains(":") {
-                bootstrap = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                bootstrap = KafkaMockCluster.BootstrapFile(parsing: text).bootstrapServers
                 return
             }
             guard process.isRunning else { throw TestSetupError("devbroker exited: \(process.stderr)") }

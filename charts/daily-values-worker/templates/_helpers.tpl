@@ -66,7 +66,9 @@ with a message that names the values involved.
 */}}
 {{- define "dvw.validate" -}}
 {{- $_ := required "kafka.brokers is required (comma-separated bootstrap servers)" .Values.kafka.brokers -}}
-{{- $_ := required "idKey.existingSecret is required (a Secret holding the resource-id HMAC key)" .Values.idKey.existingSecret -}}
+{{- if not (or .Values.idKey.existingSecret .Values.idKey.allowDevelopmentKey) -}}
+{{- fail "idKey.existingSecret is required (a Secret holding the resource-id HMAC key, e.g. from `head -c 32 /dev/urandom`); the worker refuses to start without one. Only for a development cluster: idKey.allowDevelopmentKey=true runs with the published development key (guessable ids)" -}}
+{{- end -}}
 {{- $max := include "dvw.maxReplicas" . | int -}}
 {{- if gt $max (int .Values.kafka.partitions) -}}
 {{- fail (printf "replica ceiling %d (autoscaling.mode=%s) exceeds kafka.partitions=%d: consumers beyond the partition count sit idle; lower it or add partitions" $max .Values.autoscaling.mode (int .Values.kafka.partitions)) -}}
@@ -120,6 +122,24 @@ with a message that names the values involved.
 {{- end -}}
 {{- end -}}
 
+{{/*
+Worker arguments shared by the Deployment and the Job. One shutdown deadline: the worker bounds its whole stop by
+--drain-timeout (a flag, so no environment entry can override it) and the kubelet waits a margin longer before
+SIGKILL (dvw.terminationGracePeriodSeconds). Without an id key Secret (only possible with
+idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-development-key or it refuses to start.
+*/}}
+{{- define "dvw.args" -}}
+- --drain-timeout
+- {{ .Values.worker.drainTimeoutSeconds | quote }}
+{{- if not .Values.idKey.existingSecret }}
+- --allow-development-key
+{{- end }}
+{{- end -}}
+
+{{- define "dvw.terminationGracePeriodSeconds" -}}
+{{- add .Values.worker.drainTimeoutSeconds .Values.worker.terminationGraceMarginSeconds -}}
+{{- end -}}
+
 {{/* Environment shared by the worker Deployment and the backfill Job (everything but group/start/mode). */}}
 {{- define "dvw.env" -}}
 - name: DVP_BROKERS
@@ -136,16 +156,16 @@ with a message that names the values involved.
   value: {{ .Values.worker.identifierSystem | quote }}
 - name: DVP_HTTP_PORT
   value: {{ .Values.worker.httpPort | quote }}
-- name: DVP_DRAIN_TIMEOUT
-  value: {{ .Values.worker.drainTimeoutSeconds | quote }}
 - name: DVP_LOG_LEVEL
   value: {{ .Values.worker.logLevel | quote }}
 - name: DVP_WORKER_ID
   valueFrom:
     fieldRef:
       fieldPath: metadata.name
+{{- if .Values.idKey.existingSecret }}
 - name: DVP_ID_KEY_FILE
   value: {{ printf "/etc/daily-values/id-key/%s" .Values.idKey.key | quote }}
+{{- end }}
 {{- if eq .Values.store.type "postgres" }}
 - name: DVP_STORE
   valueFrom:
@@ -199,9 +219,11 @@ with a message that names the values involved.
 {{- define "dvw.volumeMounts" -}}
 - name: tmp
   mountPath: /tmp
+{{- if .Values.idKey.existingSecret }}
 - name: id-key
   mountPath: /etc/daily-values/id-key
   readOnly: true
+{{- end }}
 {{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
 - name: kafka-tls
   mountPath: /etc/daily-values/kafka-tls
@@ -222,6 +244,7 @@ with a message that names the values involved.
 - name: tmp
   emptyDir:
     sizeLimit: 64Mi
+{{- if .Values.idKey.existingSecret }}
 - name: id-key
   secret:
     secretName: {{ .Values.idKey.existingSecret }}
@@ -229,6 +252,7 @@ with a message that names the values involved.
     items:
       - key: {{ .Values.idKey.key }}
         path: {{ .Values.idKey.key }}
+{{- end }}
 {{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
 - name: kafka-tls
   secret:
