@@ -29,10 +29,10 @@ struct WorkerConfigurationTests {
     @Test("--store-timeout bounds each PostgreSQL round trip")
     func storeTimeout() throws {
         let config = try #require(try WorkerConfiguration.parse(
-            ["--brokers", "b:1", "--store-timeout", "2.5"], environment: [:]))
+            ["--brokers", "b:1", "--store-timeout", "2.5", "--allow-development-key"], environment: [:]))
         #expect(config.storeTimeoutSeconds == 2.5)
         let fromEnvironment = try #require(try WorkerConfiguration.parse(
-            ["--brokers", "b:1"], environment: ["DVP_STORE_TIMEOUT": "7"]))
+            ["--brokers", "b:1", "--allow-development-key"], environment: ["DVP_STORE_TIMEOUT": "7"]))
         #expect(fromEnvironment.storeTimeoutSeconds == 7)
     }
 
