@@ -8,18 +8,21 @@ final class BufferedFileWriter {
     private var buffer: [UInt8] = []
     private static let capacity = 1 << 20
 
-    /// Creates or truncates `path`; `-` is standard output.
+    /// Creates or truncates `path` in place (`open` with `O_CREAT | O_TRUNC`, so a device such as `/dev/null`, a
+    /// FIFO or a symlink's target is written to, never replaced); `-` is standard output.
     ///
-    /// - Throws: ``ProducerConfigurationError`` naming `option` when the file cannot be created.
+    /// - Throws: ``ProducerConfigurationError`` naming `option` when the file cannot be opened.
     init(path: String, option: String) throws(ProducerConfigurationError) {
         self.path = path
         if path == "-" {
             handle = FileHandle.standardOutput
         } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil),
-                let handle = FileHandle(forWritingAtPath: path)
-            else { throw ProducerConfigurationError(option: option, rule: "cannot create '\(path)'") }
-            self.handle = handle
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                let reason = String(cString: strerror(errno))
+                throw ProducerConfigurationError(option: option, rule: "cannot open '\(path)' for writing: \(reason)")
+            }
+            handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         }
         buffer.reserveCapacity(Self.capacity)
     }
