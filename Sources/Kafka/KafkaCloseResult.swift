@@ -1,6 +1,7 @@
 /// How closing a client ended.
 public enum KafkaCloseResult: Sendable, Hashable {
-    /// Closed cleanly (for a consumer: final commit done, group left, handle destroyed).
+    /// Closed cleanly (for a consumer: final commit done, group left, handle destroyed; a cooperative-sticky
+    /// consumer closed before its first assignment is left undestroyed instead, see ``KafkaConsumer/close(timeout:)``).
     case closed
     /// Closed, but librdkafka reported an error on the way (e.g. the final commit or flush failed).
     case failed(KafkaError)

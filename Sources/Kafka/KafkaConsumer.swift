@@ -19,8 +19,7 @@ import Synchronization
 public final class KafkaConsumer: Sendable {
     let client: RDKafkaClient
     let context: RDKafkaConsumerContext
-    private let poller: RDKafkaPollThread
-    private let closed = Mutex(false)
+    let poller: RDKafkaPollThread
 
     /// Creates the consumer and starts its poll thread. Call ``subscribe(topics:)`` or ``assign(_:)`` next.
     /// - Parameters:
@@ -39,7 +38,8 @@ public final class KafkaConsumer: Sendable {
         let context = RDKafkaConsumerContext(
             maxBufferedMessages: configuration.maxBufferedMessages, rebalanceHandler: rebalanceHandler,
             logHandler: logHandler, startTimestampMs: configuration.startTimestampMs)
-        let client = try RDKafkaClient(kind: .consumer, properties: configuration.properties(), context: context) {
+        let properties = try configuration.properties()
+        let client = try RDKafkaClient(kind: .consumer, properties: properties, context: context) {
             conf in
             rd_kafka_conf_set_rebalance_cb(conf, RDKafkaConsumerContext.rebalanceCallback)
             rd_kafka_conf_set_error_cb(conf, RDKafkaConsumerContext.errorCallback)
@@ -50,12 +50,16 @@ public final class KafkaConsumer: Sendable {
         self.client = client
         self.context = context
         self.poller = RDKafkaPollThread(name: "kafka-consumer-poll") { context.pollOnce(client.handle) }
+        let strategy = properties.last { $0.key == "partition.assignment.strategy" }?.value ?? ""
+        context.closeState.withLock { $0 = KafkaConsumerCloseState(assignmentStrategy: strategy) }
     }
 
     deinit {
-        // Not closed: stop polling; RDKafkaClient's deinit destroys the handle (without a final commit).
+        // Not closed: stop polling; RDKafkaClient's deinit destroys the handle (rd_kafka_destroy closes the consumer
+        // itself, without the app's final commit) unless that would abort (see KafkaConsumerCloseState).
         _ = context.state.withLock { $0.finish() }?.resume(returning: [])
         poller.stop(timeout: .seconds(5))
+        if context.closeState.withLock({ $0.finish() }) == .abandon { client.abandon() }
     }
 
     // MARK: - Subscription
@@ -67,6 +71,7 @@ public final class KafkaConsumer: Sendable {
         for topic in topics { list.add(KafkaTopicPartition(topic: topic, partition: -1), offset: 0) }
         let err = list.withPointer { rd_kafka_subscribe(client.handle, $0) }
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, "subscribe to \(topics)") }
+        context.closeState.withLock { $0.didSubscribe() }
     }
 
     /// Manual assignment without group membership (one-off reads): each entry's offset is where to start
@@ -112,34 +117,5 @@ public final class KafkaConsumer: Sendable {
     /// heartbeats are served until ``close(timeout:)``. Use it to drain in-flight work before closing.
     public func stopConsuming() {
         context.state.withLock { $0.finish() }?.resume(returning: [])
-    }
-
-    // MARK: - Close
-
-    /// Stops consuming, stops the poll thread, then `rd_kafka_consumer_close` (revokes through the rebalance
-    /// handler, commits stored offsets, leaves the group) and `rd_kafka_destroy`, all under a watchdog.
-    /// - Returns: ``KafkaCloseResult/timedOut`` when librdkafka did not finish within `timeout` (2.0.2 can hang
-    ///   or abort here); the process should then exit anyway. Calling it again returns ``KafkaCloseResult/closed``.
-    @discardableResult
-    public func close(timeout: Duration) async -> KafkaCloseResult {
-        guard
-            closed.withLock({ done in
-                defer { done = true }; return !done
-            })
-        else { return .closed }
-        stopConsuming()
-        let (client, poller) = (self.client, self.poller)
-        let err = await RDKafkaBlocking.run("kafka-consumer-close", deadline: timeout) {
-            guard poller.stop(timeout: timeout) else { return RD_KAFKA_RESP_ERR__TIMED_OUT }
-            let err = rd_kafka_consumer_close(client.handle)
-            client.destroy()
-            return err
-        }
-        guard let err else { return .timedOut }
-        switch err {
-        case RD_KAFKA_RESP_ERR_NO_ERROR: return .closed
-        case RD_KAFKA_RESP_ERR__TIMED_OUT: return .timedOut
-        default: return .failed(KafkaError(err, "consumer close"))
-        }
     }
 }

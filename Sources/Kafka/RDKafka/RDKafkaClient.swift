@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// Lifetime rule for callbacks: the context object is registered with `rd_kafka_conf_set_opaque` *unretained*;
 /// this class keeps it alive with a strong reference and destroys the handle (in ``destroy()`` or `deinit`)
-/// before that reference is released, so every callback librdkafka makes sees a live context.
+/// before that reference is released, so every callback librdkafka makes sees a live context. A handle given up with
+/// ``abandon()`` is never destroyed, and its context is then kept alive for the rest of the process.
 /// `@unchecked Sendable`: librdkafka handles are thread-safe; the only mutable state is the `Mutex`.
 final class RDKafkaClient: @unchecked Sendable {
     enum Kind {
@@ -63,6 +64,17 @@ final class RDKafkaClient: @unchecked Sendable {
             return !done
         }
         if first { rd_kafka_destroy(handle) }
+    }
+
+    /// Gives the handle up without `rd_kafka_destroy` (when destroying would abort, see `KafkaConsumerCloseState`):
+    /// marks it destroyed so nothing uses or destroys it later, and keeps the context alive for the rest of the
+    /// process, because librdkafka's threads keep running and may still call back (logs).
+    func abandon() {
+        let first = destroyed.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first, let context { _ = Unmanaged.passRetained(context as AnyObject) }
     }
 
     /// Throws a state error when the handle was destroyed (the client was closed).

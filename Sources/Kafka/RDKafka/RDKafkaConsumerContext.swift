@@ -7,10 +7,12 @@ import Synchronization
 /// Lifetime: registered unretained as the client's opaque; ``RDKafkaClient`` keeps it alive (see there).
 final class RDKafkaConsumerContext: Sendable {
     let state: Mutex<KafkaConsumerState>
+    /// What closing needs to know (see there); replaced by ``KafkaConsumer`` with the configured strategy.
+    let closeState = Mutex(KafkaConsumerCloseState(assignmentStrategy: ""))
     private let statistics = Mutex<[KafkaTopicPartition: KafkaPartitionStatistics]>([:])
     private let brokers = Mutex<KafkaBrokerAvailability?>(nil)
     private let rebalanceHandler: @Sendable (KafkaRebalanceEvent) -> Void
-    private let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+    let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
     private let startTimestampMs: Int64?
     /// Consecutive poll-thread iterations held back by a full buffer (only the poll thread touches it).
     private let heldPolls = Atomic(0)
@@ -105,6 +107,7 @@ final class RDKafkaConsumerContext: Sendable {
             if state.withLock({ $0.fetchPaused || $0.shouldPause }) {
                 _ = rd_kafka_pause_partitions(rk, partitions)
             }
+            closeState.withLock { $0.didServeAssignment() }
             rebalanceHandler(.assigned(changed, generation: generation))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(rk) != 0

@@ -1,0 +1,44 @@
+import CKafka
+import Synchronization
+
+extension KafkaConsumer {
+    // MARK: - Close
+
+    /// Stops consuming, stops the poll thread, then `rd_kafka_consumer_close` (revokes through the rebalance
+    /// handler, commits stored offsets, leaves the group) and `rd_kafka_destroy`, all under a watchdog.
+    ///
+    /// A cooperative-sticky consumer closed during its first group join (subscribed, never assigned) is closed but
+    /// not destroyed: librdkafka 2.0.2 aborts the process in `rd_kafka_destroy` then (#4312, see
+    /// `KafkaConsumerCloseState`). Its handle and threads stay until the process ends; the group was left.
+    /// - Returns: ``KafkaCloseResult/timedOut`` when librdkafka did not finish within `timeout` (2.0.2 can hang
+    ///   here); the process should then exit anyway. Calling it again returns ``KafkaCloseResult/closed``.
+    @discardableResult
+    public func close(timeout: Duration) async -> KafkaCloseResult {
+        guard context.closeState.withLock({ $0.beginClose() }) else { return .closed }
+        stopConsuming()
+        let (client, poller, context) = (self.client, self.poller, self.context)
+        let err = await RDKafkaBlocking.run("kafka-consumer-close", deadline: timeout) {
+            // Callbacks run on this thread from here on: the poll thread must not serve the queue concurrently.
+            guard poller.stop(timeout: timeout) else { return RD_KAFKA_RESP_ERR__TIMED_OUT }
+            let err = rd_kafka_consumer_close(client.handle)
+            switch context.closeState.withLock({ $0.finish() }) {
+            case .destroy:
+                client.destroy()
+            case .abandon:
+                client.abandon()
+                context.logHandler?(
+                    KafkaLogEntry(
+                        level: 5, facility: "CLOSE",
+                        message: "closed during the first group join: handle left undestroyed, because librdkafka "
+                            + "2.0.2 aborts destroying a cooperative-sticky consumer that was never assigned (#4312)"))
+            }
+            return err
+        }
+        guard let err else { return .timedOut }
+        switch err {
+        case RD_KAFKA_RESP_ERR_NO_ERROR: return .closed
+        case RD_KAFKA_RESP_ERR__TIMED_OUT: return .timedOut
+        default: return .failed(KafkaError(err, "consumer close"))
+        }
+    }
+}
