@@ -6,7 +6,7 @@
 #                  rollingRestart, killNine, killAtCrashPoint); repeatable; implies --full
 #   --repeat N     run the selection N times in a row (each run is a row; a summary per scenario heads the table)
 #   --kill-points  which kill -9 points killNine runs (comma-separated: in-flight,after-batch)
-#   --report       output file (default docs/RELIABILITY.md)
+#   --report       output file (default docs/reliability/scenarios.md)
 # Uses DVP_POSTGRES_URL when set, else starts a throwaway PostgreSQL (scripts/pg-test-cluster.sh) for the run.
 # Exits non-zero when any run failed; every run still happens.
 set -euo pipefail
@@ -16,7 +16,7 @@ cd "$root"
 usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=quick
-report="$root/docs/RELIABILITY.md"
+report="$root/docs/reliability/scenarios.md"
 repeat=1
 scenarios=()
 while [ $# -gt 0 ]; do

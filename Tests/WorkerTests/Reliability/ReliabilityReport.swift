@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// One row of `docs/RELIABILITY.md`: what a scenario sent, what the oracle found, and whether it passed.
+/// One row of `docs/reliability/scenarios.md`: what a scenario sent, what the oracle found, and whether it passed.
 struct ScenarioResult: Codable, Sendable {
     var scenario: String
     var eventsSent: Int

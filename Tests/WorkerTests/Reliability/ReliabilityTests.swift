@@ -5,7 +5,7 @@ import Testing
 /// injects one fault and checks the common oracle (``ScenarioRun/drainAndVerify(drainTimeout:expectedLost:)``).
 ///
 /// Quick mode (default, part of `swift test`) runs the scenarios marked `quick`; `DVP_RELIABILITY=full` runs all.
-/// `scripts/reliability.sh [--full]` runs the suite and writes `docs/RELIABILITY.md`.
+/// `scripts/reliability.sh [--full]` runs the suite and writes `docs/reliability/scenarios.md`.
 @Suite("Reliability", .serialized, .timeLimit(.minutes(5)))
 struct ReliabilityTests {
     /// Late higher versions, exact duplicates, out-of-order versions and a few invalid events.
