@@ -9,7 +9,7 @@
 #   --rate N         events per second the background producer generates (default 300)
 #   --broker-faults  every 10th cycle, take a random broker down for 1-3 s (devbroker control `down`/`up`)
 #   --bin DIR        directory of devbroker/producer/worker (default: `swift build --show-bin-path`, built first)
-#   --keep DIR       keep logs (and a backtrace of each abnormal exit) in DIR instead of a temporary directory
+#   --keep DIR       keep the logs (and a backtrace of each abnormal exit) in a new DIR/run.XXXXXX
 #   --worker-arg ARG extra worker argument (repeatable), e.g. --worker-arg -X --worker-arg debug=cgrp
 # One devbroker (3 brokers, 12 partitions) and a producer generating load run throughout. Two workers alternate:
 # cycle i starts worker i, which joins worker i-1 in the group, waits 1-4 s, then SIGTERMs worker i-1. So two
@@ -42,9 +42,8 @@ if [ -z "$bin" ]; then
     bin=$(swift build --show-bin-path)
 fi
 if [ -n "$keep" ]; then
-    run=$keep
-    rm -rf "$run"
-    mkdir -p "$run"
+    mkdir -p "$keep"
+    run=$(mktemp -d "$keep/run.XXXXXX")
 else
     run=$(mktemp -d /tmp/dvp-sigterm-loop.XXXXXX)
 fi
