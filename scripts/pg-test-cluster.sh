@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Throwaway PostgreSQL 15 clusters for tests.
 #
-#   pg-test-cluster.sh start DIR PORT       initdb (if needed) and start; prints the connection URL
+#   pg-test-cluster.sh start DIR PORT|auto  initdb (if needed) and start; prints the connection URL. `auto` picks a
+#                                           free port in 20000-32767 (below Linux's ephemeral range, so no broker or
+#                                           client socket can hold it) and tries another while the port is taken
 #   pg-test-cluster.sh stop DIR             fast shutdown
 #   pg-test-cluster.sh restart-fast DIR     fast shutdown (clients disconnected), then start again
 #   pg-test-cluster.sh restart-immediate DIR  immediate shutdown (crash, WAL recovery on start), then start
@@ -16,7 +18,7 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_USER=${PG_USER:-postgres}
 
 usage() {
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -62,9 +64,29 @@ wait_ready() {
     exit 1
 }
 
+# The server log's lines after line $2 that say why the start failed (the log is appended to on every start).
+log_since() { tail -n +"$(($2 + 1))" "$1/server.log" 2>/dev/null || true; }
+
+# Starts the cluster in $1 on port $2; returns 3 when the port is taken, exits on any other failure.
+start_on() {
+    local dir=$1 port=$2 before
+    sed -i '/^port = /d' "$dir/postgresql.conf"
+    echo "port = $port" >>"$dir/postgresql.conf"
+    before=0
+    [ -f "$dir/server.log" ] && before=$(wc -l <"$dir/server.log")
+    if ! start_server "$dir"; then
+        if log_since "$dir" "$before" | grep -qE 'could not (bind|create listen socket)|Address already in use'; then
+            return 3
+        fi
+        echo "error: PostgreSQL in $dir did not start on port $port; its log says:" >&2
+        log_since "$dir" "$before" | tail -n 20 >&2
+        exit 1
+    fi
+}
+
 start() {
-    local dir=$1 port=$2
-    [[ "$port" =~ ^[0-9]+$ ]] || { echo "error: PORT must be a number, got '$port'" >&2; exit 2; }
+    local dir=$1 port=$2 attempt
+    [[ "$port" =~ ^([0-9]+|auto)$ ]] || { echo "error: PORT must be a number or 'auto', got '$port'" >&2; exit 2; }
     if [ ! -f "$dir/PG_VERSION" ]; then
         mkdir -p "$dir"
         [ "$(id -u)" -eq 0 ] && chown "$PG_USER" "$dir"
@@ -83,9 +105,18 @@ CONF
         echo "error: the cluster in $dir is already running ($(url_of "$dir"))" >&2
         exit 1
     fi
-    sed -i '/^port = /d' "$dir/postgresql.conf"
-    echo "port = $port" >>"$dir/postgresql.conf"
-    start_server "$dir"
+    if [ "$port" != auto ]; then
+        start_on "$dir" "$port" || { echo "error: port $port on 127.0.0.1 is already in use" >&2; exit 1; }
+    else
+        local started=no
+        for attempt in $(seq 1 20); do
+            port=$((20000 + RANDOM % 12768))
+            # Something already listening: skip without a start attempt.
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+            if start_on "$dir" "$port"; then started=yes; break; fi
+        done
+        [ "$started" = yes ] || { echo "error: no free port for PostgreSQL found in 20 attempts" >&2; exit 1; }
+    fi
     wait_ready "$dir"
     url_of "$dir"
 }
@@ -97,7 +128,7 @@ stop_mode() {
 restart() {
     local dir=$1 mode=$2
     stop_mode "$dir" "$mode"
-    start_server "$dir"
+    start_on "$dir" "$(port_of "$dir")" || { echo "error: port $(port_of "$dir") was taken during the restart" >&2; exit 1; }
     wait_ready "$dir"
 }
 

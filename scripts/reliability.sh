@@ -34,7 +34,7 @@ done
 if [ -z "${DVP_POSTGRES_URL:-}" ]; then
     # Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone.
     pgdir=$(mktemp -d /var/tmp/dvp-pg-reliability.XXXXXX)
-    DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" "$((20000 + RANDOM % 20000))")
+    DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" auto)
     export DVP_POSTGRES_URL
     trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"' EXIT
 fi

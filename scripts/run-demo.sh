@@ -57,7 +57,7 @@ else
     pgdir=/var/tmp/dvp-demo-pg   # outside the checkout: the server runs as the `postgres` user
     scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true
     rm -rf "$pgdir"
-    store=$(scripts/pg-test-cluster.sh start "$pgdir" "${DVP_DEMO_PG_PORT:-55439}")
+    store=$(scripts/pg-test-cluster.sh start "$pgdir" "${DVP_DEMO_PG_PORT:-auto}")
     step "Running two workers in one group until caught up (store: PostgreSQL)"
     "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up \
         --worker-id demo-1 --log-level warning &

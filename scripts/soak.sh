@@ -81,11 +81,8 @@ alive() { [[ -r /proc/$1/stat ]] && [[ $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/nu
 
 # MARK: - PostgreSQL with the version audit, devbroker with a control FIFO
 
-store=""
-for _ in 1 2 3; do
-    store=$(scripts/pg-test-cluster.sh start "$pgdir" "$((20000 + (RANDOM + $$) % 20000))" 2>>"$run/soak.log") && break
-done
-[[ -n $store ]] || { echo "soak: PostgreSQL did not start (see $run/soak.log)" >&2; exit 1; }
+store=$(scripts/pg-test-cluster.sh start "$pgdir" auto 2>>"$run/soak.log") ||
+    { echo "soak: PostgreSQL did not start (see $run/soak.log)" >&2; exit 1; }
 "$bin/storectl" audit-install --store "$store" >/dev/null
 log "PostgreSQL at $store (data $pgdir), version audit installed"
 

@@ -23,7 +23,7 @@ enum TestStores {
         guard let url = ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
             throw TestEnvironmentError(
                 "\(postgresURLVariable) is not set: run the tests with `scripts/test.sh` (see README), which starts "
-                    + "a throwaway PostgreSQL, or start one with `scripts/pg-test-cluster.sh start DIR PORT` and "
+                    + "a throwaway PostgreSQL, or start one with `scripts/pg-test-cluster.sh start DIR auto` and "
                     + "export its URL")
         }
         return url

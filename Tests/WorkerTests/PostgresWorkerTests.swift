@@ -62,11 +62,11 @@ struct PostgresWorkerTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let pgDir = harness.directory.appendingPathComponent("pg")
-        let port = Int.random(in: 40000...49999)
-        let started = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "\(port)"])
+        let started = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "auto"])
         try #require(started.status == 0, "\(started.stderr)")
         defer { _ = try? runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", pgDir.path]) }
         let store = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try #require(URLComponents(string: store)?.port, "no port in \(store)")
 
         let worker = try harness.startWorker(store: store, untilCaughtUp: false, extra: ["--batch-size", "100"])
         let probe = try await WorkerProbe(worker)

@@ -15,18 +15,9 @@ final class ScenarioStore: @unchecked Sendable {
         let shared = ProcessInfo.processInfo.environment["DVP_POSTGRES_URL"].map { !$0.isEmpty } ?? false
         if ownCluster || !shared {
             let dir = directory.appendingPathComponent("pg")
-            var lastError = ""
-            var started: String?
-            for _ in 0..<3 where started == nil {
-                let port = Int.random(in: 40000...49999)
-                let result = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", dir.path, "\(port)"])
-                if result.status == 0 {
-                    started = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                } else {
-                    lastError = result.stderr
-                }
-            }
-            guard let started else { throw TestSetupError("pg-test-cluster.sh start failed: \(lastError)") }
+            let result = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", dir.path, "auto"])
+            guard result.status == 0 else { throw TestSetupError("pg-test-cluster.sh start failed: \(result.stderr)") }
+            let started = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             url = started
             clusterDirectory = dir
         } else {
