@@ -44,13 +44,14 @@ step "Generating $patients patients x $days days x every metric (with late, dupl
 step "Publishing (invalid events included on purpose: they must reach the dead-letter topic)"
 "$bin/producer" publish --brokers-file "$run/bootstrap" --raw "$run/events.jsonl"
 
-# No id key here: the workers read devbroker's own bootstrap file (--brokers-file), which carries devbroker's marker
-# and only loopback addresses, so they run with the published development key. Against a real cluster the worker
-# refuses to start without --id-key-file / DVP_ID_KEY (or an explicit --allow-development-key).
+# No id key here: the demo says so explicitly with --allow-development-key (the published development key makes
+# Observation ids guessable: never in production). devbroker's own bootstrap file would also be accepted without the
+# flag (its marker line and loopback-only addresses); against any other cluster the worker refuses to start without
+# --id-key-file / DVP_ID_KEY.
 if [[ $mode == sqlite ]]; then
     store="sqlite:$run/observations.sqlite"
     step "Running the worker until caught up (store: $store)"
-    "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up \
+    "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up --allow-development-key \
         --log-level warning
 else
     step "Starting a throwaway PostgreSQL"
@@ -59,10 +60,10 @@ else
     rm -rf "$pgdir"
     store=$(scripts/pg-test-cluster.sh start "$pgdir" "${DVP_DEMO_PG_PORT:-auto}")
     step "Running two workers in one group until caught up (store: PostgreSQL)"
-    "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up \
+    "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up --allow-development-key \
         --worker-id demo-1 --log-level warning &
     w1=$!
-    "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up \
+    "$bin/worker" --brokers-file "$run/bootstrap" --store "$store" --http-port 0 --until-caught-up --allow-development-key \
         --worker-id demo-2 --log-level warning &
     w2=$!
     wait $w1; wait $w2
