@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Synchronization
 import Testing
 
 @testable import WorkerCore
@@ -75,17 +76,25 @@ struct GenerationFenceTests {
         let started = ContinuousClock.now
         #expect(!tracker.revoke([Self.p1], lost: true, waitingAtMost: .seconds(5)))
         #expect(ContinuousClock.now - started < .seconds(1), "a lost assignment waited for the batch")
-        let finisher = Task {
-            try? await Task.sleep(for: .milliseconds(300))
+        // The revoke blocks its thread (in the worker: librdkafka's poll thread, inside the rebalance callback) and
+        // the batch ends on another; both get threads of their own, so a busy cooperative pool cannot starve either.
+        let currentWhileWaiting = Mutex<Bool?>(nil)
+        let finisher = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
             // Still current while the revoke waits: the batch may store its offsets.
-            let current = tracker.isCurrent(Self.record(offset: 3, generation: 1))
+            currentWhileWaiting.withLock { $0 = tracker.isCurrent(Self.record(offset: 3, generation: 1)) }
             tracker.endBatch(durable: [Self.record(offset: 3, generation: 1)])
-            return current
         }
-        let waited = ContinuousClock.now
-        #expect(tracker.revoke([Self.p0], lost: false, waitingAtMost: .seconds(5)))
-        #expect(ContinuousClock.now - waited >= .milliseconds(250))
-        #expect(await finisher.value, "the revoking partition stopped being current before its batch finished")
+        finisher.start()
+        let (revoked, batchEndedFirst) = await onThread {
+            let revoked = tracker.revoke([Self.p0], lost: false, waitingAtMost: .seconds(5))
+            return (revoked, currentWhileWaiting.withLock { $0 } != nil)
+        }
+        #expect(revoked)
+        #expect(batchEndedFirst, "the revoke returned before the batch in flight ended")
+        #expect(
+            currentWhileWaiting.withLock { $0 } == true,
+            "the revoking partition stopped being current before its batch finished")
         #expect(!tracker.isCurrent(Self.record(offset: 3, generation: 1)))
         #expect(tracker.assignedPartitions.isEmpty)
     }
