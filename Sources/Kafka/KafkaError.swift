@@ -36,6 +36,9 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownTopicOrPartition = Code(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
         public static let maxPollExceeded = Code(RD_KAFKA_RESP_ERR__MAX_POLL_EXCEEDED)
         public static let autoOffsetReset = Code(RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET)
+        public static let illegalGeneration = Code(RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION)
+        public static let unknownMemberID = Code(RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID)
+        public static let waitingForCoordinator = Code(RD_KAFKA_RESP_ERR__WAIT_COORD)
     }
 
     // MARK: - Kind
