@@ -44,7 +44,7 @@ public final class KafkaConsumer: Sendable {
         client.routeCallbacksToConsumerPoll()  // serve every callback from the poll thread's consumer poll
         self.client = client
         self.context = context
-        self.poller = RDKafkaPollThread(name: "kafka-consumer-poll") { context.pollOnce(client.handle) }
+        self.poller = RDKafkaPollThread(name: "kafka-consumer-poll") { context.pollOnce(client) }
         let strategy = properties.last { $0.key == "partition.assignment.strategy" }?.value ?? ""
         context.closeState.withLock { $0 = KafkaConsumerCloseState(assignmentStrategy: strategy) }
     }

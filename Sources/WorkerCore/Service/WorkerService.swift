@@ -12,6 +12,7 @@ import ObservationUpsert
 /// ``KafkaConsumer`` → ``BatchAssembler`` → ``BatchPreparer`` → ``BatchWriter`` (``UpsertStage``,
 /// ``DeadLetterStage``) → ``OffsetStorer``. See `docs/ARCHITECTURE.md`.
 public final class WorkerService: Sendable {
+    /// The worker version, in logs, dead-letter headers and the default `meta.source`.
     public static let version = "0.1.0"
 
     let configuration: WorkerConfiguration
@@ -22,6 +23,7 @@ public final class WorkerService: Sendable {
     let versionCache: VersionCache
     let stop: WorkerStop
 
+    /// A worker for `configuration`; nothing starts before ``run()``.
     public init(configuration: WorkerConfiguration, logger: Logger, metrics: Metrics = Metrics()) {
         self.configuration = configuration
         self.logger = logger
