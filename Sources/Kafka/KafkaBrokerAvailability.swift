@@ -5,6 +5,7 @@ public struct KafkaBrokerAvailability: Sendable, Hashable {
     /// Brokers known from metadata (bootstrap-only entries excluded).
     public var known: Int
 
+    /// Creates the value from its fields.
     public init(up: Int, known: Int) {
         self.up = up
         self.known = known

@@ -1,4 +1,3 @@
-import CKafka
 import Synchronization
 
 extension KafkaConsumer {
@@ -17,10 +16,10 @@ extension KafkaConsumer {
         guard context.closeState.withLock({ $0.beginClose() }) else { return .closed }
         stopConsuming()
         let (client, poller, context) = (self.client, self.poller, self.context)
-        let err = await RDKafkaBlocking.run("kafka-consumer-close", deadline: timeout) {
+        let result = await RDKafkaBlocking.run("kafka-consumer-close", deadline: timeout) {
             // Callbacks run on this thread from here on: the poll thread must not serve the queue concurrently.
-            guard poller.stop(timeout: timeout) else { return RD_KAFKA_RESP_ERR__TIMED_OUT }
-            let err = rd_kafka_consumer_close(client.handle)
+            guard poller.stop(timeout: timeout) else { return KafkaError.Code.timedOut }
+            let code = client.closeConsumer()
             switch context.closeState.withLock({ $0.finish() }) {
             case .destroy:
                 client.destroy()
@@ -32,13 +31,13 @@ extension KafkaConsumer {
                         message: "closed during the first group join: handle left undestroyed, because librdkafka "
                             + "2.0.2 aborts destroying a cooperative-sticky consumer that was never assigned (#4312)"))
             }
-            return err
+            return code
         }
-        guard let err else { return .timedOut }
-        switch err {
-        case RD_KAFKA_RESP_ERR_NO_ERROR: return .closed
-        case RD_KAFKA_RESP_ERR__TIMED_OUT: return .timedOut
-        default: return .failed(KafkaError(err, "consumer close"))
+        guard let code = result else { return .timedOut }
+        switch code {
+        case .noError: return .closed
+        case .timedOut: return .timedOut
+        default: return .failed(KafkaError(code: code, message: "consumer close"))
         }
     }
 }

@@ -1,4 +1,3 @@
-import CKafka
 import Synchronization
 
 extension KafkaConsumer {
@@ -34,17 +33,7 @@ extension KafkaConsumer {
                 }
             }
             guard !current.isEmpty else { return rejected }
-            let list = RDKafkaTopicPartitionList(current)
-            let err = list.withPointer { rd_kafka_offsets_store(client.handle, $0) }
-            var failed = 0
-            for entry in list.entries where entry.error != RD_KAFKA_RESP_ERR_NO_ERROR {
-                rejected[entry.partition] = KafkaError(entry.error, "store offset \(entry.offset)")
-                failed += 1
-            }
-            if err != RD_KAFKA_RESP_ERR_NO_ERROR, failed == 0 {
-                for entry in list.entries { rejected[entry.partition] = KafkaError(err, "store offset \(entry.offset)") }
-            }
-            return rejected
+            return rejected.merging(client.storeOffsets(current)) { $1 }
         }
     }
 
@@ -54,10 +43,10 @@ extension KafkaConsumer {
     public func commit() async throws(KafkaError) {
         try client.checkOpen("commit")
         let client = self.client
-        let err = await RDKafkaBlocking.run("kafka-consumer-commit") { rd_kafka_commit(client.handle, nil, 0) }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR || err == RD_KAFKA_RESP_ERR__NO_OFFSET else {
-            throw KafkaError(err, "commit: \(String(cString: rd_kafka_err2str(err)))")
+        let result: Result<Void, KafkaError> = await RDKafkaBlocking.run("kafka-consumer-commit") {
+            do throws(KafkaError) { return .success(try client.commitStored()) } catch { return .failure(error) }
         }
+        try result.get()
     }
 
     /// The group's committed offsets for `partitions`, asked from the coordinator (on its own thread).
@@ -70,10 +59,9 @@ extension KafkaConsumer {
         let result: Result<[KafkaTopicPartitionOffset], KafkaError> = await RDKafkaBlocking.run(
             "kafka-consumer-committed"
         ) {
-            let list = RDKafkaTopicPartitionList(partitions)
-            let err = list.withPointer { rd_kafka_committed(client.handle, $0, KafkaProducer.milliseconds(timeout)) }
-            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { return .failure(KafkaError(err, "committed offsets")) }
-            return .success(list.entries.map(\.offset))
+            do throws(KafkaError) {
+                return .success(try client.committed(partitions, timeoutMs: KafkaProducer.milliseconds(timeout)))
+            } catch { return .failure(error) }
         }
         return try result.get()
     }
@@ -83,10 +71,7 @@ extension KafkaConsumer {
     /// The partitions currently assigned to this consumer.
     public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
         try client.checkOpen("assignment")
-        var pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        let err = rd_kafka_assignment(client.handle, &pointer)
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let pointer else { throw KafkaError(err, "assignment") }
-        return RDKafkaTopicPartitionList(taking: pointer).entries.map(\.partition).sorted()
+        return try client.assignment().sorted()
     }
 
     /// Cached watermarks (`rd_kafka_get_watermark_offsets`): never blocks. The high watermark is updated by

@@ -1,4 +1,3 @@
-import CKafka
 import Foundation
 
 extension KafkaConsumer {

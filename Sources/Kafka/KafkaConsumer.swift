@@ -1,4 +1,3 @@
-import CKafka
 import Synchronization
 
 /// A consumer-group member implementing the at-least-once recipe on librdkafka 2.0.2.
@@ -39,17 +38,13 @@ public final class KafkaConsumer: Sendable {
             maxBufferedMessages: configuration.maxBufferedMessages, rebalanceHandler: rebalanceHandler,
             logHandler: logHandler, startTimestampMs: configuration.startTimestampMs)
         let properties = try configuration.properties()
-        let client = try RDKafkaClient(kind: .consumer, properties: properties, context: context) {
-            conf in
-            rd_kafka_conf_set_rebalance_cb(conf, RDKafkaConsumerContext.rebalanceCallback)
-            rd_kafka_conf_set_error_cb(conf, RDKafkaConsumerContext.errorCallback)
-            rd_kafka_conf_set_stats_cb(conf, RDKafkaConsumerContext.statisticsCallback)
-            if logHandler != nil { rd_kafka_conf_set_log_cb(conf, RDKafkaConsumerContext.logCallback) }
+        let client = try RDKafkaClient(kind: .consumer, properties: properties, context: context) { conf in
+            RDKafkaClient.installConsumerCallbacks(on: conf, logs: logHandler != nil)
         }
-        rd_kafka_poll_set_consumer(client.handle)  // serve every callback from rd_kafka_consumer_poll
+        client.routeCallbacksToConsumerPoll()  // serve every callback from the poll thread's consumer poll
         self.client = client
         self.context = context
-        self.poller = RDKafkaPollThread(name: "kafka-consumer-poll") { context.pollOnce(client.handle) }
+        self.poller = RDKafkaPollThread(name: "kafka-consumer-poll") { context.pollOnce(client) }
         let strategy = properties.last { $0.key == "partition.assignment.strategy" }?.value ?? ""
         context.closeState.withLock { $0 = KafkaConsumerCloseState(assignmentStrategy: strategy) }
     }
@@ -67,10 +62,7 @@ public final class KafkaConsumer: Sendable {
     /// Joins the group and subscribes to `topics` (assignment arrives through the rebalance handler).
     public func subscribe(topics: [String]) throws(KafkaError) {
         try client.checkOpen("subscribe")
-        let list = RDKafkaTopicPartitionList(capacity: topics.count)
-        for topic in topics { list.add(KafkaTopicPartition(topic: topic, partition: -1), offset: 0) }
-        let err = list.withPointer { rd_kafka_subscribe(client.handle, $0) }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, "subscribe to \(topics)") }
+        try client.subscribe(topics)
         context.closeState.withLock { $0.didSubscribe() }
     }
 
@@ -78,13 +70,9 @@ public final class KafkaConsumer: Sendable {
     /// (an offset or ``KafkaTopicPartitionOffset/beginning`` / `end` / `stored`). No rebalance events follow.
     public func assign(_ partitions: [KafkaTopicPartitionOffset]) throws(KafkaError) {
         try client.checkOpen("assign")
-        let list = RDKafkaTopicPartitionList(partitions)
         _ = context.state.withLock { $0.assign(partitions.map(\.topicPartition)) }
-        let err = list.withPointer { rd_kafka_assign(client.handle, $0) }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, "assign \(partitions)") }
-        if context.state.withLock({ $0.fetchPaused }) {
-            _ = list.withPointer { rd_kafka_pause_partitions(client.handle, $0) }
-        }
+        let context = self.context
+        try client.assign(partitions) { context.state.withLock { $0.fetchPaused } }
     }
 
     // MARK: - Events and pausing

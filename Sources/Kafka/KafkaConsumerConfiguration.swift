@@ -60,6 +60,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// Raw librdkafka properties applied last (SASL/TLS, tuning), like kcat `-X`.
     public var extra: [String: String] = [:]
 
+    /// Creates the value from its fields.
     public init(bootstrapServers: String, groupId: String) {
         self.bootstrapServers = bootstrapServers
         self.groupId = groupId

@@ -1,43 +1,10 @@
-import CKafka
-
-/// A failure reported by librdkafka or by this wrapper, with the native `rd_kafka_resp_err_t` code.
+/// A failure reported by librdkafka or by this wrapper, with its typed ``Code`` (librdkafka's native
+/// `rd_kafka_resp_err_t`, converted inside `RDKafka/` only).
 ///
 /// Most errors librdkafka reports while running (`_TRANSPORT`, `_ALL_BROKERS_DOWN`, coordinator changes) are
 /// informational: the client recovers by itself. Only ``isFatal`` errors require recreating the client.
+/// Callers switch over ``code`` (or ``kind``), never over the text.
 public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
-    // MARK: - Code
-
-    /// A librdkafka error code (`rd_kafka_resp_err_t`): negative values are local (`_` prefixed names),
-    /// positive values come from the broker.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public var rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
-        init(_ err: rd_kafka_resp_err_t) { self.rawValue = err.rawValue }
-
-        /// The librdkafka name of the code, e.g. `_MSG_TIMED_OUT` or `NOT_LEADER_FOR_PARTITION`.
-        public var name: String { String(cString: rd_kafka_err2name(native)) }
-        /// librdkafka's human readable text for the code.
-        public var text: String { String(cString: rd_kafka_err2str(native)) }
-        var native: rd_kafka_resp_err_t { rd_kafka_resp_err_t(rawValue: rawValue) }
-        public var description: String { "\(name) (\(rawValue))" }
-
-        public static let noError = Code(RD_KAFKA_RESP_ERR_NO_ERROR)
-        public static let invalidArgument = Code(RD_KAFKA_RESP_ERR__INVALID_ARG)
-        public static let transport = Code(RD_KAFKA_RESP_ERR__TRANSPORT)
-        public static let allBrokersDown = Code(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
-        public static let timedOut = Code(RD_KAFKA_RESP_ERR__TIMED_OUT)
-        public static let messageTimedOut = Code(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT)
-        public static let queueFull = Code(RD_KAFKA_RESP_ERR__QUEUE_FULL)
-        public static let state = Code(RD_KAFKA_RESP_ERR__STATE)
-        public static let noOffset = Code(RD_KAFKA_RESP_ERR__NO_OFFSET)
-        public static let partitionEOF = Code(RD_KAFKA_RESP_ERR__PARTITION_EOF)
-        public static let fatal = Code(RD_KAFKA_RESP_ERR__FATAL)
-        public static let destroy = Code(RD_KAFKA_RESP_ERR__DESTROY)
-        public static let unknownTopicOrPartition = Code(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
-        public static let maxPollExceeded = Code(RD_KAFKA_RESP_ERR__MAX_POLL_EXCEEDED)
-        public static let autoOffsetReset = Code(RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET)
-    }
-
     // MARK: - Kind
 
     /// A coarse classification for callers that do not care about the exact code.
@@ -60,9 +27,11 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Properties
 
+    /// The librdkafka error code.
     public var code: Code
     /// librdkafka's message (the error string it reported), or the wrapper's explanation.
     public var message: String
+    /// The coarse classification of ``code``.
     public var kind: Kind
     /// True when the client instance is unusable and must be recreated.
     public var isFatal: Bool
@@ -73,6 +42,8 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For failed deliveries: whether the message may still have been written (`rd_kafka_message_status`).
     public var persistenceStatus: KafkaPersistenceStatus?
 
+    /// An error with `code`; `message` defaults to librdkafka's text for it, `kind` and `isRetriable` to the
+    /// code's classification (``Code/isRetriable``).
     public init(
         code: Code,
         message: String? = nil,
@@ -84,9 +55,9 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     ) {
         self.code = code
         self.message = message ?? code.text
-        self.kind = kind ?? Self.kind(of: code, isFatal: isFatal)
+        self.kind = kind ?? code.kind(isFatal: isFatal)
         self.isFatal = isFatal || code == .fatal
-        self.isRetriable = isRetriable ?? Self.defaultRetriable(code)
+        self.isRetriable = isRetriable ?? code.isRetriable
         self.property = property
         self.persistenceStatus = persistenceStatus
     }
@@ -110,22 +81,6 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         KafkaError(code: .timedOut, message: message, kind: .timedOut)
     }
 
-    /// Wraps a native code, reading retriable/fatal flags from librdkafka's `rd_kafka_error_t` when given.
-    init(_ err: rd_kafka_resp_err_t, _ message: String? = nil) {
-        self.init(code: Code(err), message: message)
-    }
-
-    /// Consumes (destroys) an `rd_kafka_error_t`.
-    init(consuming error: OpaquePointer) {
-        defer { rd_kafka_error_destroy(error) }
-        self.init(
-            code: Code(rd_kafka_error_code(error)),
-            message: String(cString: rd_kafka_error_string(error)),
-            isFatal: rd_kafka_error_is_fatal(error) != 0,
-            isRetriable: rd_kafka_error_is_retriable(error) != 0
-        )
-    }
-
     public var description: String {
         var text = "Kafka \(kind.rawValue) error \(code)"
         if let property { text += " [property \(property)]" }
@@ -133,34 +88,5 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         if let persistenceStatus { text += " (message \(persistenceStatus.rawValue))" }
         if isFatal { text += " [fatal]" }
         return text
-    }
-
-    // MARK: - Classification
-
-    private static func kind(of code: Code, isFatal: Bool) -> Kind {
-        if isFatal || code == .fatal { return .fatal }
-        switch code {
-        case .transport, .allBrokersDown, Code(RD_KAFKA_RESP_ERR__RESOLVE), Code(RD_KAFKA_RESP_ERR__SSL),
-            Code(RD_KAFKA_RESP_ERR__AUTHENTICATION):
-            return .transport
-        case .timedOut: return .timedOut
-        case .messageTimedOut: return .messageTimedOut
-        case .state, .destroy: return .state
-        default: return .other
-        }
-    }
-
-    private static func defaultRetriable(_ code: Code) -> Bool {
-        switch code {
-        case .transport, .allBrokersDown, .timedOut, .messageTimedOut, .queueFull,
-            Code(RD_KAFKA_RESP_ERR__RESOLVE), Code(RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION),
-            Code(RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE), Code(RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT),
-            Code(RD_KAFKA_RESP_ERR_NOT_COORDINATOR), Code(RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE),
-            Code(RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS), Code(RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS),
-            Code(RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE):
-            return true
-        default:
-            return false
-        }
     }
 }

@@ -4,8 +4,10 @@ public struct KafkaLogEntry: Sendable, Hashable, CustomStringConvertible {
     public var level: Int32
     /// librdkafka's facility, e.g. `OFFSET`, `MAXPOLL`, `FAIL`.
     public var facility: String
+    /// The log line's text.
     public var message: String
 
+    /// Creates the value from its fields.
     public init(level: Int32, facility: String, message: String) {
         self.level = level
         self.facility = facility

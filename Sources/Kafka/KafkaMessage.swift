@@ -7,22 +7,28 @@ public struct KafkaMessage: Sendable, Hashable {
         case logAppendTime
     }
 
+    /// The topic name.
     public var topic: String
+    /// The partition number within the topic.
     public var partition: Int32
+    /// The offset within the partition.
     public var offset: Int64
     /// The record key, `nil` for a null key.
     public var key: [UInt8]?
     /// The record value; a null value is delivered as an empty array.
     public var value: [UInt8]
+    /// The record headers, in order.
     public var headers: [KafkaHeader]
     /// Milliseconds since the Unix epoch, or `nil` when ``timestampType`` is ``TimestampType/notAvailable``.
     public var timestampMs: Int64?
+    /// How ``timestampMs`` was set.
     public var timestampType: TimestampType
     /// The assignment generation of the partition when the consumer fetched this record (set on the poll thread;
     /// 0 for records not read by a ``KafkaConsumer``). Only records of the partition's current generation may have
     /// their offsets stored: see ``KafkaConsumer/storeOffsets(after:)``.
     public var assignmentGeneration: UInt64 = 0
 
+    /// Creates the value from its fields.
     public init(
         topic: String,
         partition: Int32,

@@ -17,6 +17,7 @@ extension KafkaMockCluster {
         /// True when the file carries ``marker``.
         public var writtenByDevBroker: Bool
 
+        /// Creates the value from its fields.
         public init(bootstrapServers: String, writtenByDevBroker: Bool) {
             self.bootstrapServers = bootstrapServers
             self.writtenByDevBroker = writtenByDevBroker

@@ -1,7 +1,9 @@
 /// Per-partition consumer figures from librdkafka's statistics JSON (`statistics.interval.ms`, STATISTICS.md).
 /// Values are `-1` when librdkafka does not know them yet.
 public struct KafkaPartitionStatistics: Sendable, Hashable {
+    /// The topic name.
     public var topic: String
+    /// The partition number within the topic.
     public var partition: Int32
     /// `consumer_lag`: high watermark minus committed offset (or minus the next fetch position).
     public var consumerLag: Int64
@@ -18,6 +20,7 @@ public struct KafkaPartitionStatistics: Sendable, Hashable {
     /// `next_offset`: next offset to fetch.
     public var nextOffset: Int64
 
+    /// Creates the value from its fields.
     public init(
         topic: String, partition: Int32, consumerLag: Int64, consumerLagStored: Int64, lowWatermark: Int64,
         highWatermark: Int64, committedOffset: Int64, storedOffset: Int64, nextOffset: Int64
@@ -39,5 +42,6 @@ public struct KafkaPartitionStatistics: Sendable, Hashable {
         committedOffset >= 0 && lowWatermark >= 0 && committedOffset < lowWatermark
     }
 
+    /// The record's topic and partition.
     public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
 }

@@ -1,5 +1,3 @@
-import CKafka
-
 /// Whether a produced message was written by the broker (`rd_kafka_message_status()`), reported with delivery
 /// failures so callers can tell "certainly not written" from "maybe written" (a retry may then duplicate it).
 public enum KafkaPersistenceStatus: String, Sendable, Hashable {
@@ -9,12 +7,4 @@ public enum KafkaPersistenceStatus: String, Sendable, Hashable {
     case possiblyPersisted = "possibly persisted"
     /// Written and acknowledged by the broker.
     case persisted
-
-    init(_ status: rd_kafka_msg_status_t) {
-        switch status {
-        case RD_KAFKA_MSG_STATUS_PERSISTED: self = .persisted
-        case RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED: self = .possiblyPersisted
-        default: self = .notPersisted
-        }
-    }
 }

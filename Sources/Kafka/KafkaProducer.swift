@@ -1,4 +1,3 @@
-import CKafka
 import Synchronization
 
 /// A Kafka producer whose `send` returns after the broker acknowledged the record (the delivery report).
@@ -26,13 +25,11 @@ public final class KafkaProducer: Sendable {
         let client = try RDKafkaClient(
             kind: .producer, properties: configuration.properties(), context: deliveries
         ) { conf in
-            rd_kafka_conf_set_dr_msg_cb(conf, RDKafkaDeliveryRegistry.deliveryCallback)
-            if errorHandler != nil { rd_kafka_conf_set_error_cb(conf, RDKafkaDeliveryRegistry.errorCallback) }
-            if logHandler != nil { rd_kafka_conf_set_log_cb(conf, RDKafkaDeliveryRegistry.logCallback) }
+            RDKafkaClient.installProducerCallbacks(on: conf, errors: errorHandler != nil, logs: logHandler != nil)
         }
         self.client = client
         self.deliveries = deliveries
-        self.poller = RDKafkaPollThread(name: "kafka-producer-poll") { _ = rd_kafka_poll(client.handle, 100) }
+        self.poller = RDKafkaPollThread(name: "kafka-producer-poll") { client.poll(timeoutMs: 100) }
     }
 
     deinit {
@@ -95,12 +92,12 @@ public final class KafkaProducer: Sendable {
     public func flush(timeout: Duration) async throws(KafkaError) {
         try client.checkOpen("flush")
         let client = self.client
-        let err = await RDKafkaBlocking.run("kafka-producer-flush") {
-            rd_kafka_flush(client.handle, Self.milliseconds(timeout))
+        let result: Result<Void, KafkaError> = await RDKafkaBlocking.run("kafka-producer-flush") {
+            do throws(KafkaError) {
+                return .success(try client.flush(timeoutMs: Self.milliseconds(timeout), describing: timeout))
+            } catch { return .failure(error) }
         }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            throw KafkaError(err, "\(rd_kafka_outq_len(client.handle)) record(s) still outstanding after \(timeout)")
-        }
+        try result.get()
     }
 
     /// Flushes (bounded by `timeout`), stops the poll thread and destroys the handle. Records still
@@ -124,10 +121,8 @@ public final class KafkaProducer: Sendable {
         return finished == nil ? .timedOut : result
     }
 
-    /// The number of records queued or in flight (`rd_kafka_outq_len`).
-    public var outstandingCount: Int {
-        client.isDestroyed ? 0 : Int(rd_kafka_outq_len(client.handle))
-    }
+    /// The number of records queued or in flight.
+    public var outstandingCount: Int { client.outqueueLength }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
         let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000

@@ -30,6 +30,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     /// Raw librdkafka properties applied last (SASL/TLS, tuning), like kcat `-X`.
     public var extra: [String: String] = [:]
 
+    /// Creates the value from its fields.
     public init(bootstrapServers: String) {
         self.bootstrapServers = bootstrapServers
     }

@@ -9,10 +9,14 @@
 public final class HTTPServer: Sendable {
     /// A response from the handler.
     public struct Response: Sendable {
+        /// The HTTP status code.
         public var status: Int
+        /// The `Content-Type` header.
         public var contentType: String
+        /// The body, sent as UTF-8.
         public var body: String
 
+        /// A response; plain text unless `contentType` says otherwise.
         public init(status: Int, contentType: String = "text/plain; charset=utf-8", body: String) {
             self.status = status
             self.contentType = contentType

@@ -40,6 +40,7 @@ public final class Metrics: Sendable {
          "Partitions whose committed offset had fallen behind the log start (data lost to retention before it was read)."),
     ]
 
+    /// An empty registry.
     public init() {}
 
     /// Adds `value` to a counter; `labels` like `outcome="inserted"`.
@@ -48,6 +49,7 @@ public final class Metrics: Sendable {
         state.withLock { $0.counters[key, default: 0] += value }
     }
 
+    /// Sets a gauge series.
     public func set(_ name: String, labels: String = "", _ value: Double) {
         let key = labels.isEmpty ? name : "\(name){\(labels)}"
         state.withLock { $0.gauges[key] = value }
@@ -58,6 +60,7 @@ public final class Metrics: Sendable {
         state.withLock { s in s.gauges = s.gauges.filter { !$0.key.hasPrefix(name + "{") && $0.key != name } }
     }
 
+    /// Records one batch's duration in the `dvp_batch_duration_seconds` histogram.
     public func observeBatchDuration(_ seconds: Double) {
         state.withLock { s in
             for (i, bound) in Self.durationBuckets.enumerated() where seconds <= bound { s.bucketCounts[i] += 1 }

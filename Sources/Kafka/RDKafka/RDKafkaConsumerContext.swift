@@ -40,7 +40,11 @@ final class RDKafkaConsumerContext: Sendable {
     /// per cycle that cut throughput about tenfold). While the buffer is full the thread sleeps 1 ms per
     /// iteration and polls at least every ``maxHeldPolls`` iterations (one record over the limit at most), so
     /// rebalances and `max.poll.interval.ms` stay served. librdkafka's own pre-fetch limits bound the rest.
-    func pollOnce(_ rk: OpaquePointer) {
+    func pollOnce(_ client: RDKafkaClient) {
+        pollOnce(client.handle)
+    }
+
+    private func pollOnce(_ rk: OpaquePointer) {
         let (change, paused, full) = state.withLock { state in
             (state.pauseChange(), state.fetchPaused, state.isFull)
         }

@@ -1,14 +1,22 @@
 import Kafka
 
-extension BatchLoop {
-    /// Sends the batch's dead-letter records and waits for every delivery report.
+/// The dead-letter stage: sends a batch's dead-letter records and waits for every delivery report, retrying with
+/// backoff (consumption paused, readiness false) while the dead-letter topic fails.
+struct DeadLetterStage: Sendable {
+    let producer: KafkaProducer
+    let health: WorkerHealth
+    let pause: ConsumptionPause
+    let metrics: Metrics
+    let logger: Logger
+
+    /// Sends `output`'s dead-letter records and waits for every delivery report.
     /// - Returns: false if abandoned before all were acknowledged.
-    func deliverDeadLetters(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
+    func deliver(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
         var remaining = output.deadLetters
         guard !remaining.isEmpty else { return true }
         var backoff = Backoff()
         while true {
-            let results = await deadLetters.send(remaining)
+            let results = await producer.send(remaining)
             var failed: [KafkaOutgoingMessage] = []
             var lastError: KafkaError?
             for (message, result) in zip(remaining, results) {
@@ -19,8 +27,8 @@ extension BatchLoop {
             }
             if failed.isEmpty {
                 if backoff.attempt > 0 {
-                    service.health.deadLetterRecovered()
-                    service.resumeAfterRecovery()
+                    health.deadLetterRecovered()
+                    pause.resumeAfterRecovery()
                 }
                 for (name, n) in output.deadLetterClasses {
                     metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
@@ -31,8 +39,8 @@ extension BatchLoop {
             // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
             remaining = failed
             metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
-            service.health.deadLetterFailed(lastError.map { "\($0)" } ?? "unknown")
-            if backoff.attempt == 0 { service.pauseForFailure() }
+            health.deadLetterFailed(lastError.map { "\($0)" } ?? "unknown")
+            if backoff.attempt == 0 { pause.pauseForFailure() }
             let delay = backoff.next()
             logger.error("dead-letter delivery failed; retrying",
                          [("error", .string(lastError.map { "\($0)" } ?? "")), ("records", .int(Int64(failed.count)))])

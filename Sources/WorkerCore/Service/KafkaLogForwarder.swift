@@ -1,9 +1,12 @@
 import Kafka
 
-extension WorkerService {
-    /// librdkafka's log lines (its internal threads): forwarded as JSON log lines, and offset resets past
-    /// retention turned into `dvp_retention_gaps_total` plus an error, so lost data is never silent.
-    func handleKafkaLog(_ entry: KafkaLogEntry) {
+/// librdkafka's log lines (from its internal threads): forwarded as JSON log lines, and offset resets past
+/// retention turned into `dvp_retention_gaps_total` plus an error, so lost data is never silent.
+struct KafkaLogForwarder: Sendable {
+    let metrics: Metrics
+    let logger: Logger
+
+    func handle(_ entry: KafkaLogEntry) {
         if let gap = RetentionGap(entry) {
             metrics.increment("dvp_retention_gaps_total")
             var fields: [(String, Logger.Value)] = [

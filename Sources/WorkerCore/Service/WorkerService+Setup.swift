@@ -54,7 +54,7 @@ extension WorkerService {
                 let delay = backoff.next()
                 logger.error("store unreachable at start; retrying",
                              [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
-                if isStopRequested { throw WorkerError.fatal("stopped while waiting for the store: \(error)") }
+                if stop.isRequested { throw WorkerError.fatal("stopped while waiting for the store: \(error)") }
                 try await Task.sleep(for: delay)
             } catch {
                 throw WorkerError.configuration("--store: cannot open \(location): \(error)")

@@ -1,0 +1,51 @@
+import Kafka
+import ObservationUpsert
+
+/// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then stores its offsets.
+///
+/// A batch whose partitions were revoked while it waited is prepared again without them; a batch whose partitions
+/// all left, or whose share of the stop deadline passed, is abandoned un-stored (redelivered later).
+struct BatchWriter: Sendable {
+    let preparer: BatchPreparer
+    let upserts: UpsertStage
+    let deadLetters: DeadLetterStage
+    let offsets: OffsetStorer
+    let tracker: PartitionTracker
+    let stop: WorkerStop
+    let metrics: Metrics
+    let logger: Logger
+
+    /// Makes `batch` durable and stores its offsets, retrying failing dependencies with backoff.
+    func write(_ batch: BatchPreparer.Prepared) async {
+        var batch = batch
+        // A revoke while the batch waited for its turn: process again without the revoked partitions (rare).
+        if !batch.messages.allSatisfy(tracker.isCurrent) {
+            batch = await preparer.prepare(batch.messages)
+        }
+        let (messages, output) = (batch.messages, batch.output)
+        guard !messages.isEmpty else { return }
+        let started = ContinuousClock.now
+        tracker.beginBatch()
+        metrics.increment("dvp_records_consumed_total", by: Double(messages.count))
+        let generations = Array(output.lastRecords.values)
+        let abandoned = { @Sendable [stop, tracker] in
+            stop.batchDeadlinePassed || !generations.contains(where: tracker.isCurrent)
+        }
+
+        async let deadLettered = deadLetters.deliver(output, abandoned: abandoned)
+        let upserted = await upserts.upsert(output.mapped, abandoned: abandoned)
+        let dlqDone = await deadLettered
+        guard upserted, dlqDone else {
+            logger.warning("batch abandoned before it was durable; it will be redelivered",
+                           [("records", .int(Int64(messages.count)))])
+            tracker.abandon(generations)
+            tracker.endBatch(durable: [])
+            return
+        }
+        metrics.countSkipped(output.skipped)
+        tracker.endBatch(durable: offsets.storeOffsets(after: generations))
+        metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
+        logger.debug("batch durable", [("records", .int(Int64(messages.count))),
+                                       ("dead_lettered", .int(Int64(output.deadLetters.count)))])
+    }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// The worker's one stop request (SIGTERM, a fatal consumer error, the end of an `--until-caught-up` run): its
+/// deadline plan (``ShutdownPlan``) and the actions that run once when it begins (readiness false, stop fetching).
+///
+/// Lower layers receive it to ask for a stop or to learn that the in-flight batch's share of the deadline passed;
+/// they never see the service.
+final class WorkerStop: Sendable {
+    private struct State {
+        var plan: ShutdownPlan?
+        var actions: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+    private let drainTimeoutSeconds: Double
+
+    /// - Parameter drainTimeoutSeconds: `--drain-timeout`, the bound on every stop step together.
+    init(drainTimeoutSeconds: Double) {
+        self.drainTimeoutSeconds = drainTimeoutSeconds
+    }
+
+    /// Begins the stop now unless it already began, and runs the registered actions (outside the lock).
+    /// - Returns: the stop's plan.
+    @discardableResult
+    func request() -> ShutdownPlan {
+        let (plan, actions) = state.withLock { s -> (ShutdownPlan, [@Sendable () -> Void]) in
+            if let plan = s.plan { return (plan, []) }
+            let plan = ShutdownPlan(drainTimeoutSeconds: drainTimeoutSeconds)
+            s.plan = plan
+            return (plan, s.actions)
+        }
+        for action in actions { action() }
+        return plan
+    }
+
+    /// Registers `action` to run when the stop begins; runs it at once when it already began.
+    func onStop(_ action: @escaping @Sendable () -> Void) {
+        let stopped = state.withLock { s -> Bool in
+            if s.plan != nil { return true }
+            s.actions.append(action)
+            return false
+        }
+        if stopped { action() }
+    }
+
+    /// True once a stop was requested.
+    var isRequested: Bool { state.withLock { $0.plan != nil } }
+
+    /// True once the in-flight batch's share of the drain deadline passed: retries give up (the batch is abandoned
+    /// un-stored; it will be redelivered).
+    var batchDeadlinePassed: Bool {
+        state.withLock { s in s.plan.map { ContinuousClock.now >= $0.deadline(.finishBatch) } ?? false }
+    }
+}
