@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import ObservationUpsert
+import DailyValueContract
 import Producer
 import Testing
 

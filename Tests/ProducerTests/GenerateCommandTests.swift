@@ -1,5 +1,5 @@
 import Foundation
-import ObservationUpsert
+import DailyValueContract
 import Producer
 import Testing
 

@@ -1,0 +1,71 @@
+import DailyValueContract
+import Essentials
+import PostgresClient
+
+/// The PostgreSQL schema as ordered migrations; `schema_version` records each one applied.
+enum PostgresSchema {
+    /// Migration `n` (1-based) is `migrations[n - 1]`. Append only: never edit a released step.
+    static let migrations: [String] = [
+        // 1: observations keyed by identity (resource as jsonb), and outcome counters. Counters are sharded per
+        //    connection so that many workers do not all queue on the same few counter rows; reads sum the shards.
+        """
+        CREATE TABLE observation (
+            patient text NOT NULL,
+            metric text NOT NULL,
+            day text NOT NULL,
+            version bigint NOT NULL,
+            resource_id text NOT NULL,
+            resource jsonb NOT NULL,
+            version_id bigint NOT NULL,
+            last_updated timestamptz NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        );
+        CREATE TABLE outcome_count (
+            metric text NOT NULL,
+            outcome text NOT NULL,
+            shard smallint NOT NULL,
+            count bigint NOT NULL,
+            PRIMARY KEY (metric, outcome, shard)
+        );
+        """,
+        // 2: FHIR reads by resource id (`Observation/{id}`).
+        "CREATE INDEX observation_resource_id ON observation (resource_id);",
+    ]
+
+    /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").
+    static let lockKey = "4923418417094643021"
+
+    /// Creates or migrates the schema in one transaction under `pg_advisory_xact_lock`, so that several workers
+    /// starting at once apply each step exactly once.
+    static func migrate(_ connection: PostgresConnection) throws {
+        do {
+            try connection.transaction {
+                try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
+                try connection.executeScript(
+                    """
+                    CREATE TABLE IF NOT EXISTS schema_version (
+                        version integer PRIMARY KEY,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    )
+                    """)
+                let current = try currentVersion(connection)
+                guard current <= migrations.count else {
+                    throw StoreError(
+                        .schema, "database schema version \(current) is newer than this build (\(migrations.count))")
+                }
+                for (index, migration) in migrations.enumerated().dropFirst(current) {
+                    try connection.executeScript(migration)
+                    try connection.execute(
+                        "INSERT INTO schema_version (version) VALUES ($1::integer)", [String(index + 1)])
+                }
+            }
+        } catch let error as PostgresError where error.code == .query {
+            throw StoreError(.schema, nativeCode: error.sqlState, "migrating the schema: \(error.message)")
+        }
+    }
+
+    static func currentVersion(_ connection: PostgresConnection) throws -> Int {
+        let result = try connection.execute("SELECT coalesce(max(version), 0) FROM schema_version")
+        return Int(try result.integer(0, 0))
+    }
+}
