@@ -55,7 +55,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "ProducerCLI", dependencies: ["Producer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "ProducerCLI", dependencies: ["Producer", "Essentials"], swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["Kafka"], swiftSettings: swiftSettings),
         .executableTarget(name: "StoreCtl", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
 

@@ -1,4 +1,5 @@
 import CKafka
+import Essentials
 import Synchronization
 
 /// A Kafka producer whose `send` returns after the broker acknowledged the record (the delivery report).
@@ -130,7 +131,6 @@ public final class KafkaProducer: Sendable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
-        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(ms, 0))
+        Int32(clamping: max(duration.milliseconds, 0))
     }
 }

@@ -1,5 +1,6 @@
 import CPostgres
 import Dispatch
+import Essentials
 import Foundation
 
 /// Asks the server to cancel a connection's running statement (`PQcancel`), waiting for it at most a bound.
@@ -34,9 +35,7 @@ enum PostgresCancelRequest {
         }
         thread.name = "dvp.postgres-cancel"
         thread.start()
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return .timedOut }
+        guard done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success else { return .timedOut }
         return request.outcome
     }
 

@@ -1,4 +1,5 @@
 import CPostgres
+import Essentials
 
 /// Bounded waits on libpq's asynchronous API.
 ///
@@ -110,8 +111,7 @@ extension PostgresConnection {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
+        let value = duration.seconds
         return value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

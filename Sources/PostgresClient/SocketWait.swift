@@ -1,3 +1,5 @@
+import Essentials
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -32,20 +34,13 @@ enum SocketWait {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return false }
-            let ready = poll(&descriptor, 1, Self.milliseconds(rounding: left))
+            // Rounded up, so that a wait reaches the deadline instead of spinning just before it; at most an hour
+            // (the loop waits again).
+            let ready = poll(&descriptor, 1, Int32(min(left.millisecondsRoundedUp, 3_600_000)))
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR {
                 throw PostgresError(.connection, "waiting on the PostgreSQL socket: poll failed (errno \(errno))")
             }
         }
-    }
-
-    /// `duration` in whole milliseconds, rounded up (so that a wait reaches the deadline instead of spinning just
-    /// before it), at most one hour (the caller loops).
-    private static func milliseconds(rounding duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000
-        let total = seconds * 1000 + (attoseconds + attosecondsPerMillisecond - 1) / attosecondsPerMillisecond
-        return Int32(min(total, 3_600_000))
     }
 }
