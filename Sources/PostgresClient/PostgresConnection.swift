@@ -1,4 +1,5 @@
 import CPostgres
+import Essentials
 import Foundation
 
 /// One libpq connection (`PGconn*`), finished in `deinit`.
@@ -77,23 +78,6 @@ package final class PostgresConnection {
         }
     }
 
-    /// Runs `body` between `BEGIN` and `COMMIT`; rolls back when it throws.
-    ///
-    /// A COMMIT whose outcome is unknown (the connection died or timed out during it) throws `connection` or
-    /// `timeout`, never success: the caller retries the batch on a new connection, and the version guard makes
-    /// applying it twice harmless.
-    package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try executeScript("BEGIN")
-        do {
-            let result = try body()
-            try executeScript("COMMIT")
-            return result
-        } catch {
-            if !isBroken { _ = try? executeScript("ROLLBACK") }
-            throw error
-        }
-    }
-
     // MARK: - Errors
 
     /// Throws a ``PostgresError`` unless `result` (the outcome of one round trip) succeeded.
@@ -125,5 +109,20 @@ package final class PostgresConnection {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         return try body(copies.map { UnsafePointer($0) })
+    }
+}
+
+// MARK: - Transactions
+
+/// `BEGIN` … `COMMIT`. A COMMIT whose outcome is unknown (the connection died or timed out during it) throws
+/// `connection` or `timeout`, never success: the caller retries the batch on a new connection, and the version guard
+/// makes applying it twice harmless.
+extension PostgresConnection: TransactionalConnection {
+    package func beginTransaction() throws { try executeScript("BEGIN") }
+
+    package func commitTransaction() throws { try executeScript("COMMIT") }
+
+    package func rollBackAfterFailure() {
+        if !isBroken { _ = try? executeScript("ROLLBACK") }
     }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import Essentials
 
 /// One open SQLite database (`sqlite3*`) with its cache of prepared statements; closed in `deinit`.
 ///
@@ -56,18 +57,18 @@ package final class SQLiteConnection {
         statements[sql] = statement
         return statement
     }
+}
 
-    /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT` (the write lock is taken up front, so `SQLITE_BUSY` surfaces
-    /// at `BEGIN` rather than half-way); rolls back when anything throws.
-    package func immediateTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
-            throw error
-        }
+// MARK: - Transactions
+
+/// `BEGIN IMMEDIATE` … `COMMIT`: the write lock is taken up front, so `SQLITE_BUSY` surfaces at `BEGIN` rather than
+/// half-way through a batch.
+extension SQLiteConnection: TransactionalConnection {
+    package func beginTransaction() throws { try execute("BEGIN IMMEDIATE") }
+
+    package func commitTransaction() throws { try execute("COMMIT") }
+
+    package func rollBackAfterFailure() {
+        if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
     }
 }

@@ -37,7 +37,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         try await state.run { state in
             try StoreError.mappingPostgres {
                 let connection = try PostgresConnection(parameters, options: options)
-                try PostgresSchema.migrate(connection)
+                try SchemaMigrator.migrate(PostgresSchema.migrations, on: connection)
                 state.connection = connection
             }
         }
@@ -138,7 +138,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
     }
 
     public func schemaVersion() async throws -> Int {
-        try await withConnection { try PostgresSchema.currentVersion($0) }
+        try await withConnection { try $0.schemaVersion() }
     }
 
     // MARK: - Rows

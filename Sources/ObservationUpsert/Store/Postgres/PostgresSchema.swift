@@ -2,7 +2,7 @@ import DailyValueContract
 import Essentials
 import PostgresClient
 
-/// The PostgreSQL schema as ordered migrations; `schema_version` records each one applied.
+/// The PostgreSQL schema as ordered migrations, applied by ``SchemaMigrator``.
 enum PostgresSchema {
     /// Migration `n` (1-based) is `migrations[n - 1]`. Append only: never edit a released step.
     static let migrations: [String] = [
@@ -34,38 +34,36 @@ enum PostgresSchema {
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").
     static let lockKey = "4923418417094643021"
+}
 
-    /// Creates or migrates the schema in one transaction under `pg_advisory_xact_lock`, so that several workers
-    /// starting at once apply each step exactly once.
-    static func migrate(_ connection: PostgresConnection) throws {
-        do {
-            try connection.transaction {
-                try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
-                try connection.executeScript(
-                    """
-                    CREATE TABLE IF NOT EXISTS schema_version (
-                        version integer PRIMARY KEY,
-                        applied_at timestamptz NOT NULL DEFAULT now()
-                    )
-                    """)
-                let current = try currentVersion(connection)
-                guard current <= migrations.count else {
-                    throw StoreError(
-                        .schema, "database schema version \(current) is newer than this build (\(migrations.count))")
-                }
-                for (index, migration) in migrations.enumerated().dropFirst(current) {
-                    try connection.executeScript(migration)
-                    try connection.execute(
-                        "INSERT INTO schema_version (version) VALUES ($1::integer)", [String(index + 1)])
-                }
+/// Schema work in one transaction under `pg_advisory_xact_lock`, so that several workers starting at once apply each
+/// step exactly once.
+extension PostgresConnection: SchemaMigrating {
+    func withSchemaLock(_ body: () throws -> Void) throws {
+        try StoreError.mappingPostgres {
+            try transaction {
+                try execute("SELECT pg_advisory_xact_lock($1::bigint)", [PostgresSchema.lockKey])
+                try body()
             }
-        } catch let error as PostgresError where error.code == .query {
-            throw StoreError(.schema, nativeCode: error.sqlState, "migrating the schema: \(error.message)")
         }
     }
 
-    static func currentVersion(_ connection: PostgresConnection) throws -> Int {
-        let result = try connection.execute("SELECT coalesce(max(version), 0) FROM schema_version")
-        return Int(try result.integer(0, 0))
+    func createSchemaVersionTable() throws {
+        try executeScript(
+            """
+            CREATE TABLE IF NOT EXISTS schema_version (
+                version integer PRIMARY KEY,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+    }
+
+    func schemaVersion() throws -> Int {
+        Int(try execute("SELECT coalesce(max(version), 0) FROM schema_version").integer(0, 0))
+    }
+
+    func apply(_ migration: String, recordingVersion version: Int) throws {
+        try executeScript(migration)
+        try execute("INSERT INTO schema_version (version) VALUES ($1::integer)", [String(version)])
     }
 }

@@ -5,7 +5,7 @@ import SQLiteClient
 extension SQLiteObservationStore {
     public func installVersionAudit() async throws {
         try await withConnection { connection in
-            try connection.immediateTransaction {
+            try connection.transaction {
                 try connection.execute(
                     """
                     CREATE TABLE IF NOT EXISTS version_audit (

@@ -22,7 +22,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         try await state.run { connection in
             try StoreError.mappingSQLite {
                 let opened = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
-                try SQLiteSchema.migrate(opened)
+                try SchemaMigrator.migrate(SQLiteSchema.migrations, on: opened)
                 connection = opened
             }
         }
@@ -43,7 +43,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
         guard !batch.isEmpty else { return [] }
         return try await withConnection { connection in
-            try connection.immediateTransaction {
+            try connection.transaction {
                 let outcomes = try Self.upsert(batch, on: connection)
                 CrashPoint.reach(.afterUpsertBeforeCommit)
                 return outcomes
@@ -91,7 +91,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     }
 
     public func schemaVersion() async throws -> Int {
-        try await withConnection { try SQLiteSchema.currentVersion($0) }
+        try await withConnection { try $0.schemaVersion() }
     }
 
     // MARK: - Upsert

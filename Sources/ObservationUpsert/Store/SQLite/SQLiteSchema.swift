@@ -2,7 +2,7 @@ import DailyValueContract
 import Essentials
 import SQLiteClient
 
-/// The SQLite schema as ordered migrations; `schema_version` records each one applied.
+/// The SQLite schema as ordered migrations, applied by ``SchemaMigrator``.
 enum SQLiteSchema {
     /// Migration `n` (1-based) is `migrations[n - 1]`. Append only: never edit a released step.
     static let migrations: [String] = [
@@ -49,38 +49,27 @@ enum SQLiteSchema {
         CREATE INDEX observation_resource_id ON observation (resource_id);
         """,
     ]
+}
 
-    /// Creates or migrates the schema in one `BEGIN IMMEDIATE` transaction, so concurrent openers serialize.
-    static func migrate(_ connection: SQLiteConnection) throws {
-        do {
-            try connection.immediateTransaction {
-                try connection.execute(
-                    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
-                )
-                let current = try currentVersion(connection)
-                guard current <= migrations.count else {
-                    throw StoreError(
-                        .schema, "database schema version \(current) is newer than this build (\(migrations.count))")
-                }
-                for (index, migration) in migrations.enumerated().dropFirst(current) {
-                    try connection.execute(migration)
-                    try connection.statement(
-                        """
-                        INSERT INTO schema_version (version, applied_at)
-                        VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                        """
-                    ).run([.integer(Int64(index + 1))])
-                }
-            }
-        } catch let error as SQLiteError where error.kind == .statement {
-            throw StoreError(.schema, nativeCode: String(error.resultCode), "migrating the schema: \(error.message)")
-        }
+/// Schema work in one `BEGIN IMMEDIATE` transaction, so concurrent openers serialize on the write lock.
+extension SQLiteConnection: SchemaMigrating {
+    func withSchemaLock(_ body: () throws -> Void) throws {
+        try StoreError.mappingSQLite { try transaction(body) }
     }
 
-    static func currentVersion(_ connection: SQLiteConnection) throws -> Int {
-        let rows = try connection.statement("SELECT coalesce(max(version), 0) FROM schema_version").query {
-            Int($0.integer(0))
-        }
+    func createSchemaVersionTable() throws {
+        try execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    }
+
+    func schemaVersion() throws -> Int {
+        let rows = try statement("SELECT coalesce(max(version), 0) FROM schema_version").query { Int($0.integer(0)) }
         return rows.first ?? 0
+    }
+
+    func apply(_ migration: String, recordingVersion version: Int) throws {
+        try execute(migration)
+        try statement(
+            "INSERT INTO schema_version (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+        ).run([.integer(Int64(version))])
     }
 }
