@@ -26,7 +26,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
     /// - Throws: ``StoreError`` (`usage` for an unparsable connection string, `connection` or `timeout` when the
     ///   server is unreachable, `schema` when migration fails).
     public init(connectionString: String, options: PostgresClientOptions = PostgresClientOptions()) async throws {
-        let parameters = try StoreError.mappingPostgres {
+        let parameters = try StoreError.mapping {
             try PostgresConnectionParameters(
                 connectionString: connectionString, applicationName: options.applicationName)
         }
@@ -35,7 +35,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         self.counterShard = Int16.random(in: 0..<16)
         state = QueueConfined(label: "dvp.postgres-store", State())
         try await state.run { state in
-            try StoreError.mappingPostgres {
+            try StoreError.mapping {
                 let connection = try PostgresConnection(parameters, options: options)
                 try SchemaMigrator.migrate(PostgresSchema.migrations, on: connection)
                 state.connection = connection
@@ -51,7 +51,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         let (parameters, options) = (self.parameters, self.options)
         return try await state.run { state in
             guard !state.isClosed else { throw StoreError(.usage, "the PostgreSQL store is closed") }
-            return try StoreError.mappingPostgres {
+            return try StoreError.mapping {
                 let connection: PostgresConnection
                 if let live = state.connection, !live.isBroken {
                     connection = live

@@ -40,7 +40,7 @@ enum PostgresSchema {
 /// step exactly once.
 extension PostgresConnection: SchemaMigrating {
     func withSchemaLock(_ body: () throws -> Void) throws {
-        try StoreError.mappingPostgres {
+        try StoreError.mapping {
             try transaction {
                 try execute("SELECT pg_advisory_xact_lock($1::bigint)", [PostgresSchema.lockKey])
                 try body()

@@ -20,7 +20,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         let milliseconds = Int32(clamping: busyTimeout.milliseconds)
         state = QueueConfined(label: "dvp.sqlite-store", nil)
         try await state.run { connection in
-            try StoreError.mappingSQLite {
+            try StoreError.mapping {
                 let opened = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
                 try SchemaMigrator.migrate(SQLiteSchema.migrations, on: opened)
                 connection = opened
@@ -34,7 +34,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     ) async throws -> Result {
         try await state.run { connection in
             guard let connection else { throw StoreError(.usage, "the SQLite store \(self.path) is closed") }
-            return try StoreError.mappingSQLite { try body(connection) }
+            return try StoreError.mapping { try body(connection) }
         }
     }
 

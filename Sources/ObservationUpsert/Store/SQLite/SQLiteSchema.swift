@@ -54,7 +54,7 @@ enum SQLiteSchema {
 /// Schema work in one `BEGIN IMMEDIATE` transaction, so concurrent openers serialize on the write lock.
 extension SQLiteConnection: SchemaMigrating {
     func withSchemaLock(_ body: () throws -> Void) throws {
-        try StoreError.mappingSQLite { try transaction(body) }
+        try StoreError.mapping { try transaction(body) }
     }
 
     func createSchemaVersionTable() throws {
