@@ -29,7 +29,9 @@ extension DailyValueDecoder {
         return entry
     }
 
-    func checkDay(_ token: JSONScanner.StringToken, _ scanner: JSONScanner) throws(DailyValueError) -> String {
+    func checkDay(_ token: JSONScanner.StringToken, _ scanner: JSONScanner) throws(DailyValueError)
+        -> (text: String, date: CivilDate)
+    {
         guard let date = Self.withKeyBytes(token, scanner, { CivilDate(iso: $0) }) else {
             throw DailyValueError(.invalidDay, field: "day", "must be a real calendar date YYYY-MM-DD")
         }
@@ -44,13 +46,13 @@ extension DailyValueDecoder {
             throw DailyValueError(
                 .dayOutOfWindow, field: "day", "must not be more than \(policy.maxDaysInPast) days in the past")
         }
-        return scanner.string(token)
+        return (scanner.string(token), date)
     }
 
     // MARK: - Zone
 
     func checkZone(_ raw: InlineArray<12, RawJSONValue?>, _ scanner: JSONScanner) throws(DailyValueError)
-        -> DailyValue.Zone
+        -> (text: DailyValue.Zone, resolved: ValidatedDailyValue.Zone)
     {
         let name = raw[DailyValueField.timeZone.rawValue]
         let offset = raw[DailyValueField.utcOffset.rawValue]
@@ -59,15 +61,15 @@ extension DailyValueDecoder {
             throw DailyValueError(.missingField, field: "timeZone", "one of `timeZone` or `utcOffset` is required")
         case (.string(let token)?, nil), (.string(let token)?, .null?):
             let name = scanner.string(token)
-            guard zones.zone(named: name) != nil else {
+            guard let zone = zones.zone(named: name) else {
                 throw DailyValueError(.invalidTimeZone, field: "timeZone", "must be an IANA time zone name")
             }
-            return .timeZone(name)
+            return (.timeZone(name), .named(zone))
         case (nil, .string(let token)?), (.null?, .string(let token)?):
             guard let seconds = Self.withKeyBytes(token, scanner, Self.parseOffset) else {
                 throw DailyValueError(.invalidUTCOffset, field: "utcOffset", "must be ±HH:MM within ±14:00")
             }
-            return .utcOffset(seconds: seconds)
+            return (.utcOffset(seconds: seconds), .fixed(offsetSeconds: seconds))
         case (nil, _), (.null?, _):
             throw DailyValueError(.invalidFieldType, field: "utcOffset", "must be a string")
         case (_, nil), (_, .null?):

@@ -28,16 +28,33 @@ public struct DailyValueDecoder: Sendable {
     ///   - recordTimestampMs: the Kafka record timestamp, used as the version when the event has none.
     /// - Throws: ``DailyValueError`` naming the field and the rule.
     public func decode(_ bytes: [UInt8], recordTimestampMs: Int64?) throws(DailyValueError) -> DailyValue {
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(DailyValueError) in try decode(buffer, recordTimestampMs: recordTimestampMs) }
-        }
-        return try result.get()
+        try validate(bytes, recordTimestampMs: recordTimestampMs).event
     }
 
     /// Decodes one event from a borrowed buffer (e.g. librdkafka's payload, without copying).
     /// - Throws: ``DailyValueError`` naming the field and the rule.
     public func decode(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
         -> DailyValue
+    {
+        try validate(bytes, recordTimestampMs: recordTimestampMs).event
+    }
+
+    /// Decodes one event and returns it with what validation resolved (version, date, zone).
+    /// - Parameters:
+    ///   - bytes: the Kafka message value.
+    ///   - recordTimestampMs: the Kafka record timestamp, used as the version when the event has none.
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func validate(_ bytes: [UInt8], recordTimestampMs: Int64?) throws(DailyValueError) -> ValidatedDailyValue {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(DailyValueError) in try validate(buffer, recordTimestampMs: recordTimestampMs) }
+        }
+        return try result.get()
+    }
+
+    /// ``validate(_:recordTimestampMs:)`` from a borrowed buffer.
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func validate(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
+        -> ValidatedDailyValue
     {
         guard bytes.count <= policy.maxPayloadBytes else {
             throw DailyValueError(.payloadTooLarge, field: "", "the message exceeds \(policy.maxPayloadBytes) bytes")
@@ -70,9 +87,10 @@ public struct DailyValueDecoder: Sendable {
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
         let source = try checkSource(raw, scanner)
-        return DailyValue(
-            patient: patient, metric: metric.key, day: day, zone: zone, value: value, min: min, max: max,
+        let event = DailyValue(
+            patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
             version: version, source: source)
+        return ValidatedDailyValue(event: event, version: version, date: day.date, zone: zone.resolved)
     }
 
     // MARK: - Typed member access

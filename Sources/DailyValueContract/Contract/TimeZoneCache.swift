@@ -12,13 +12,6 @@ package final class TimeZoneCache: Sendable {
         package var startOffset: Int
         package var end: Int64
         package var endOffset: Int
-
-        package init(start: Int64, startOffset: Int, end: Int64, endOffset: Int) {
-            self.start = start
-            self.startOffset = startOffset
-            self.end = end
-            self.endOffset = endOffset
-        }
     }
 
     private struct DayKey: Hashable {
@@ -77,6 +70,17 @@ package final class TimeZoneCache: Sendable {
             state.days[key] = bounds
         }
         return bounds
+    }
+
+    /// The bounds of local day `date` in `zone`: a named zone through the cache, a fixed offset by arithmetic.
+    package func bounds(of date: CivilDate, in zone: ValidatedDailyValue.Zone) -> DayBounds {
+        switch zone {
+        case .named(let zone):
+            return bounds(day: date.daysSinceEpoch, zone: zone)
+        case .fixed(let offset):
+            let start = Int64(date.daysSinceEpoch) * 86_400 - Int64(offset)
+            return DayBounds(start: start, startOffset: offset, end: start + 86_400, endOffset: offset)
+        }
     }
 
     /// The first instant of a local day: midnight, or the end of a DST gap when midnight does not exist.

@@ -23,21 +23,32 @@ public struct ObservationMapper: Sendable {
         self.zones = .shared
     }
 
-    /// The Observation for one DailyValue.
+    /// The Observation for one DailyValue built in code: validates it first (see
+    /// ``ValidatedDailyValue/init(validating:catalog:recordTimestampMs:)``), then maps it.
     /// - Parameters:
-    ///   - value: a value from ``DailyValueDecoder`` (or built and validated the same way).
+    ///   - value: a value to validate and map.
     ///   - recordTimestampMs: the Kafka record timestamp: `issued`, the `status` decision, and the version when
     ///     the value has none.
-    /// - Throws: ``DailyValueError`` when `value` did not come from the decoder and breaks a contract rule
-    ///   (unknown metric, malformed day or zone).
+    /// - Throws: ``DailyValueError`` when `value` breaks a contract rule (unknown metric, malformed day or zone).
     public func map(_ value: DailyValue, recordTimestampMs: Int64) throws(DailyValueError) -> ObservationRecord {
+        try map(
+            ValidatedDailyValue(validating: value, catalog: catalog, recordTimestampMs: recordTimestampMs),
+            recordTimestampMs: recordTimestampMs)
+    }
+
+    /// The Observation for one validated DailyValue.
+    /// - Parameters:
+    ///   - validated: a value from ``DailyValueDecoder/validate(_:recordTimestampMs:)``.
+    ///   - recordTimestampMs: the Kafka record timestamp: `issued` and the `status` decision.
+    /// - Throws: ``DailyValueError`` when the value's metric is not in this mapper's catalog.
+    public func map(_ validated: ValidatedDailyValue, recordTimestampMs: Int64) throws(DailyValueError)
+        -> ObservationRecord
+    {
+        let value = validated.event
         guard let metric = catalog[value.metric], let parts = fragments[value.metric] else {
             throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
         }
-        guard value.value.isFinite, value.min?.isFinite ?? true, value.max?.isFinite ?? true else {
-            throw DailyValueError(.invalidNumber, field: "value", "value, min and max must be finite")
-        }
-        let period = try localDay(value)
+        let period = zones.bounds(of: validated.date, in: validated.zone)
         // `issued` must be a real instant: clamp a missing (-1) or absurd Kafka timestamp into years 1970-9999.
         let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
         let identity = value.identity
@@ -93,7 +104,7 @@ public struct ObservationMapper: Sendable {
         }
         w.endObject()
         return ObservationRecord(
-            identity: identity, version: value.version ?? recordTimestampMs, resourceID: resourceID, resource: w.string)
+            identity: identity, version: validated.version, resourceID: resourceID, resource: w.string)
     }
 
     // MARK: - Pieces
@@ -118,26 +129,5 @@ public struct ObservationMapper: Sendable {
         w.key("value")
         w.value(number)
         w.rawValue(parts.quantityTail)  // `,"unit":…}` closes the object
-    }
-
-    /// The local day's bounds: a named zone through the cache, a fixed offset by arithmetic.
-    private func localDay(_ value: DailyValue) throws(DailyValueError) -> TimeZoneCache.DayBounds {
-        var day = value.day
-        guard let date = day.withUTF8({ CivilDate(iso: UnsafeRawBufferPointer($0)) }) else {
-            throw DailyValueError(.invalidDay, field: "day", "must be a real calendar date YYYY-MM-DD")
-        }
-        switch value.zone {
-        case .timeZone(let name):
-            guard let zone = zones.zone(named: name) else {
-                throw DailyValueError(.invalidTimeZone, field: "timeZone", "must be an IANA time zone name")
-            }
-            return zones.bounds(day: date.daysSinceEpoch, zone: zone)
-        case .utcOffset(let seconds):
-            guard abs(seconds) <= 14 * 3600, seconds % 60 == 0 else {
-                throw DailyValueError(.invalidUTCOffset, field: "utcOffset", "must be ±HH:MM within ±14:00")
-            }
-            let start = Int64(date.daysSinceEpoch) * 86_400 - Int64(seconds)
-            return TimeZoneCache.DayBounds(start: start, startOffset: seconds, end: start + 86_400, endOffset: seconds)
-        }
     }
 }
