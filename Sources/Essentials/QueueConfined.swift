@@ -15,7 +15,9 @@ package final class QueueConfined<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` on the queue with exclusive access to the value.
-    package func run<Result: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> Result) async throws -> Result {
+    package func run<Result: Sendable>(
+        _ body: @escaping @Sendable (inout Value) throws -> Result
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Swift.Result { try body(&self.value) })

@@ -32,7 +32,9 @@ package final class PostgresConnection {
 
     /// Connects with `connectionString` (a URI or `key=value` pairs) merged over the defaults.
     /// - Throws: ``PostgresError`` `usage` for an unparsable string, else as ``init(_:options:)``.
-    package convenience init(connectionString: String, options: PostgresClientOptions = PostgresClientOptions()) throws {
+    package convenience init(
+        connectionString: String, options: PostgresClientOptions = PostgresClientOptions()
+    ) throws {
         try self.init(
             PostgresConnectionParameters(connectionString: connectionString, applicationName: options.applicationName),
             options: options)

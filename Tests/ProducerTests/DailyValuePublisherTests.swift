@@ -1,6 +1,6 @@
+import DailyValueContract
 import Foundation
 import Kafka
-import DailyValueContract
 import Producer
 import Testing
 

@@ -1,5 +1,5 @@
-import Foundation
 import DailyValueContract
+import Foundation
 import Producer
 import Testing
 
