@@ -10,6 +10,7 @@ let package = Package(
     name: "daily-values-pipeline",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "DailyValueContract", targets: ["DailyValueContract"]),
         .library(name: "ObservationUpsert", targets: ["ObservationUpsert"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Producer", targets: ["Producer"]),
@@ -26,28 +27,44 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
+        // MARK: - Foundations (no C library, or one C library each)
+        /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
+        .target(name: "Essentials", swiftSettings: swiftSettings),
+        /// SHA-256 and HMAC-SHA256 over libcrypto.
+        .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
+        .target(name: "SQLiteClient", dependencies: ["CSQLite", "Essentials"], swiftSettings: swiftSettings),
+        .target(name: "PostgresClient", dependencies: ["CPostgres", "Essentials"], swiftSettings: swiftSettings),
+
         // MARK: - Libraries
+        /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
+        .target(name: "DailyValueContract", dependencies: ["Essentials"], swiftSettings: swiftSettings),
+        /// FHIR mapping and the stores (the only code with SQL); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
-            dependencies: ["CSQLite", "CPostgres", "CCrypto"],
+            dependencies: ["DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Kafka", dependencies: ["CKafka"], swiftSettings: swiftSettings),
-        .target(name: "Producer", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
+        .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
+        .target(name: "Producer", dependencies: ["Kafka", "DailyValueContract"], swiftSettings: swiftSettings),
         .target(
             name: "WorkerCore",
-            dependencies: ["Kafka", "ObservationUpsert", "CCrypto", "CMicroHTTPD"],
+            dependencies: ["Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: - Executables
         .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "ProducerCLI", dependencies: ["Producer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "ProducerCLI", dependencies: ["Producer", "Essentials"], swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["Kafka"], swiftSettings: swiftSettings),
         .executableTarget(name: "StoreCtl", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
-        .testTarget(name: "ObservationUpsertTests", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ObservationUpsertTests",
+            dependencies: ["ObservationUpsert", "SQLiteClient", "PostgresClient", "Essentials"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: swiftSettings),
         .testTarget(name: "ProducerTests", dependencies: ["Producer", "Kafka"], swiftSettings: swiftSettings),
         .testTarget(

@@ -42,7 +42,12 @@ swift_flags=(
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
     -O -g -sanitize=fuzzer,address
 )
-sources=(Sources/ObservationUpsert/*.swift)
+# ObservationUpsert and the package's targets it depends on, in dependency order (see Package.swift).
+modules=(Essentials DailyValueContract Hashing SQLiteClient PostgresClient ObservationUpsert)
+sources=()
+for module in "${modules[@]}"; do
+    while IFS= read -r file; do sources+=("$file"); done < <(find "Sources/$module" -name '*.swift' | sort)
+done
 # The C modules' headers and libraries, as SwiftPM finds them through pkg-config.
 read -r -a c_flags <<<"$(pkg-config --cflags libpq libcrypto sqlite3 | sed 's/-I/-Xcc -I/g')"
 read -r -a c_libs <<<"$(pkg-config --libs libpq libcrypto sqlite3)"
@@ -50,14 +55,21 @@ c_modules=(-I Sources/CSQLite -I Sources/CPostgres -I Sources/CCrypto "${c_flags
 if [[ ! -x "$binary" ]] || [[ -n $(find "${sources[@]}" fuzz/DailyValueFuzz.swift scripts/fuzz.sh -newer "$binary") ]]
 then
     echo "==> building $binary" >&2
-    # The module as a static library with coverage instrumentation, like SwiftPM would build it.
-    swiftc "${swift_flags[@]}" -parse-as-library -wmo -module-name ObservationUpsert \
-        "${c_modules[@]}" -emit-library -static -o "$build/libObservationUpsert.a" \
-        -emit-module -emit-module-path "$build/ObservationUpsert.swiftmodule" \
-        "${sources[@]}"
+    # Each module as a static library with coverage instrumentation, like SwiftPM would build it (one package name,
+    # so that `package` declarations are visible across the modules).
+    module_libs=()
+    for module in "${modules[@]}"; do
+        module_sources=()
+        while IFS= read -r file; do module_sources+=("$file"); done < <(find "Sources/$module" -name '*.swift' | sort)
+        swiftc "${swift_flags[@]}" -parse-as-library -wmo -module-name "$module" -package-name dvp \
+            -I "$build" "${c_modules[@]}" -emit-library -static -o "$build/lib$module.a" \
+            -emit-module -emit-module-path "$build/$module.swiftmodule" \
+            "${module_sources[@]}"
+        module_libs=(-l"$module" "${module_libs[@]}")
+    done
     # The target, linked with libFuzzer's main.
-    swiftc "${swift_flags[@]}" -parse-as-library -module-name DailyValueFuzz \
-        -I "$build" "${c_modules[@]}" -L "$build" -lObservationUpsert "${c_libs[@]}" \
+    swiftc "${swift_flags[@]}" -parse-as-library -module-name DailyValueFuzz -package-name dvp \
+        -I "$build" "${c_modules[@]}" -L "$build" "${module_libs[@]}" "${c_libs[@]}" \
         -use-ld=lld -o "$binary" fuzz/DailyValueFuzz.swift
 fi
 [[ $build_only == 1 ]] && exit 0

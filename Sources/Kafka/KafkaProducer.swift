@@ -1,3 +1,4 @@
+import Essentials
 import Synchronization
 
 /// A Kafka producer whose `send` returns after the broker acknowledged the record (the delivery report).
@@ -125,7 +126,6 @@ public final class KafkaProducer: Sendable {
     public var outstandingCount: Int { client.outqueueLength }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
-        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(ms, 0))
+        Int32(clamping: max(duration.milliseconds, 0))
     }
 }

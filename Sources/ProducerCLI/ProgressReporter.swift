@@ -1,3 +1,5 @@
+import Essentials
+
 /// Prints a progress line on stderr at most every `interval`, so long runs show they are alive.
 struct ProgressReporter {
     private let clock = ContinuousClock()
@@ -13,8 +15,7 @@ struct ProgressReporter {
 
     /// Seconds since the reporter was created.
     var elapsedSeconds: Double {
-        let elapsed = clock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        (clock.now - start).seconds
     }
 
     /// Prints `message(elapsedSeconds)` if the interval has passed since the last report.

@@ -1,5 +1,5 @@
+import DailyValueContract
 import Foundation
-import ObservationUpsert
 import Producer
 
 /// `producer publish`: validates input files, publishes the valid events' original bytes and reports.

@@ -1,3 +1,5 @@
+import Essentials
+
 extension HTTPServer {
     /// What one client may cost the server. The defaults suit probes and Prometheus scrapes: a request is a
     /// request line and a few short headers, answered at once, one request per connection.
@@ -53,9 +55,6 @@ extension HTTPServer {
         }
 
         /// The idle timeout in whole seconds, rounded up.
-        var idleTimeoutSeconds: Int {
-            let (seconds, attoseconds) = idleTimeout.components
-            return Int(seconds) + (attoseconds > 0 ? 1 : 0)
-        }
+        var idleTimeoutSeconds: Int { Int(idleTimeout.secondsRoundedUp) }
     }
 }

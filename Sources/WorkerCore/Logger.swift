@@ -1,3 +1,4 @@
+import DailyValueContract
 import Foundation
 import Synchronization
 
@@ -84,18 +85,8 @@ public final class Logger: Sendable {
     }
 
     static func appendJSONString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        var bytes: [UInt8] = []
+        JSONWriter.appendQuoted(s, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 }

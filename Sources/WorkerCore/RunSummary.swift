@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// What a worker run did, printed at the end of `--until-caught-up` runs and logged on every stop.

@@ -1,3 +1,4 @@
+import PostgresClient
 import Testing
 
 @testable import ObservationUpsert
@@ -73,7 +74,7 @@ import Testing
 
     @Test(arguments: ["postgresql://db/obs?no_such_parameter=1", "host=db bogus=1", "host='unterminated"])
     func unparsableStringsAreUsageErrors(text: String) {
-        let error = #expect(throws: StoreError.self) { try merged(text) }
+        let error = #expect(throws: PostgresError.self) { try merged(text) }
         #expect(error?.code == .usage && error?.isRetriable == false)
         #expect(error?.message.hasPrefix("invalid PostgreSQL connection string: ") == true)
     }

@@ -1,4 +1,6 @@
+import Essentials
 import Foundation
+import PostgresClient
 import Testing
 
 @testable import ObservationUpsert
@@ -24,8 +26,8 @@ struct PostgresDeadlineTests {
         let (error, elapsed, pid) = try await box.run { _ in
             let connection = try PostgresConnection(connectionString: url, options: options)
             let started = ContinuousClock.now
-            var caught: StoreError?
-            do { try connection.execute("SELECT pg_sleep(30)") } catch let error as StoreError { caught = error }
+            var caught: PostgresError?
+            do { try connection.execute("SELECT pg_sleep(30)") } catch let error as PostgresError { caught = error }
             #expect(connection.isBroken, "a timed-out connection is never reused")
             return (caught, ContinuousClock.now - started, connection.backendPID)
         }

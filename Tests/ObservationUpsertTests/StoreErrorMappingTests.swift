@@ -1,4 +1,7 @@
+import Essentials
 import Foundation
+import PostgresClient
+import SQLiteClient
 import Testing
 
 @testable import ObservationUpsert
@@ -9,7 +12,7 @@ import Testing
         ("40001", .busy), ("40P01", .busy), ("55P03", .busy), ("57014", .busy), ("23505", .query), ("42P01", .query),
     ])
     func postgresSQLStateClasses(sqlState: String, code: StoreError.Code) {
-        #expect(PostgresConnection.code(sqlState: sqlState) == code)
+        #expect(PostgresError(PostgresError.code(sqlState: sqlState), sqlState: sqlState, "").storeError.code == code)
     }
 
     /// Another connection holds the write lock past the busy timeout: the batch fails as retriable `busy`.

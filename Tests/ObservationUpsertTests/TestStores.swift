@@ -1,4 +1,7 @@
+import Essentials
 import Foundation
+import PostgresClient
+import SQLiteClient
 import Testing
 
 @testable import ObservationUpsert

@@ -1,6 +1,6 @@
+import DailyValueContract
 import Foundation
 import Kafka
-import ObservationUpsert
 import Producer
 import Testing
 

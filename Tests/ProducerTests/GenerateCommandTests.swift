@@ -1,5 +1,5 @@
+import DailyValueContract
 import Foundation
-import ObservationUpsert
 import Producer
 import Testing
 

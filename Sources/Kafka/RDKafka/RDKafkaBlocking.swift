@@ -1,4 +1,5 @@
 import Dispatch
+import Essentials
 import Foundation
 import Synchronization
 
@@ -20,8 +21,7 @@ enum RDKafkaBlocking {
             let thread = Thread { once.resume(body()) }
             thread.name = name
             thread.start()
-            let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { once.resume(nil) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + deadline.seconds) { once.resume(nil) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Essentials
 import Synchronization
 
 extension RDKafkaConsumerContext {
@@ -16,8 +17,7 @@ extension RDKafkaConsumerContext {
                 case .end: waiter.resume(returning: [])
                 case .wait(let id):
                     guard let timeout else { return }
-                    let (seconds, attoseconds) = timeout.components
-                    let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+                    let nanoseconds = max(0, Int(timeout.nanoseconds))
                     Self.timerQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
                         state.withLock { $0.takeWaiter(id: id) }?.resume(returning: [])
                     }

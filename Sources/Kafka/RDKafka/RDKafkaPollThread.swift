@@ -1,4 +1,5 @@
 import Dispatch
+import Essentials
 import Foundation
 import Synchronization
 
@@ -26,8 +27,7 @@ final class RDKafkaPollThread: Sendable {
     @discardableResult
     func stop(timeout: Duration) -> Bool {
         stopRequested.store(true, ordering: .releasing)
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        guard finished.wait(timeout: .now() + seconds) == .success else { return false }
+        guard finished.wait(timeout: .now() + timeout.seconds) == .success else { return false }
         finished.signal()  // let later callers of stop() pass too
         return true
     }

@@ -1,4 +1,4 @@
-import ObservationUpsert
+import DailyValueContract
 
 /// A proleptic Gregorian calendar date, counted as days since 1970-01-01, with exact `YYYY-MM-DD` parsing.
 ///

@@ -1,5 +1,5 @@
+import DailyValueContract
 import Kafka
-import ObservationUpsert
 
 /// How a ``DailyValuePublisher`` connects and validates.
 public struct DailyValuePublisherConfiguration: Sendable {

@@ -1,5 +1,5 @@
+import DailyValueContract
 import Kafka
-import ObservationUpsert
 
 /// What happened to one event handed to ``DailyValuePublisher``.
 public enum PublishResult: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Dispatch
+import Essentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -31,9 +32,7 @@ final class HTTPConnectionDeadlines: Sendable {
         let queue = DispatchQueue(label: "dvp-http-deadlines")
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = min(lifetime / 4, .milliseconds(250))
-        let nanoseconds =
-            Int(interval.components.seconds) * 1_000_000_000
-            + Int(interval.components.attoseconds / 1_000_000_000)
+        let nanoseconds = Int(interval.nanoseconds)
         timer.schedule(
             deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
             leeway: .milliseconds(20))

@@ -14,10 +14,10 @@ struct BatchProcessor: Sendable {
 
     /// A valid event, not yet mapped.
     struct Decoded: Sendable {
-        var value: DailyValue
+        var value: ValidatedDailyValue
         var message: KafkaMessage
-        /// The version the upsert is guarded by (the event's, else the record timestamp).
-        var version: Int64 { value.version ?? message.timestampMs ?? 0 }
+        /// The version the upsert is guarded by (decided by validation: the event's, else the record timestamp).
+        var version: Int64 { value.version }
     }
 
     /// The result of processing one batch.
@@ -45,7 +45,7 @@ struct BatchProcessor: Sendable {
             let tp = message.topicPartition
             if (output.lastRecords[tp]?.offset ?? -1) < message.offset { output.lastRecords[tp] = message }
             do {
-                let value = try decoder.decode(message.value, recordTimestampMs: message.timestampMs)
+                let value = try decoder.validate(message.value, recordTimestampMs: message.timestampMs)
                 output.decoded.append(Decoded(value: value, message: message))
             } catch {
                 addDeadLetter(for: message, error, to: &output)
@@ -65,7 +65,7 @@ struct BatchProcessor: Sendable {
             }
             do {
                 let record = try mapper.map(decoded.value, recordTimestampMs: decoded.message.timestampMs ?? decoded.version)
-                output.mapped.append(Mapped(record: record, metric: decoded.value.metric))
+                output.mapped.append(Mapped(record: record, metric: decoded.value.event.metric))
             } catch {
                 addDeadLetter(for: decoded.message, error, to: &output)
             }

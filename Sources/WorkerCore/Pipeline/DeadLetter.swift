@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Kafka
 
 /// Builds the dead-letter record for an event that cannot be processed.

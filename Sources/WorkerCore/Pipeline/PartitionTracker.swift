@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Kafka
 import Synchronization
@@ -160,12 +161,5 @@ final class PartitionTracker: Sendable {
                 s.atEnd.contains(tp) && (s.received[tp].map { (s.durable[tp] ?? -1) >= $0 } ?? true)
             }
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

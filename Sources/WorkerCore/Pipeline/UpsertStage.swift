@@ -1,3 +1,4 @@
+import Essentials
 import ObservationUpsert
 
 /// The store stage: upserts a batch's mapped records (minus those the version cache proves cannot change

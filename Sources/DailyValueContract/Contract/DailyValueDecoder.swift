@@ -1,0 +1,140 @@
+import Foundation
+
+/// Decodes and validates DailyValue v1 events from raw message bytes (see `DESIGN.md`, "The event contract").
+///
+/// A hand-written byte-level scanner: no Foundation JSON, no per-field allocations apart from the strings the
+/// ``DailyValue`` keeps. It never traps or loops on any input; every rejection is a ``DailyValueError``.
+///
+/// ```swift
+/// let decoder = DailyValueDecoder(catalog: .builtin)
+/// let value = try decoder.decode(message.bytes, recordTimestampMs: message.timestampMs)
+/// ```
+public struct DailyValueDecoder: Sendable {
+    public let catalog: MetricCatalog
+    public let policy: ValidationPolicy
+    let zones: TimeZoneCache
+
+    public init(catalog: MetricCatalog = .builtin, policy: ValidationPolicy = .init()) {
+        self.catalog = catalog
+        self.policy = policy
+        self.zones = .shared
+    }
+
+    // MARK: - Decoding
+
+    /// Decodes one event.
+    /// - Parameters:
+    ///   - bytes: the Kafka message value.
+    ///   - recordTimestampMs: the Kafka record timestamp, used as the version when the event has none.
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func decode(_ bytes: [UInt8], recordTimestampMs: Int64?) throws(DailyValueError) -> DailyValue {
+        try validate(bytes, recordTimestampMs: recordTimestampMs).event
+    }
+
+    /// Decodes one event from a borrowed buffer (e.g. librdkafka's payload, without copying).
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func decode(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
+        -> DailyValue
+    {
+        try validate(bytes, recordTimestampMs: recordTimestampMs).event
+    }
+
+    /// Decodes one event and returns it with what validation resolved (version, date, zone).
+    /// - Parameters:
+    ///   - bytes: the Kafka message value.
+    ///   - recordTimestampMs: the Kafka record timestamp, used as the version when the event has none.
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func validate(_ bytes: [UInt8], recordTimestampMs: Int64?) throws(DailyValueError) -> ValidatedDailyValue {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(DailyValueError) in try validate(buffer, recordTimestampMs: recordTimestampMs) }
+        }
+        return try result.get()
+    }
+
+    /// ``validate(_:recordTimestampMs:)`` from a borrowed buffer.
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func validate(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
+        -> ValidatedDailyValue
+    {
+        guard bytes.count <= policy.maxPayloadBytes else {
+            throw DailyValueError(.payloadTooLarge, field: "", "the message exceeds \(policy.maxPayloadBytes) bytes")
+        }
+        var scanner = JSONScanner(bytes)
+        let raw = try scanMembers(&scanner)
+
+        // Pass 2: semantic checks in a fixed order; the schema first, as it decides what the rest means.
+        guard case .number(let schema)? = raw[DailyValueField.schema.rawValue] else {
+            throw missingOrType(raw, .schema, "must be the number 1")
+        }
+        guard schema.int64 == Int64(DailyValue.schema) else {
+            throw DailyValueError(.schemaVersionUnsupported, field: "schema", "only schema 1 is supported")
+        }
+        let patient = try checkPatient(try string(raw, .patient, scanner), scanner)
+        let entry = try checkMetric(try string(raw, .metric, scanner), scanner)
+        let metric = entry.metric
+        let day = try checkDay(try string(raw, .day, scanner), scanner)
+        let zone = try checkZone(raw, scanner)
+
+        var value = try number(raw, .value, required: true)!
+        var min = try number(raw, .min, required: false)
+        var max = try number(raw, .max, required: false)
+        if let factor = try unitFactor(raw, entry, scanner), factor != 1 {
+            value = Self.convert(value, factor)
+            min = min.map { Self.convert($0, factor) }
+            max = max.map { Self.convert($0, factor) }
+        }
+        try checkRanges(value: value, min: min, max: max, metric)
+
+        let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
+        let source = try checkSource(raw, scanner)
+        let event = DailyValue(
+            patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
+            version: version, source: source)
+        return ValidatedDailyValue(event: event, version: version, date: day.date, zone: zone.resolved)
+    }
+
+    // MARK: - Typed member access
+
+    func missingOrType(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, _ rule: String)
+        -> DailyValueError
+    {
+        switch raw[field.rawValue] {
+        case nil, .null?: DailyValueError(.missingField, field: field.name, "the member is required")
+        default: DailyValueError(.invalidFieldType, field: field.name, rule)
+        }
+    }
+
+    /// A required string member's token.
+    func string(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, _ scanner: JSONScanner)
+        throws(DailyValueError) -> JSONScanner.StringToken
+    {
+        guard case .string(let token)? = raw[field.rawValue] else {
+            throw missingOrType(raw, field, "must be a string")
+        }
+        return token
+    }
+
+    /// A finite number member; `nil` when optional and absent or null.
+    func number(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, required: Bool)
+        throws(DailyValueError) -> Double?
+    {
+        switch raw[field.rawValue] {
+        case .number(let token)?:
+            guard token.double.isFinite else {
+                throw DailyValueError(.invalidNumber, field: field.name, "the number must be finite")
+            }
+            return token.double
+        case nil, .null?:
+            if required { throw DailyValueError(.missingField, field: field.name, "the member is required") }
+            return nil
+        default: throw DailyValueError(.invalidFieldType, field: field.name, "must be a number")
+        }
+    }
+
+    /// `value × factor`, rounded to 9 decimal places so that e.g. 0.57 × 100 is 57, not 56.99999999999999.
+    static func convert(_ value: Double, _ factor: Double) -> Double {
+        let converted = value * factor
+        guard abs(converted) < 1e6 else { return converted }
+        return (converted * 1e9).rounded() / 1e9
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// Validated IANA time zones and local-day boundaries, cached process-wide.
+///
+/// `TimeZone(identifier:)` and `Calendar` are far too slow for every event; both results are cached behind a
+/// `Mutex`. The caches are bounded so hostile input (random zone names, far-apart days) cannot grow memory.
+package final class TimeZoneCache: Sendable {
+    /// One local day in one zone: its first instant and the first instant of the next day, with their offsets.
+    package struct DayBounds: Sendable, Hashable {
+        package var start: Int64
+        package var startOffset: Int
+        package var end: Int64
+        package var endOffset: Int
+    }
+
+    private struct DayKey: Hashable {
+        var zone: String
+        var day: Int
+    }
+
+    private struct State {
+        var zones: [String: TimeZone?] = [:]
+        var days: [DayKey: DayBounds] = [:]
+    }
+
+    package static let shared = TimeZoneCache()
+    private static let maxEntries = 16_384
+    private let state = Mutex(State())
+
+    // MARK: - Zones
+
+    /// The zone for an IANA name of the system tz database, or `nil`.
+    ///
+    /// Accepted: names Foundation resolves to a zone with the same identifier (e.g. `Europe/Bratislava`,
+    /// `Etc/GMT+2`), plus `UTC`. Rejected: Foundation's ad-hoc forms such as `GMT+2` that are not tz database names.
+    package func zone(named name: String) -> TimeZone? {
+        if let cached = state.withLock({ $0.zones[name] }) { return cached }
+        let zone = Self.resolve(name)
+        state.withLock { state in
+            if state.zones.count >= Self.maxEntries { state.zones.removeAll(keepingCapacity: true) }
+            state.zones[name] = zone
+        }
+        return zone
+    }
+
+    private static func resolve(_ name: String) -> TimeZone? {
+        guard (1...64).contains(name.utf8.count), name.utf8.first.map(isLetter) == true,
+            name.utf8.allSatisfy({ isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || "/_+-".utf8.contains($0) }),
+            !name.contains("//"), let zone = TimeZone(identifier: name)
+        else { return nil }
+        return zone.identifier == name || name == "UTC" ? zone : nil
+    }
+
+    private static func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+
+    // MARK: - Day bounds
+
+    /// The bounds of local day `day` (days since 1970-01-01) in `zone`; DST days are 23 or 25 hours long.
+    package func bounds(day: Int, zone: TimeZone) -> DayBounds {
+        let key = DayKey(zone: zone.identifier, day: day)
+        if let cached = state.withLock({ $0.days[key] }) { return cached }
+        let start = Self.startOfLocalDay(day, zone)
+        let end = Self.startOfLocalDay(day + 1, zone)
+        let bounds = DayBounds(
+            start: start, startOffset: zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(start))),
+            end: end, endOffset: zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(end))))
+        state.withLock { state in
+            if state.days.count >= Self.maxEntries { state.days.removeAll(keepingCapacity: true) }
+            state.days[key] = bounds
+        }
+        return bounds
+    }
+
+    /// The bounds of local day `date` in `zone`: a named zone through the cache, a fixed offset by arithmetic.
+    package func bounds(of date: CivilDate, in zone: ValidatedDailyValue.Zone) -> DayBounds {
+        switch zone {
+        case .named(let zone):
+            return bounds(day: date.daysSinceEpoch, zone: zone)
+        case .fixed(let offset):
+            let start = Int64(date.daysSinceEpoch) * 86_400 - Int64(offset)
+            return DayBounds(start: start, startOffset: offset, end: start + 86_400, endOffset: offset)
+        }
+    }
+
+    /// The first instant of a local day: midnight, or the end of a DST gap when midnight does not exist.
+    private static func startOfLocalDay(_ day: Int, _ zone: TimeZone) -> Int64 {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let localNoon = Int64(day) * 86_400 + 43_200
+        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(localNoon)))
+        let noon = Date(timeIntervalSince1970: Double(localNoon - Int64(offset)))
+        return Int64(calendar.startOfDay(for: noon).timeIntervalSince1970.rounded())
+    }
+}

@@ -1,0 +1,133 @@
+import DailyValueContract
+
+/// Maps validated DailyValues to FHIR R4 Observation JSON (see `shared/reference/fhir-terminology.md` §2).
+///
+/// Deterministic: the same value and record timestamp always give the same bytes. Metric-dependent parts are
+/// rendered once at init; local-day boundaries are cached per zone and day; nothing uses Foundation formatters.
+public struct ObservationMapper: Sendable {
+    public let configuration: Configuration
+    public let catalog: MetricCatalog
+    private let ids: ObservationID
+    private let fragments: [String: MetricFragments]
+    private let zones: TimeZoneCache
+    /// 9999-12-31T23:59:59.999Z.
+    private static let maxInstantMs: Int64 = 253_402_300_799_999
+
+    /// - Throws: ``ConfigurationError`` when a setting is invalid.
+    public init(configuration: Configuration, catalog: MetricCatalog = .builtin) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.catalog = catalog
+        self.ids = try ObservationID(key: configuration.idKey)
+        self.fragments = catalog.metrics.mapValues(MetricFragments.init)
+        self.zones = .shared
+    }
+
+    /// The Observation for one DailyValue built in code: validates it first (see
+    /// ``ValidatedDailyValue/init(validating:catalog:recordTimestampMs:)``), then maps it.
+    /// - Parameters:
+    ///   - value: a value to validate and map.
+    ///   - recordTimestampMs: the Kafka record timestamp: `issued`, the `status` decision, and the version when
+    ///     the value has none.
+    /// - Throws: ``DailyValueError`` when `value` breaks a contract rule (unknown metric, malformed day or zone).
+    public func map(_ value: DailyValue, recordTimestampMs: Int64) throws(DailyValueError) -> ObservationRecord {
+        try map(
+            ValidatedDailyValue(validating: value, catalog: catalog, recordTimestampMs: recordTimestampMs),
+            recordTimestampMs: recordTimestampMs)
+    }
+
+    /// The Observation for one validated DailyValue.
+    /// - Parameters:
+    ///   - validated: a value from ``DailyValueDecoder/validate(_:recordTimestampMs:)``.
+    ///   - recordTimestampMs: the Kafka record timestamp: `issued` and the `status` decision.
+    /// - Throws: ``DailyValueError`` when the value's metric is not in this mapper's catalog.
+    public func map(_ validated: ValidatedDailyValue, recordTimestampMs: Int64) throws(DailyValueError)
+        -> ObservationRecord
+    {
+        let value = validated.event
+        guard let metric = catalog[value.metric], let parts = fragments[value.metric] else {
+            throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
+        }
+        let period = zones.bounds(of: validated.date, in: validated.zone)
+        // `issued` must be a real instant: clamp a missing (-1) or absurd Kafka timestamp into years 1970-9999.
+        let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
+        let identity = value.identity
+        let resourceID = ids.id(for: identity)
+        let subject = "Patient/" + value.patient
+        let isFinal = issuedMs / 1000 >= period.end + configuration.finalGraceSeconds
+
+        var w = JSONWriter(capacity: 2048)
+        w.beginObject()
+        w.member("resourceType", "Observation")
+        w.member("id", resourceID)
+        w.key("meta")  // keep `"meta":{` first: StoredObservation.resourceWithMeta splices versionId/lastUpdated here
+        w.beginObject()
+        w.member("source", configuration.metaSource)
+        w.endObject()
+        let hasDevice = writeProvenance(value.source, &w)
+        w.key("identifier")
+        w.beginArray()
+        w.beginObject()
+        w.member("system", configuration.identifierSystem)
+        w.member("value", identity.key)
+        w.endObject()
+        w.endArray()
+        w.member("status", isFinal ? "final" : "preliminary")
+        w.key("category")
+        w.rawValue(parts.category)
+        w.key("code")
+        w.rawValue(parts.code)
+        w.key("subject")
+        writeReference(subject, &w)
+        w.key("effectivePeriod")
+        w.beginObject()
+        w.member("start", FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset))
+        w.member("end", FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset))
+        w.endObject()
+        w.member("issued", FHIRDateTime.instant(epochMilliseconds: issuedMs))
+        w.key("performer")
+        w.beginArray()
+        writeReference(subject, &w)
+        w.endArray()
+        w.key("valueQuantity")
+        writeQuantity(value.value, parts, &w)
+        if hasDevice {
+            w.key("device")
+            writeReference("#dev", &w)
+        }
+        if metric.allowsMinMax, value.min != nil || value.max != nil {
+            w.key("component")
+            w.beginArray()
+            if let min = value.min { writeComponent(min, code: parts.minimumCode, parts, &w) }
+            if let max = value.max { writeComponent(max, code: parts.maximumCode, parts, &w) }
+            w.endArray()
+        }
+        w.endObject()
+        return ObservationRecord(
+            identity: identity, version: validated.version, resourceID: resourceID, resource: w.string)
+    }
+
+    // MARK: - Pieces
+
+    private func writeReference(_ reference: String, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.member("reference", reference)
+        w.endObject()
+    }
+
+    private func writeComponent(_ number: Double, code: [UInt8], _ parts: MetricFragments, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("code")
+        w.rawValue(code)
+        w.key("valueQuantity")
+        writeQuantity(number, parts, &w)
+        w.endObject()
+    }
+
+    private func writeQuantity(_ number: Double, _ parts: MetricFragments, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("value")
+        w.value(number)
+        w.rawValue(parts.quantityTail)  // `,"unit":…}` closes the object
+    }
+}

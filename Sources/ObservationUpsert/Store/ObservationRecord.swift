@@ -1,0 +1,21 @@
+import DailyValueContract
+
+/// One mapped Observation ready for a version-guarded upsert.
+public struct ObservationRecord: Sendable, Hashable {
+    /// The `(patient, metric, day)` identity the upsert is keyed by.
+    public var identity: ObservationIdentity
+    /// The event version; a higher version replaces a lower one, equal is a no-op, lower is stale.
+    public var version: Int64
+    /// The deterministic FHIR `id` (a keyed hash of the identity; no patient data in clear).
+    public var resourceID: String
+    /// The FHIR R4 Observation JSON as mapped, without `meta.versionId` / `meta.lastUpdated`
+    /// (the store owns those and adds them on read, see ``StoredObservation/resourceWithMeta``).
+    public var resource: String
+
+    public init(identity: ObservationIdentity, version: Int64, resourceID: String, resource: String) {
+        self.identity = identity
+        self.version = version
+        self.resourceID = resourceID
+        self.resource = resource
+    }
+}

@@ -1,0 +1,16 @@
+import PostgresClient
+
+/// The same class, with the SQLSTATE as the native code.
+extension PostgresError: StoreErrorConvertible {
+    var storeError: StoreError {
+        let storeCode: StoreError.Code =
+            switch code {
+            case .connection: .connection
+            case .busy: .busy
+            case .timeout: .timeout
+            case .query: .query
+            case .usage: .usage
+            }
+        return StoreError(storeCode, nativeCode: sqlState, message)
+    }
+}

@@ -1,0 +1,69 @@
+import DailyValueContract
+import Essentials
+import PostgresClient
+
+/// The PostgreSQL schema as ordered migrations, applied by ``SchemaMigrator``.
+enum PostgresSchema {
+    /// Migration `n` (1-based) is `migrations[n - 1]`. Append only: never edit a released step.
+    static let migrations: [String] = [
+        // 1: observations keyed by identity (resource as jsonb), and outcome counters. Counters are sharded per
+        //    connection so that many workers do not all queue on the same few counter rows; reads sum the shards.
+        """
+        CREATE TABLE observation (
+            patient text NOT NULL,
+            metric text NOT NULL,
+            day text NOT NULL,
+            version bigint NOT NULL,
+            resource_id text NOT NULL,
+            resource jsonb NOT NULL,
+            version_id bigint NOT NULL,
+            last_updated timestamptz NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        );
+        CREATE TABLE outcome_count (
+            metric text NOT NULL,
+            outcome text NOT NULL,
+            shard smallint NOT NULL,
+            count bigint NOT NULL,
+            PRIMARY KEY (metric, outcome, shard)
+        );
+        """,
+        // 2: FHIR reads by resource id (`Observation/{id}`).
+        "CREATE INDEX observation_resource_id ON observation (resource_id);",
+    ]
+
+    /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").
+    static let lockKey = "4923418417094643021"
+}
+
+/// Schema work in one transaction under `pg_advisory_xact_lock`, so that several workers starting at once apply each
+/// step exactly once.
+extension PostgresConnection: SchemaMigrating {
+    func withSchemaLock(_ body: () throws -> Void) throws {
+        try StoreError.mapping {
+            try transaction {
+                try execute("SELECT pg_advisory_xact_lock($1::bigint)", [PostgresSchema.lockKey])
+                try body()
+            }
+        }
+    }
+
+    func createSchemaVersionTable() throws {
+        try executeScript(
+            """
+            CREATE TABLE IF NOT EXISTS schema_version (
+                version integer PRIMARY KEY,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+    }
+
+    func schemaVersion() throws -> Int {
+        Int(try execute("SELECT coalesce(max(version), 0) FROM schema_version").integer(0, 0))
+    }
+
+    func apply(_ migration: String, recordingVersion version: Int) throws {
+        try executeScript(migration)
+        try execute("INSERT INTO schema_version (version) VALUES ($1::integer)", [String(version)])
+    }
+}

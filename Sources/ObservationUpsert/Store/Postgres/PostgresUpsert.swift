@@ -1,0 +1,121 @@
+import DailyValueContract
+import Essentials
+import PostgresClient
+
+/// The batched, version-guarded upsert on PostgreSQL; runs inside the caller's transaction.
+///
+/// All winners of a batch go in one statement over arrays (`unnest`), so a batch costs one round trip for its data
+/// (plus the tiny BEGIN, counter and COMMIT statements, and a version lookup only when some winners were not written):
+/// `INSERT … ON CONFLICT … DO UPDATE … WHERE observation.version < EXCLUDED.version RETURNING …`. The database
+/// arbitrates races between workers: a conflicting row is locked and the guard is evaluated against its latest
+/// committed version, so the higher version always wins and an equal one rewrites nothing.
+enum PostgresUpsert {
+    static let upsertSQL = """
+        INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+        SELECT patient, metric, day, version, resource_id, resource, 1, now()
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[])
+            AS input (patient, metric, day, version, resource_id, resource)
+        ORDER BY patient, metric, day
+        ON CONFLICT (patient, metric, day) DO UPDATE
+            SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource,
+                version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
+            WHERE o.version < EXCLUDED.version
+        RETURNING o.patient, o.metric, o.day, o.version_id
+        """
+
+    /// The current versions of the winners the upsert did not write. A new statement in READ COMMITTED sees the
+    /// latest committed rows, and the upsert still holds their row locks, so these cannot change before COMMIT.
+    static let currentSQL = """
+        SELECT o.patient, o.metric, o.day, o.version FROM observation o
+        JOIN unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day) USING (patient, metric, day)
+        """
+
+    static let countSQL = """
+        INSERT INTO outcome_count AS c (metric, outcome, shard, count)
+        SELECT metric, outcome, $4::smallint, count FROM unnest($1::text[], $2::text[], $3::bigint[])
+            AS input (metric, outcome, count)
+        ORDER BY metric, outcome
+        ON CONFLICT (metric, outcome, shard) DO UPDATE SET count = c.count + EXCLUDED.count
+        """
+
+    static func run(
+        _ batch: [ObservationRecord], counterShard: Int16, on connection: PostgresConnection
+    ) throws -> [UpsertOutcome] {
+        let plan = UpsertPlan(batch)
+        let winners = plan.winners.map { batch[$0] }
+        let written = try connection.executePrepared(
+            "dvp_upsert", upsertSQL,
+            keyArrays(winners) + [
+                PostgresText.array(winners.map(\.version)), PostgresText.array(winners.map(\.resourceID)),
+                PostgresText.array(winners.map(\.resource)),
+            ])
+        var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
+        for row in 0..<written.rowCount {
+            let identity = ObservationIdentity(
+                patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
+            writtenOutcomes[identity] = try written.integer(row, 3) == 1 ? .inserted : .updated
+        }
+        var winnerOutcomes: [Int: UpsertOutcome] = [:]
+        var unresolved: [Int] = []
+        for index in plan.winners {
+            if let outcome = writtenOutcomes[batch[index].identity] {
+                winnerOutcomes[index] = outcome
+            } else {
+                unresolved.append(index)
+            }
+        }
+        if !unresolved.isEmpty {
+            let current = try currentVersions(unresolved.map { batch[$0] }, on: connection)
+            for index in unresolved {
+                let record = batch[index]
+                guard let stored = current[record.identity], stored >= record.version else {
+                    throw StoreError(
+                        .query, "upsert of resource \(record.resourceID) neither wrote nor found a newer row")
+                }
+                winnerOutcomes[index] = stored == record.version ? .unchanged : .stale
+            }
+        }
+        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
+        let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)
+        _ = try connection.executePrepared(
+            "dvp_count", countSQL,
+            [
+                PostgresText.array(counts.map(\.metric)), PostgresText.array(counts.map(\.outcome.rawValue)),
+                PostgresText.array(counts.map(\.count)), String(counterShard),
+            ])
+        return outcomes
+    }
+
+    private static func currentVersions(
+        _ records: [ObservationRecord], on connection: PostgresConnection
+    ) throws -> [ObservationIdentity: Int64] {
+        try storedVersions(records.map(\.identity), on: connection)
+    }
+
+    /// The stored version of each of `identities` that has a row (one statement over the primary key).
+    static func storedVersions(
+        _ identities: [ObservationIdentity], on connection: PostgresConnection
+    ) throws -> [ObservationIdentity: Int64] {
+        let result = try connection.executePrepared(
+            "dvp_current", currentSQL,
+            [
+                PostgresText.array(identities.map(\.patient)), PostgresText.array(identities.map(\.metric)),
+                PostgresText.array(identities.map(\.day)),
+            ])
+        var versions: [ObservationIdentity: Int64] = [:]
+        versions.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            let identity = ObservationIdentity(
+                patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2))
+            versions[identity] = try result.integer(row, 3)
+        }
+        return versions
+    }
+
+    private static func keyArrays(_ records: [ObservationRecord]) -> [String] {
+        [
+            PostgresText.array(records.map(\.identity.patient)), PostgresText.array(records.map(\.identity.metric)),
+            PostgresText.array(records.map(\.identity.day)),
+        ]
+    }
+}

@@ -1,0 +1,161 @@
+import DailyValueContract
+import Essentials
+import Foundation
+import SQLiteClient
+
+/// The embedded store: one SQLite database file in WAL mode, one connection on a serial queue.
+///
+/// Several processes may share the file: every batch takes the write lock with `BEGIN IMMEDIATE` and waits up to the
+/// busy timeout; beyond that the upsert throws a retriable ``StoreError`` (`busy`).
+public final class SQLiteObservationStore: ObservationStore, ObservationStoreMaintenance {
+    private let state: QueueConfined<SQLiteConnection?>
+    /// The database file path.
+    public let path: String
+
+    /// Opens (creating if missing) the database at `path` and creates or migrates its schema.
+    /// - Parameter busyTimeout: how long a batch waits for another writer's lock before throwing `busy`.
+    /// - Throws: ``StoreError`` (`connection` when the file cannot be opened, `schema` when migration fails).
+    public init(path: String, busyTimeout: Duration = .seconds(5)) async throws {
+        self.path = path
+        let milliseconds = Int32(clamping: busyTimeout.milliseconds)
+        state = QueueConfined(label: "dvp.sqlite-store", nil)
+        try await state.run { connection in
+            try StoreError.mapping {
+                let opened = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
+                try SchemaMigrator.migrate(SQLiteSchema.migrations, on: opened)
+                connection = opened
+            }
+        }
+    }
+
+    /// Runs `body` on the store's queue with the open connection.
+    func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws -> Result
+    ) async throws -> Result {
+        try await state.run { connection in
+            guard let connection else { throw StoreError(.usage, "the SQLite store \(self.path) is closed") }
+            return try StoreError.mapping { try body(connection) }
+        }
+    }
+
+    // MARK: - ObservationStore
+
+    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
+        guard !batch.isEmpty else { return [] }
+        return try await withConnection { connection in
+            try connection.transaction {
+                let outcomes = try Self.upsert(batch, on: connection)
+                CrashPoint.reach(.afterUpsertBeforeCommit)
+                return outcomes
+            }
+        }
+    }
+
+    public func observation(for identity: ObservationIdentity) async throws -> StoredObservation? {
+        try await withConnection { connection in
+            try connection.statement(Self.selectColumns + " WHERE patient = ? AND metric = ? AND day = ?")
+                .query([.text(identity.patient), .text(identity.metric), .text(identity.day)], row: Self.stored)
+                .first
+        }
+    }
+
+    public func observations(patient: String) async throws -> [StoredObservation] {
+        try await withConnection { connection in
+            try connection.statement(Self.selectColumns + " WHERE patient = ? ORDER BY metric, day")
+                .query([.text(patient)], row: Self.stored)
+        }
+    }
+
+    public func outcomeCounts() async throws -> [MetricOutcomeCount] {
+        try await withConnection { connection in
+            try connection.statement("SELECT metric, outcome, count FROM outcome_count ORDER BY metric, outcome")
+                .query { row in
+                    MetricOutcomeCount(
+                        metric: row.text(0), outcome: UpsertOutcome(rawValue: row.text(1)) ?? .stale,
+                        count: row.integer(2))
+                }
+        }
+    }
+
+    public func allVersions() async throws -> [ObservationIdentity: Int64] {
+        let rows = try await withConnection { connection in
+            try connection.statement("SELECT patient, metric, day, version FROM observation").query { row in
+                (ObservationIdentity(patient: row.text(0), metric: row.text(1), day: row.text(2)), row.integer(3))
+            }
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func close() async {
+        _ = try? await state.run { connection in connection = nil }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await withConnection { try $0.schemaVersion() }
+    }
+
+    // MARK: - Upsert
+
+    /// The version-guarded upsert of one batch; runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
+    /// the database write lock, so reading the stored version and then writing cannot race another writer.
+    private static func upsert(_ batch: [ObservationRecord], on connection: SQLiteConnection) throws -> [UpsertOutcome]
+    {
+        let plan = UpsertPlan(batch)
+        let select = try connection.statement(
+            "SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")
+        let insert = try connection.statement(
+            """
+            INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+            VALUES (?, ?, ?, ?, ?, ?, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            """)
+        let update = try connection.statement(
+            """
+            UPDATE observation SET version = ?, resource_id = ?, resource = ?, version_id = version_id + 1,
+                last_updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            WHERE patient = ? AND metric = ? AND day = ? AND version < ?
+            """)
+        var winnerOutcomes: [Int: UpsertOutcome] = [:]
+        for index in plan.winners {
+            let record = batch[index]
+            let key: [SQLiteValue] = [
+                .text(record.identity.patient), .text(record.identity.metric), .text(record.identity.day),
+            ]
+            let stored = try select.query(key) { $0.integer(0) }.first
+            switch stored {
+            case nil:
+                try insert.run(
+                    key + [.integer(record.version), .text(record.resourceID), .text(record.resource)])
+                winnerOutcomes[index] = .inserted
+            case let version? where version < record.version:
+                try update.run(
+                    [.integer(record.version), .text(record.resourceID), .text(record.resource)] + key
+                        + [.integer(record.version)])
+                winnerOutcomes[index] = .updated
+            case let version?:
+                winnerOutcomes[index] = version == record.version ? .unchanged : .stale
+            }
+        }
+        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
+        let count = try connection.statement(
+            """
+            INSERT INTO outcome_count (metric, outcome, count) VALUES (?, ?, ?)
+            ON CONFLICT (metric, outcome) DO UPDATE SET count = count + excluded.count
+            """)
+        for total in UpsertPlan.counts(of: batch, outcomes: outcomes) {
+            try count.run([.text(total.metric), .text(total.outcome.rawValue), .integer(total.count)])
+        }
+        return outcomes
+    }
+
+    // MARK: - Rows
+
+    private static let selectColumns =
+        "SELECT patient, metric, day, version, resource_id, resource, version_id, last_updated FROM observation"
+
+    private static func stored(_ row: SQLiteStatement) -> StoredObservation {
+        StoredObservation(
+            identity: ObservationIdentity(patient: row.text(0), metric: row.text(1), day: row.text(2)),
+            version: row.integer(3), resourceID: row.text(4), resource: row.text(5), versionId: row.integer(6),
+            lastUpdated: row.text(7))
+    }
+}

@@ -1,0 +1,75 @@
+import DailyValueContract
+import Essentials
+import SQLiteClient
+
+/// The SQLite schema as ordered migrations, applied by ``SchemaMigrator``.
+enum SQLiteSchema {
+    /// Migration `n` (1-based) is `migrations[n - 1]`. Append only: never edit a released step.
+    static let migrations: [String] = [
+        // 1: observations keyed by identity, and outcome counters.
+        """
+        CREATE TABLE observation (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            resource_id TEXT NOT NULL,
+            resource TEXT NOT NULL,
+            version_id INTEGER NOT NULL,
+            last_updated TEXT NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        ) WITHOUT ROWID;
+        CREATE TABLE outcome_count (
+            metric TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (metric, outcome)
+        ) WITHOUT ROWID;
+        """,
+        // 2: FHIR reads by resource id (`Observation/{id}`).
+        "CREATE INDEX observation_resource_id ON observation (resource_id);",
+        // 3: a rowid table: WITHOUT ROWID suits small rows only, and a ~2 KB resource per row made every lookup
+        // and insert walk overflow pages inside the primary-key b-tree (about 3x slower).
+        """
+        CREATE TABLE observation_rowid (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            resource_id TEXT NOT NULL,
+            resource TEXT NOT NULL,
+            version_id INTEGER NOT NULL,
+            last_updated TEXT NOT NULL,
+            UNIQUE (patient, metric, day)
+        );
+        INSERT INTO observation_rowid
+            SELECT patient, metric, day, version, resource_id, resource, version_id, last_updated FROM observation;
+        DROP TABLE observation;
+        ALTER TABLE observation_rowid RENAME TO observation;
+        CREATE INDEX observation_resource_id ON observation (resource_id);
+        """,
+    ]
+}
+
+/// Schema work in one `BEGIN IMMEDIATE` transaction, so concurrent openers serialize on the write lock.
+extension SQLiteConnection: SchemaMigrating {
+    func withSchemaLock(_ body: () throws -> Void) throws {
+        try StoreError.mapping { try transaction(body) }
+    }
+
+    func createSchemaVersionTable() throws {
+        try execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    }
+
+    func schemaVersion() throws -> Int {
+        let rows = try statement("SELECT coalesce(max(version), 0) FROM schema_version").query { Int($0.integer(0)) }
+        return rows.first ?? 0
+    }
+
+    func apply(_ migration: String, recordingVersion version: Int) throws {
+        try execute(migration)
+        try statement(
+            "INSERT INTO schema_version (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+        ).run([.integer(Int64(version))])
+    }
+}

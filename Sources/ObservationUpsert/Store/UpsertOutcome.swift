@@ -1,0 +1,13 @@
+import DailyValueContract
+
+/// What a version-guarded upsert did with one record.
+public enum UpsertOutcome: String, Sendable, Hashable, CaseIterable, Codable {
+    /// No Observation existed for the identity; it was stored.
+    case inserted
+    /// The incoming version was greater than the stored one; the Observation was replaced and `meta.versionId` grew.
+    case updated
+    /// The incoming version equals the stored one (duplicate delivery, replay, retry); nothing was rewritten.
+    case unchanged
+    /// The incoming version is lower than the stored one; it was ignored so that newer data never regresses.
+    case stale
+}

@@ -1,0 +1,52 @@
+import DailyValueContract
+
+/// The within-batch half of the upsert contract, shared by every store.
+///
+/// Per identity the record with the highest version wins (the first one on ties); only winners reach the database.
+/// Every other record of that identity is compared with the version the identity holds after the batch: equal →
+/// `unchanged`, lower → `stale`. Winners are ordered by identity so that concurrent writers lock rows in one order.
+struct UpsertPlan {
+    /// Batch indices of the winning records, sorted by identity.
+    let winners: [Int]
+    /// For every batch index, the batch index of its identity's winner.
+    private let winnerOf: [Int]
+
+    init(_ batch: [ObservationRecord]) {
+        var winnerByIdentity: [ObservationIdentity: Int] = [:]
+        for (index, record) in batch.enumerated() {
+            if let current = winnerByIdentity[record.identity], batch[current].version >= record.version { continue }
+            winnerByIdentity[record.identity] = index
+        }
+        winners = winnerByIdentity.sorted { $0.key < $1.key }.map(\.value)
+        winnerOf = batch.map { winnerByIdentity[$0.identity]! }
+    }
+
+    /// One outcome per batch record, given the database's outcome for every winner.
+    func outcomes(for batch: [ObservationRecord], winnerOutcomes: [Int: UpsertOutcome]) -> [UpsertOutcome] {
+        batch.indices.map { index in
+            let winner = winnerOf[index]
+            guard let winnerOutcome = winnerOutcomes[winner] else {
+                preconditionFailure("no database outcome for winner \(batch[winner].identity)")
+            }
+            if winner == index { return winnerOutcome }
+            // A stale winner means the stored version is above every record of this identity in the batch.
+            if winnerOutcome == .stale { return .stale }
+            return batch[index].version == batch[winner].version ? .unchanged : .stale
+        }
+    }
+
+    /// Outcome totals per metric for the counters table, sorted by metric and outcome (a stable lock order).
+    static func counts(of batch: [ObservationRecord], outcomes: [UpsertOutcome]) -> [MetricOutcomeCount] {
+        var totals: [MetricOutcomeKey: Int64] = [:]
+        for (record, outcome) in zip(batch, outcomes) {
+            totals[MetricOutcomeKey(metric: record.identity.metric, outcome: outcome), default: 0] += 1
+        }
+        return totals.map { MetricOutcomeCount(metric: $0.key.metric, outcome: $0.key.outcome, count: $0.value) }
+            .sorted { ($0.metric, $0.outcome.rawValue) < ($1.metric, $1.outcome.rawValue) }
+    }
+
+    private struct MetricOutcomeKey: Hashable {
+        var metric: String
+        var outcome: UpsertOutcome
+    }
+}

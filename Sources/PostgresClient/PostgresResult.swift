@@ -1,0 +1,38 @@
+import CPostgres
+
+/// One libpq result (`PGresult*`), cleared in `deinit`. Values are read in text format.
+package final class PostgresResult {
+    let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) { self.handle = handle }
+
+    deinit { PQclear(handle) }
+
+    var status: ExecStatusType { PQresultStatus(handle) }
+
+    package var rowCount: Int { Int(PQntuples(handle)) }
+
+    /// The SQLSTATE of a failed statement (`PG_DIAG_SQLSTATE`), if the server sent one.
+    package var sqlState: String? {
+        PQresultErrorField(handle, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+    }
+
+    package var errorMessage: String { String(cString: PQresultErrorMessage(handle)) }
+
+    package func text(_ row: Int, _ column: Int) -> String {
+        String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
+    }
+
+    /// The value at `row`, `column` as an integer.
+    /// - Throws: ``PostgresError`` `query` when the value is not a decimal integer (never a silent 0).
+    package func integer(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {
+        let value = text(row, column)
+        guard let integer = Int64(value) else {
+            throw PostgresError(.query, "row \(row), column \(column): expected an integer, got '\(value.prefix(40))'")
+        }
+        return integer
+    }
+
+    /// Every row mapped by `body(row index)`.
+    package func rows<Row>(_ body: (Int) throws -> Row) rethrows -> [Row] { try (0..<rowCount).map(body) }
+}

@@ -1,0 +1,74 @@
+import CSQLite
+import Essentials
+
+/// One open SQLite database (`sqlite3*`) with its cache of prepared statements; closed in `deinit`.
+///
+/// Confined to the owning store's serial queue (see ``QueueConfined``), so it is opened with `SQLITE_OPEN_NOMUTEX`.
+package final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if missing) the database at `path` and configures the connection.
+    ///
+    /// `synchronous=FULL`: in WAL mode `NORMAL` may lose the last commits on power loss, yet the worker commits
+    /// Kafka offsets as soon as an upsert returns, so a lost commit would be a lost value. `FULL` syncs the WAL on
+    /// every commit (once per batch), which is what "durable when upsert returns" requires.
+    /// - Throws: ``SQLiteError`` (`unavailable` when the database cannot be opened).
+    package init(path: String, busyTimeoutMilliseconds: Int32) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let error =
+                db.map { SQLiteError.last($0, code, "opening \(path)") }
+                ?? SQLiteError(resultCode: code, "opening \(path): out of memory")
+            sqlite3_close_v2(db)  // the handle must be closed even when opening failed
+            throw SQLiteError(resultCode: error.resultCode, kind: .unavailable, error.message)
+        }
+        self.handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    deinit {
+        statements.removeAll()  // finalize every statement before closing
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Statements
+
+    /// Runs constant SQL (schema, pragmas, transaction control). Never pass values here: bind them.
+    package func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            throw SQLiteError(resultCode: sqlite3_extended_errcode(handle), "\(text) (running \(sql))")
+        }
+    }
+
+    /// The cached prepared statement for `sql`, prepared on first use.
+    package func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let statement = try SQLiteStatement(connection: handle, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+}
+
+// MARK: - Transactions
+
+/// `BEGIN IMMEDIATE` … `COMMIT`: the write lock is taken up front, so `SQLITE_BUSY` surfaces at `BEGIN` rather than
+/// half-way through a batch.
+extension SQLiteConnection: TransactionalConnection {
+    package func beginTransaction() throws { try execute("BEGIN IMMEDIATE") }
+
+    package func commitTransaction() throws { try execute("COMMIT") }
+
+    package func rollBackAfterFailure() {
+        if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+    }
+}
