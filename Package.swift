@@ -27,26 +27,37 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // MARK: - Libraries
+        .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
+        .target(name: "SeededRandom", swiftSettings: swiftSettings),
         .target(
             name: "ObservationUpsert",
             dependencies: ["CSQLite", "CPostgres", "CCrypto"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Kafka", dependencies: ["CKafka"], swiftSettings: swiftSettings),
-        .target(name: "Producer", dependencies: ["Kafka", "ObservationUpsert"], swiftSettings: swiftSettings),
+        .target(
+            name: "Producer", dependencies: ["Kafka", "ObservationUpsert", "SeededRandom"], swiftSettings: swiftSettings
+        ),
         .target(
             name: "WorkerCore",
-            dependencies: ["Kafka", "ObservationUpsert", "CCrypto", "CMicroHTTPD"],
+            dependencies: ["CommandLineOptions", "Kafka", "ObservationUpsert", "CCrypto", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: - Executables
         .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "ProducerCLI", dependencies: ["Producer"], swiftSettings: swiftSettings),
-        .executableTarget(name: "DevBroker", dependencies: ["Kafka"], swiftSettings: swiftSettings),
-        .executableTarget(name: "StoreCtl", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
+        // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.
+        .executableTarget(
+            name: "dvp-test-tools", dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom"],
+            path: "Tests/TestTools", swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ObservationUpsertTests", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: swiftSettings),
         .testTarget(name: "ProducerTests", dependencies: ["Producer", "Kafka"], swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Dispatch
 import Foundation
 import Kafka
@@ -16,8 +17,8 @@ do {
     }
     options = parsed
 } catch {
-    DevBrokerOutput.error("devbroker: \(error.message)\n\(DevBrokerOptions.help)")
-    exit(2)
+    StandardError.print("devbroker: \(error.message)\n\(DevBrokerOptions.help)")
+    exit(UsageError.exitStatus)
 }
 
 let cluster: KafkaMockCluster
@@ -27,7 +28,7 @@ do {
         try cluster.createTopic(topic.name, partitions: topic.partitions, replicationFactor: min(3, options.brokers))
     }
 } catch {
-    DevBrokerOutput.error("devbroker: \(error)")
+    StandardError.print("devbroker: \(error)")
     exit(1)
 }
 
@@ -36,7 +37,7 @@ if let path = options.bootstrapFile {
         let file = KafkaMockCluster.BootstrapFile(bootstrapServers: cluster.bootstrapServers, writtenByDevBroker: true)
         try Data(file.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-        DevBrokerOutput.error("devbroker: cannot write bootstrap file \(path): \(error)")
+        StandardError.print("devbroker: cannot write bootstrap file \(path): \(error)")
         exit(1)
     }
 }
@@ -44,7 +45,7 @@ if let control = options.control {
     do {
         try ControlChannel.start(control, cluster: cluster)
     } catch {
-        DevBrokerOutput.error("devbroker: \(error.message)")
+        StandardError.print("devbroker: \(error.message)")
         exit(1)
     }
 }

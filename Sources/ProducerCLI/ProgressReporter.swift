@@ -1,3 +1,5 @@
+import CommandLineOptions
+
 /// Prints a progress line on stderr at most every `interval`, so long runs show they are alive.
 struct ProgressReporter {
     private let clock = ContinuousClock()

@@ -15,11 +15,14 @@ enum ChildProcess {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The built `storectl`: `$DVP_BIN_DIR/storectl` (set by `scripts/test.sh`), else `.build/debug/storectl`.
-    static func storectl() throws -> URL {
+    static func storectl() throws -> URL { try binary("storectl") }
+
+    /// A built executable: `$DVP_BIN_DIR/NAME`, else `.build/debug/NAME`.
+    static func binary(_ name: String) throws -> URL {
         let binDirectory =
             ProcessInfo.processInfo.environment["DVP_BIN_DIR"].map { URL(fileURLWithPath: $0) }
             ?? repositoryRoot.appendingPathComponent(".build/debug")
-        let binary = binDirectory.appendingPathComponent("storectl")
+        let binary = binDirectory.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw TestEnvironmentError(
                 "\(binary.path) is missing: run the tests with `scripts/test.sh` (see README), or `swift build` first")
@@ -63,6 +66,18 @@ enum ChildProcess {
         return ChildProcessResult(
             status: status, standardOutput: try String(contentsOf: outURL, encoding: .utf8),
             standardError: try String(contentsOf: errURL, encoding: .utf8))
+    }
+
+    /// Runs `dvp-test-tools` and expects exit status 0.
+    @discardableResult
+    static func testTools(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> ChildProcessResult
+    {
+        let result = try await run(try binary("dvp-test-tools"), arguments)
+        #expect(
+            result.status == 0, "dvp-test-tools \(arguments.joined(separator: " ")): \(result.standardError)",
+            sourceLocation: sourceLocation)
+        return result
     }
 
     /// Runs `storectl` and expects exit status 0.
