@@ -58,12 +58,22 @@ let package = Package(
             name: "dvp-test-tools", dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom"],
             path: "Tests/TestTools", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ObservationUpsertTests", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProducerTests", dependencies: ["Producer", "Kafka"], swiftSettings: swiftSettings),
+        // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
+        .target(
+            name: "TestSupport", dependencies: ["Kafka", "SeededRandom"], path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ObservationUpsertTests", dependencies: ["ObservationUpsert", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProducerTests", dependencies: ["Producer", "Kafka", "TestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert"],
+            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

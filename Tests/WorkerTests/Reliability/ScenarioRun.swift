@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// One reliability scenario: real processes, the oracle of everything sent, one fault, a drain, the common checks
