@@ -1,4 +1,5 @@
 import Kafka
+import TestSupport
 import Testing
 
 @Suite("Flow control and pausing", .serialized, .timeLimit(.minutes(2)))

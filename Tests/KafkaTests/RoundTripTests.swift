@@ -1,4 +1,5 @@
 import Kafka
+import TestSupport
 import Testing
 
 @Suite("Produce and consume round trip", .serialized, .timeLimit(.minutes(2)))

@@ -1,4 +1,5 @@
 import ObservationUpsert
+import TestSupport
 import Testing
 
 @Suite struct DailyValueRejectionTests {

@@ -1,40 +1,16 @@
 import Foundation
 import ObservationUpsert
 import Testing
-
-/// The validator venv is absent: a test failure with the command that fixes it.
-struct MissingValidator: Error, CustomStringConvertible {
-    var path: String
-    var description: String {
-        "No validator python at \(path). Run the README test command first (it creates the venv): "
-            + "python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt"
-    }
-}
+import TestSupport
 
 /// Runs `scripts/validate_fhir.py` (fhirkit-rs + fhir.resources R4 + product lint) on what the mapper emits.
 @Suite(.serialized) struct FHIRValidationTests {
-    static let root = Fixtures.packageRoot()
-
-    /// The venv python: `DVP_PYTHON`, else `<root>/.venv/bin/python`. Missing → the test fails (never skips).
-    static func python() throws -> URL {
-        let path =
-            ProcessInfo.processInfo.environment["DVP_PYTHON"] ?? root.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw MissingValidator(path: path) }
-        return URL(fileURLWithPath: path)
-    }
-
-    /// Runs the script on `directory`; returns the exit status and the combined output.
+    /// Runs the script on `directory` with the venv python (``TestPython``: `DVP_PYTHON`, else `.venv`, created
+    /// when missing; none → the test fails, never skips); returns the exit status and the output of both streams.
     static func validate(_ directory: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try python()
-        process.arguments = [root.appendingPathComponent("scripts/validate_fhir.py").path, directory.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try ChildProcess.runBlocking(
+            try TestPython.executable().path, [TestEnvironment.script("validate_fhir.py"), directory.path])
+        return (result.status, result.stdout + result.stderr)
     }
 
     /// A fresh directory holding the exported catalog and `resources` (name → JSON).

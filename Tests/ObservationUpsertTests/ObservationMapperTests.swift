@@ -1,5 +1,6 @@
 import Foundation
 import ObservationUpsert
+import TestSupport
 import Testing
 
 @Suite struct ObservationMapperTests {

@@ -1,5 +1,6 @@
 import Foundation
 import ObservationUpsert
+import TestSupport
 import Testing
 
 /// DailyValues covering every catalog metric and the DST / odd-offset days, shared by the mapper and FHIR tests.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
@@ -33,7 +34,7 @@ struct PostgresDeadlineTests {
         #expect(error?.message.contains("cancel request sent") == true, "\(String(describing: error))")
         #expect(elapsed < .seconds(3), "took \(elapsed)")
         // The connection was dropped when the call returned: its backend goes away (cancelled, then disconnected).
-        let gone = try await eventuallyTrue(timeout: .seconds(5)) {
+        let gone = try await eventually(timeout: .seconds(5), interval: .milliseconds(100)) {
             try await query(url, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int", ["\(pid)"]) == ["0"]
         }
         #expect(gone, "backend \(pid) still running pg_sleep")
@@ -96,14 +97,5 @@ struct PostgresDeadlineTests {
             let result = try PostgresConnection(connectionString: url).execute(sql, parameters)
             return result.rows { result.text($0, 0) }
         }
-    }
-
-    private func eventuallyTrue(timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
@@ -24,7 +25,7 @@ struct StoreRaceTests {
         try await TestStores.withFreshLocation(kind) { location in
             let store = ["--store", Self.text(location)]
             try await ChildProcess.storectl(["audit-install"] + store)
-            let writers = try await withThrowingTaskGroup(of: ChildProcessResult.self) { group in
+            let writers = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
                 for writer in 0..<2 {
                     group.addTask {
                         try await ChildProcess.testTools(
@@ -86,7 +87,7 @@ struct StoreRaceTests {
         }
         // The race writer moved out of storectl (above, `_race` is now an unknown command) into the test tools.
         let race = ["race", "--store", "sqlite:/tmp/x.db", "--writer", "3", "--writers", "2"]
-        let result = try await ChildProcess.run(try ChildProcess.binary("dvp-test-tools"), race)
+        let result = try await ChildProcess.run(try TestEnvironment.requireBinary("dvp-test-tools").path, race)
         #expect(result.status == 2, "\(race)")
         #expect(!result.standardError.isEmpty, "\(race)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
@@ -18,16 +19,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 enum TestStores {
     static let postgresURLVariable = "DVP_POSTGRES_URL"
 
-    /// The PostgreSQL test cluster URL; a missing variable fails the test (no silent skip).
-    static func postgresURL() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
-            throw TestEnvironmentError(
-                "\(postgresURLVariable) is not set: run the tests with `scripts/test.sh` (see README), which starts "
-                    + "a throwaway PostgreSQL, or start one with `scripts/pg-test-cluster.sh start DIR auto` and "
-                    + "export its URL")
-        }
-        return url
-    }
+    /// The PostgreSQL test server's URL (``TestPostgres``: `DVP_POSTGRES_URL`, else a throwaway cluster of this
+    /// test process); no server fails the test (no silent skip).
+    static func postgresURL() throws -> String { try TestPostgres.url() }
 
     /// Runs `body` with the location of a new, empty store of `kind`, removed afterwards on every path.
     static func withFreshLocation<Result>(
@@ -99,12 +93,6 @@ enum TestStores {
         components.path = "/" + database
         return try #require(components.string)
     }
-}
-
-struct TestEnvironmentError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) { self.description = description }
 }
 
 // MARK: - Records

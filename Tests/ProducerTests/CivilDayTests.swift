@@ -1,4 +1,5 @@
 import Producer
+import TestSupport
 import Testing
 
 /// The generator's calendar arithmetic (no Foundation calendar, so output is identical everywhere).

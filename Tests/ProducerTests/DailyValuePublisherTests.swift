@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import ObservationUpsert
 import Producer
+import TestSupport
 import Testing
 
 /// The library API against a real librdkafka mock cluster over TCP.

@@ -1,6 +1,7 @@
 import Foundation
 import ObservationUpsert
 import Producer
+import TestSupport
 import Testing
 
 /// `producer generate`: determinism, the delivery-pattern shares, and an oracle that matches the output.
