@@ -67,6 +67,7 @@ let package = Package(
             name: "ObservationUpsertTests", dependencies: ["ObservationUpsert", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProducerTests", dependencies: ["Producer", "Kafka", "TestSupport"], swiftSettings: swiftSettings

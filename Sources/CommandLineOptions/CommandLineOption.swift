@@ -38,7 +38,8 @@ public struct CommandLineOption: Sendable {
     public static func flag(
         _ name: String, aliases: [String] = [], environment: String? = nil, help: String
     ) -> CommandLineOption {
-        CommandLineOption(names: [name] + aliases, kind: .flag, environment: environment, isRepeatable: false, help: help)
+        CommandLineOption(
+            names: [name] + aliases, kind: .flag, environment: environment, isRepeatable: false, help: help)
     }
 
     /// `--help` / `-h`, which every command line understands.

@@ -27,18 +27,7 @@ struct GenerateOptions {
             ]),
         .init(
             "Delivery patterns (shares in 0…1, default 0):",
-            [
-                .value(
-                    "--late-share", "X",
-                    help: "identities re-delivered 1–3 days later with a higher version and new value"),
-                .value("--duplicate-share", "X", help: "identities whose original is re-sent byte for byte"),
-                .value("--out-of-order-share", "X", help: "identities whose older version is sent after the newer one"),
-                .value(
-                    "--invalid-share", "X",
-                    help: """
-                        share of ALL events that are invalid (≤ 0.9); classes drawn evenly from
-                        \(InvalidEventClass.allCases.map(\.rawValue).joined(separator: ", "))
-                        """),
+            shares.map { .value($0.option, "X", help: $0.help) } + [
                 .value("--invalid-classes", "C1,…", help: "restrict the invalid classes"),
             ]),
         .init(
@@ -56,6 +45,28 @@ struct GenerateOptions {
             ]),
         ConnectionOptions.section,
     ])
+
+    /// The delivery-pattern shares: the option, its help, and the generator setting it sets.
+    private typealias Share = (option: String, help: String, setting: WritableKeyPath<GeneratorConfiguration, Double>)
+
+    private static var shares: [Share] {
+        [
+            (
+                "--late-share", "identities re-delivered 1–3 days later with a higher version and new value",
+                \.lateShare
+            ),
+            ("--duplicate-share", "identities whose original is re-sent byte for byte", \.duplicateShare),
+            ("--out-of-order-share", "identities whose older version is sent after the newer one", \.outOfOrderShare),
+            (
+                "--invalid-share",
+                """
+                share of ALL events that are invalid (≤ 0.9); classes drawn evenly from
+                \(InvalidEventClass.allCases.map(\.rawValue).joined(separator: ", "))
+                """,
+                \.invalidShare
+            ),
+        ]
+    }
 
     static let help = parser.helpText(
         header: """
@@ -90,7 +101,8 @@ struct GenerateOptions {
         if let text = parsed.value("--metrics") { generator.metrics = try Self.metrics(text) }
         if let text = parsed.value("--start-day") {
             guard let day = CivilDay(text) else {
-                throw ProducerConfigurationError(option: "--start-day", rule: "must be a date YYYY-MM-DD, got '\(text)'")
+                throw ProducerConfigurationError(
+                    option: "--start-day", rule: "must be a date YYYY-MM-DD, got '\(text)'")
             }
             generator.startDay = day
             startDayGiven = true
@@ -101,10 +113,9 @@ struct GenerateOptions {
             }
             generator.seed = seed
         }
-        generator.lateShare = try parsed.number("--late-share", in: 0...1) ?? generator.lateShare
-        generator.duplicateShare = try parsed.number("--duplicate-share", in: 0...1) ?? generator.duplicateShare
-        generator.outOfOrderShare = try parsed.number("--out-of-order-share", in: 0...1) ?? generator.outOfOrderShare
-        generator.invalidShare = try parsed.number("--invalid-share", in: 0...1) ?? generator.invalidShare
+        for share in Self.shares {
+            if let value = try parsed.number(share.option, in: 0...1) { generator[keyPath: share.setting] = value }
+        }
         if let text = parsed.value("--invalid-classes") { generator.invalidClasses = try Self.invalidClasses(text) }
         out = parsed.value("--out")
         oracleOut = parsed.value("--oracle-out")

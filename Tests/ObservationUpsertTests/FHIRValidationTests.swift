@@ -7,8 +7,8 @@ import TestSupport
 @Suite(.serialized) struct FHIRValidationTests {
     /// Runs the script on `directory` with the venv python (``TestPython``: `DVP_PYTHON`, else `.venv`, created
     /// when missing; none → the test fails, never skips); returns the exit status and the output of both streams.
-    static func validate(_ directory: URL) throws -> (status: Int32, output: String) {
-        let result = try ChildProcess.runBlocking(
+    static func validate(_ directory: URL) async throws -> (status: Int32, output: String) {
+        let result = try await ChildProcess.run(
             try TestPython.executable().path, [TestEnvironment.script("validate_fhir.py"), directory.path])
         return (result.status, result.stdout + result.stderr)
     }
@@ -24,18 +24,18 @@ import TestSupport
         return dir
     }
 
-    @Test(.timeLimit(.minutes(2))) func everyEmittedResourcePassesBothValidatorsAndTheLint() throws {
+    @Test(.timeLimit(.minutes(2))) func everyEmittedResourcePassesBothValidatorsAndTheLint() async throws {
         let records = try ObservationSamples.records()
         #expect(records.count == MetricCatalog.builtin.allMetrics.count + ObservationSamples.days.count + 1)
         let dir = try Self.directory(records.mapValues(\.resource))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (status, output) = try Self.validate(dir)
+        let (status, output) = try await Self.validate(dir)
         #expect(status == 0, "\(output)")
         #expect(output.contains("\(records.count)/\(records.count) valid"), "\(output)")
     }
 
     /// Each broken variant of a good resource must make the script fail, naming the file.
-    @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() throws {
+    @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() async throws {
         let good = try Fixtures.mapper.map(
             ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!),
             recordTimestampMs: Fixtures.ms("2026-11-01T06:15:03Z")
@@ -57,11 +57,11 @@ import TestSupport
         // The unbroken resource passes, so each failure below is caused by its breakage.
         let control = try Self.directory(["good": good])
         defer { try? FileManager.default.removeItem(at: control) }
-        #expect(try Self.validate(control).status == 0)
+        #expect(try await Self.validate(control).status == 0)
 
         let dir = try Self.directory(broken)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (status, output) = try Self.validate(dir)
+        let (status, output) = try await Self.validate(dir)
         #expect(status == 1, "\(output)")
         for name in broken.keys {
             #expect(output.contains("\(name).json: "), "no failure reported for \(name): \(output)")

@@ -6,8 +6,8 @@ import TestSupport
 
 /// A PostgreSQL server restart between upserts: the store reports a retriable error at most once, then reconnects.
 ///
-/// Runs its own throwaway cluster (``PostgresCluster``, via `scripts/pg-test-cluster.sh`), so restarting it cannot disturb other
-/// suites sharing the `DVP_POSTGRES_URL` cluster.
+/// Runs its own throwaway cluster (``PostgresCluster``, via `scripts/pg-test-cluster.sh`), so restarting it cannot
+/// disturb other suites sharing the `DVP_POSTGRES_URL` cluster.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PostgresRestartTests {
     @Test(arguments: ["restart-fast", "restart-immediate"])
@@ -17,7 +17,7 @@ struct PostgresRestartTests {
             let store = try await PostgresObservationStore(connectionString: cluster.url)
             #expect(try await store.upsert([record(version: 1)]) == [.inserted])
 
-            try cluster.restart(String(restart.dropFirst("restart-".count)))
+            try await cluster.restart(String(restart.dropFirst("restart-".count)))
 
             var first: [UpsertOutcome]?
             do {
@@ -46,7 +46,8 @@ struct PostgresRestartTests {
     // MARK: - Private cluster
 
     private func withPrivateCluster(_ body: (PostgresCluster) async throws -> Void) async throws {
-        let cluster = try PostgresCluster()  // stopped and removed when released, on every path
+        let cluster = try await PostgresCluster.start()  // stopped and removed when released, on every path
         try await body(cluster)
+        try await cluster.stop()
     }
 }

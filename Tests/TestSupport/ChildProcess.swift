@@ -104,7 +104,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// `terminationReason == .uncaughtSignal`, which would read as an exit code). nil while it runs.
     public var exitStatus: Int32? {
         guard !process.isRunning else { return nil }
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let code = process.terminationStatus
+        return process.terminationReason == .uncaughtSignal ? 128 + code : code
     }
 
     /// How a shell-style status reads: `exit 3`, `signal 6 (SIGABRT)`, `still running`.

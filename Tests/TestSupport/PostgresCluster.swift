@@ -1,23 +1,37 @@
 import Foundation
 
 /// A throwaway PostgreSQL cluster of its own, run by `scripts/pg-test-cluster.sh` (initdb, start on a free port,
-/// stop, restart). Stopped when released; the data directory is removed.
+/// stop, restart). Stopped when released; a data directory it created is removed.
+///
+/// Each operation comes in two forms: a blocking one for synchronous set-up code, and an `async` one (preferred in
+/// async code) that waits without holding a thread of Swift's small cooperative pool.
 public final class PostgresCluster: @unchecked Sendable {
     /// The data directory.
     public let directory: URL
     /// The connection URL printed at the first start.
-    public private(set) var url: String
+    public let url: String
     private let ownsDirectory: Bool
+
+    /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port, blocking.
+    /// - Throws: ``TestSetupError`` with the script's output when it cannot start.
+    public convenience init(directory: URL? = nil) throws {
+        let (directory, owns) = Self.location(directory)
+        let url = try Self.script(["start", directory.path, "auto"])
+        self.init(directory: directory, url: url, ownsDirectory: owns)
+    }
 
     /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port.
     /// - Throws: ``TestSetupError`` with the script's output when it cannot start.
-    public init(directory: URL? = nil) throws {
-        ownsDirectory = directory == nil
-        // Outside the checkout: the server runs as `postgres` when we are root, who may not enter the clone.
-        self.directory =
-            directory ?? URL(fileURLWithPath: "/var/tmp").appendingPathComponent("dvp-pg-test-\(UUID().uuidString)")
-        url = ""
-        url = try Self.script(["start", self.directory.path, "auto"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    public static func start(directory: URL? = nil) async throws -> PostgresCluster {
+        let (directory, owns) = location(directory)
+        let url = try await script(["start", directory.path, "auto"])
+        return PostgresCluster(directory: directory, url: url, ownsDirectory: owns)
+    }
+
+    private init(directory: URL, url: String, ownsDirectory: Bool) {
+        self.directory = directory
+        self.url = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.ownsDirectory = ownsDirectory
     }
 
     deinit {
@@ -25,21 +39,37 @@ public final class PostgresCluster: @unchecked Sendable {
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// Outside the checkout: the server runs as `postgres` when we are root, who may not enter the clone.
+    private static func location(_ directory: URL?) -> (URL, owned: Bool) {
+        if let directory { return (directory, false) }
+        return (URL(fileURLWithPath: "/var/tmp").appendingPathComponent("dvp-pg-test-\(UUID().uuidString)"), true)
+    }
+
     /// The port the server listens on.
     public var port: Int? { URLComponents(string: url)?.port }
 
     /// Fast shutdown.
-    public func stop() throws { try Self.script(["stop", directory.path]) }
+    public func stop() async throws { try await Self.script(["stop", directory.path]) }
 
-    /// Starts the stopped server again on its port.
-    public func start() throws { try Self.script(["start", directory.path, port.map(String.init) ?? "auto"]) }
+    /// `fast` (clients disconnected) or `immediate` (crash, WAL recovery) restart, blocking.
+    public func restart(_ mode: String) throws { try Self.script(["restart-\(mode)", directory.path]) }
 
     /// `fast` (clients disconnected) or `immediate` (crash, WAL recovery) restart.
-    public func restart(_ mode: String) throws { try Self.script(["restart-\(mode)", directory.path]) }
+    public func restart(_ mode: String) async throws { try await Self.script(["restart-\(mode)", directory.path]) }
+
+    // MARK: - The script
 
     @discardableResult
     static func script(_ arguments: [String]) throws -> String {
-        let result = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), arguments)
+        try check(runCommand(TestEnvironment.script("pg-test-cluster.sh"), arguments), arguments)
+    }
+
+    @discardableResult
+    static func script(_ arguments: [String]) async throws -> String {
+        try check(await ChildProcess.run(TestEnvironment.script("pg-test-cluster.sh"), arguments), arguments)
+    }
+
+    private static func check(_ result: ProcessResult, _ arguments: [String]) throws -> String {
         guard result.status == 0 else {
             throw TestSetupError("pg-test-cluster.sh \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }

@@ -42,5 +42,6 @@ extension ChildProcess {
 public func runCommand(
     _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
 ) throws -> ProcessResult {
-    try ChildProcess.runBlocking(executable, arguments, input: input.map { .text($0) } ?? .none, environment: environment)
+    try ChildProcess.runBlocking(
+        executable, arguments, input: input.map { .text($0) } ?? .none, environment: environment)
 }

@@ -41,7 +41,8 @@ public enum TestPostgres {
             return .failure(
                 TestSetupError(
                     "\(urlVariable) is not set and a throwaway PostgreSQL could not be started (PostgreSQL refuses "
-                        + "to run as root unless the `postgres` user exists; see scripts/pg-test-cluster.sh): \(error)"))
+                        + "to run as root unless the `postgres` user exists; see scripts/pg-test-cluster.sh): "
+                        + "\(error)"))
         }
     }
 
