@@ -1,5 +1,4 @@
 import Kafka
-import TestSupport
 import Testing
 
 @Suite("Configuration validation")

@@ -1,6 +1,5 @@
 import Kafka
 import Synchronization
-import TestSupport
 import Testing
 
 @Suite("Consumer groups and offsets", .serialized, .timeLimit(.minutes(3)))

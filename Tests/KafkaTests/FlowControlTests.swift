@@ -1,5 +1,4 @@
 import Kafka
-import TestSupport
 import Testing
 
 @Suite("Flow control and pausing", .serialized, .timeLimit(.minutes(2)))

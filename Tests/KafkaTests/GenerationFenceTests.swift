@@ -1,7 +1,6 @@
 import Foundation
 import Kafka
 import Synchronization
-import TestSupport
 import Testing
 
 /// The generation fence on a real consumer group (librdkafka's mock cluster): the coordinator answers heartbeats

@@ -1,6 +1,5 @@
 import Kafka
 import Synchronization
-import TestSupport
 import Testing
 
 @Suite("Producer delivery failure and recovery", .serialized, .timeLimit(.minutes(2)))

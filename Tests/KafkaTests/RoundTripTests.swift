@@ -1,5 +1,4 @@
 import Kafka
-import TestSupport
 import Testing
 
 @Suite("Produce and consume round trip", .serialized, .timeLimit(.minutes(2)))

@@ -1,6 +1,5 @@
 import Foundation
 import ObservationUpsert
-import TestSupport
 import Testing
 
 /// One event that must be rejected, with the expected class and field.

@@ -1,5 +1,4 @@
 import ObservationUpsert
-import TestSupport
 import Testing
 
 @Suite struct DailyValueRejectionTests {

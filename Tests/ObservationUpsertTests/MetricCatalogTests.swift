@@ -1,6 +1,5 @@
 import Foundation
 import ObservationUpsert
-import TestSupport
 import Testing
 
 @Suite struct MetricCatalogTests {

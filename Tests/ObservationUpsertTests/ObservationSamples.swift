@@ -1,6 +1,5 @@
 import Foundation
 import ObservationUpsert
-import TestSupport
 import Testing
 
 /// DailyValues covering every catalog metric and the DST / odd-offset days, shared by the mapper and FHIR tests.

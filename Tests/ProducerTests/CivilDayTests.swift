@@ -1,5 +1,4 @@
 import Producer
-import TestSupport
 import Testing
 
 /// The generator's calendar arithmetic (no Foundation calendar, so output is identical everywhere).

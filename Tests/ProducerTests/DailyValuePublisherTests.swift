@@ -2,7 +2,6 @@ import Foundation
 import Kafka
 import ObservationUpsert
 import Producer
-import TestSupport
 import Testing
 
 /// The library API against a real librdkafka mock cluster over TCP.

@@ -1,6 +1,5 @@
 import Foundation
 import Producer
-import TestSupport
 import Testing
 
 /// Reading input files: JSON lines and JSON arrays keep each record's original bytes and starting line.
