@@ -45,7 +45,8 @@ let package = Package(
         ),
 
         // MARK: - Executables
-        .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer"], swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),

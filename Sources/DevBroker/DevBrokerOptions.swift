@@ -10,9 +10,9 @@ struct DevBrokerOptions {
 
     static let defaultTopics: [(name: String, partitions: Int)] = [("daily-values", 12), ("daily-values.dlq", 3)]
 
-    static let parser = CommandLineParser(sections: [.init("options:", options)])
+    static let parser = CommandLineParser(sections: [.init("options:", optionList)])
 
-    private static let options: [CommandLineOption] = [
+    private static let optionList: [CommandLineOption] = [
         .value("--brokers", "N", help: "number of mock brokers, ids 1..N (default 3)"),
         .value(
             "--topic", "NAME:PARTITIONS", repeatable: true,

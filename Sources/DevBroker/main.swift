@@ -9,17 +9,9 @@ import Kafka
 
 // devbroker: librdkafka's mock Kafka cluster as a development/test process. See `devbroker --help`.
 
-let options: DevBrokerOptions
-do {
-    guard let parsed = try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
-        print(DevBrokerOptions.help)
-        exit(0)
-    }
-    options = parsed
-} catch {
-    StandardError.print("devbroker: \(error.message)\n\(DevBrokerOptions.help)")
-    exit(UsageError.exitStatus)
-}
+let options: DevBrokerOptions = CommandLineTool.parseOrExit(
+    "devbroker", help: DevBrokerOptions.help, usageHint: DevBrokerOptions.help
+) { try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) }
 
 let cluster: KafkaMockCluster
 do {
