@@ -11,6 +11,9 @@ public final class PostgresCluster: @unchecked Sendable {
     /// The connection URL printed at the first start.
     public let url: String
     private let ownsDirectory: Bool
+    /// The server's process id, read after each start: the clean-up signals it when `pg_ctl` cannot stop the server
+    /// any more (its data directory was removed first, e.g. with the test's temporary directory).
+    private var serverPID: Int32?
 
     /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port, blocking.
     /// - Throws: ``TestSetupError`` with the script's output when it cannot start.
@@ -32,11 +35,20 @@ public final class PostgresCluster: @unchecked Sendable {
         self.directory = directory
         self.url = url.trimmingCharacters(in: .whitespacesAndNewlines)
         self.ownsDirectory = ownsDirectory
+        readServerPID()
     }
 
     deinit {
-        _ = try? runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", directory.path])
+        let stopped = try? runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", directory.path])
+        if stopped?.status != 0, let serverPID { kill(serverPID, SIGQUIT) }  // immediate shutdown
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// The first line of `postmaster.pid`.
+    private func readServerPID() {
+        let file = directory.appendingPathComponent("postmaster.pid")
+        let text = try? String(contentsOf: file, encoding: .utf8)
+        serverPID = text?.split(separator: "\n").first.flatMap { Int32($0) }
     }
 
     /// Outside the checkout: the server runs as `postgres` when we are root, who may not enter the clone.
@@ -49,13 +61,22 @@ public final class PostgresCluster: @unchecked Sendable {
     public var port: Int? { URLComponents(string: url)?.port }
 
     /// Fast shutdown.
-    public func stop() async throws { try await Self.script(["stop", directory.path]) }
+    public func stop() async throws {
+        try await Self.script(["stop", directory.path])
+        serverPID = nil
+    }
 
     /// `fast` (clients disconnected) or `immediate` (crash, WAL recovery) restart, blocking.
-    public func restart(_ mode: String) throws { try Self.script(["restart-\(mode)", directory.path]) }
+    public func restart(_ mode: String) throws {
+        try Self.script(["restart-\(mode)", directory.path])
+        readServerPID()
+    }
 
     /// `fast` (clients disconnected) or `immediate` (crash, WAL recovery) restart.
-    public func restart(_ mode: String) async throws { try await Self.script(["restart-\(mode)", directory.path]) }
+    public func restart(_ mode: String) async throws {
+        try await Self.script(["restart-\(mode)", directory.path])
+        readServerPID()
+    }
 
     // MARK: - The script
 

@@ -10,9 +10,6 @@ public enum TestPostgres {
     private static let shared = Mutex<Result<String, TestSetupError>?>(nil)
     nonisolated(unsafe) private static var ownCluster: PostgresCluster?
 
-    /// Whether `DVP_POSTGRES_URL` names a server.
-    public static var isConfigured: Bool { !(ProcessInfo.processInfo.environment[urlVariable] ?? "").isEmpty }
-
     /// The shared server's URL.
     /// - Throws: ``TestSetupError`` saying why no server could be started (no PostgreSQL binaries, not root, …).
     public static func url() throws -> String {

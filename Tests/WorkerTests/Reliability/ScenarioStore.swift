@@ -1,8 +1,8 @@
 import Foundation
 import TestSupport
 
-/// The PostgreSQL store of one scenario: a fresh database on the shared test server, or a throwaway cluster of
-/// its own (`scripts/pg-test-cluster.sh`) when the scenario restarts it or no shared server is configured.
+/// The PostgreSQL store of one scenario: a fresh database on the shared test server (``TestPostgres``), or a
+/// throwaway cluster of its own (``PostgresCluster``) when the scenario restarts it.
 final class ScenarioStore: @unchecked Sendable {
     /// The libpq URL the workers and `storectl` use.
     let url: String
@@ -13,7 +13,7 @@ final class ScenarioStore: @unchecked Sendable {
 
     /// Creates the store and installs the version-audit trigger (`storectl audit-install`).
     init(in directory: URL, ownCluster: Bool) throws {
-        if ownCluster || !TestPostgres.isConfigured {
+        if ownCluster {
             let cluster = try PostgresCluster(directory: directory.appendingPathComponent("pg"))
             url = cluster.url
             self.cluster = cluster
