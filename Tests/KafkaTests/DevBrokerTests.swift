@@ -7,8 +7,7 @@ import Testing
 struct DevBrokerTests {
     @Test("serves produce/consume through the bootstrap file, answers control commands, exits 0 on SIGTERM")
     func endToEnd() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("devbroker-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.temporaryDirectory("devbroker")
         defer { try? FileManager.default.removeItem(at: directory) }
         let bootstrapFile = directory.appendingPathComponent("bootstrap")
         // The built devbroker (the test fails if it is missing); control commands go to its stdin.

@@ -15,8 +15,7 @@ import TestSupport
 
     /// A fresh directory holding the exported catalog and `resources` (name → JSON).
     static func directory(_ resources: [String: String]) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestEnvironment.temporaryDirectory("fhir")
         try MetricCatalog.builtin.exportJSON().write(to: dir.appendingPathComponent("metric-catalog.json"))
         for (name, json) in resources {
             try Data(json.utf8).write(to: dir.appendingPathComponent("\(name).json"))

@@ -7,8 +7,7 @@ import TestSupport
 struct SQLiteMigrationTests {
     @Test("A version-2 database (WITHOUT ROWID table) migrates to version 3 keeping every row and its meta")
     func migratesFromVersionTwo() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-migrate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.temporaryDirectory("dvp-migrate")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("v2.sqlite").path
         let v2 = """

@@ -29,9 +29,7 @@ enum TestStores {
     ) async throws -> Result {
         switch kind {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("dvp-store-test-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let directory = try TestEnvironment.temporaryDirectory("dvp-store-test")
             defer { try? FileManager.default.removeItem(at: directory) }
             return try await body(.sqlite(path: directory.appendingPathComponent("observations.db").path))
         case .postgres:
