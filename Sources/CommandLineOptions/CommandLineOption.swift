@@ -13,6 +13,7 @@ public struct CommandLineOption: Sendable {
 
     /// `--name` first, then aliases such as `-b`.
     public var names: [String]
+    /// A switch, or an option with a value.
     public var kind: Kind
     /// The environment variable read when the option is absent from the command line (e.g. `DVP_BATCH_MS`).
     public var environment: String?

@@ -7,9 +7,11 @@
 public struct CommandLineParser: Sendable {
     /// A titled group of options, one block of the generated help.
     public struct Section: Sendable {
+        /// The heading above the options in the help, if any.
         public var title: String?
         public var options: [CommandLineOption]
 
+        /// A section titled `title` listing `options` in this order.
         public init(_ title: String? = nil, _ options: [CommandLineOption]) {
             self.title = title
             self.options = options
@@ -24,8 +26,11 @@ public struct CommandLineParser: Sendable {
         case rejected
     }
 
+    /// The options, grouped for the help.
     public var sections: [Section]
+    /// Whether arguments that are not options are accepted (see ``ParsedCommandLine/positionals``).
     public var allowsPositionals: Bool
+    /// What a non-repeatable option given twice means.
     public var repeats: Repeats
 
     /// - Parameters:

@@ -54,6 +54,13 @@ public struct ParsedCommandLine: Sendable {
         return number
     }
 
+    /// The option's value as an integer within `range`; the option must be given.
+    /// - Throws: ``UsageError`` naming the option when it is missing or not an integer in `range`.
+    public func requiredInteger(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = try integer(name, in: range) else { throw UsageError(option: name, "missing \(name)") }
+        return value
+    }
+
     /// The option's value as a number within `range`, nil when it is absent.
     /// - Throws: ``UsageError`` naming the option when the value is not a number in `range`.
     public func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {

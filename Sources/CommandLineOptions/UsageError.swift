@@ -10,6 +10,7 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit status for a usage error.
     public static let exitStatus: Int32 = 2
 
+    /// A usage error saying `message`, about `option` when there is one.
     public init(option: String? = nil, _ message: String) {
         self.option = option
         self.message = message

@@ -13,8 +13,8 @@ enum Bench {
 
     @Sendable static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
-        let count = try arguments.required("--records", in: 1...10_000_000)
-        let batchSize = try arguments.required("--batch", in: 1...100_000)
+        let count = try arguments.requiredInteger("--records", in: 1...10_000_000)
+        let batchSize = try arguments.requiredInteger("--batch", in: 1...100_000)
         let run = UUID().uuidString.prefix(8)
         func records(version: Int64) -> [ObservationRecord] {
             (0..<count).map { index in

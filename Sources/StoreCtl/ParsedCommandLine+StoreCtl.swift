@@ -1,7 +1,7 @@
 import CommandLineOptions
 import ObservationUpsert
 
-/// The readings every `storectl` command shares: the store, required integers, positional arguments.
+/// The readings every `storectl` command shares: the store and the positional arguments.
 extension ParsedCommandLine {
     /// `--store LOCATION`, whose environment twin is `DVP_STORE`.
     static let storeOption = CommandLineOption.value(
@@ -20,13 +20,6 @@ extension ParsedCommandLine {
         } catch let error as StoreError {
             throw UsageError.invalid("--store", error.message)
         }
-    }
-
-    /// A required integer option within `range`.
-    /// - Throws: ``UsageError`` when it is missing or out of range.
-    func required(_ name: String, in range: ClosedRange<Int>) throws -> Int {
-        guard let value = try integer(name, in: range) else { throw UsageError(option: name, "missing \(name)") }
-        return value
     }
 
     /// Fails unless exactly `count` positional arguments were given.

@@ -15,9 +15,13 @@ public final class ChildProcess: @unchecked Sendable {
         case pipe
     }
 
+    /// The Foundation process (for its termination reason and status).
     public let process = Process()
+    /// The file standard output goes to.
     public let stdoutURL: URL
+    /// The file standard error goes to.
     public let stderrURL: URL
+    /// A name for messages: the executable's, unless given.
     public let name: String
     /// The write end of the child's standard input with ``Input/pipe``.
     public let input: FileHandle?
@@ -76,13 +80,18 @@ public final class ChildProcess: @unchecked Sendable {
         if let ownedDirectory { try? FileManager.default.removeItem(at: ownedDirectory) }
     }
 
+    /// The process id.
     public var pid: Int32 { process.processIdentifier }
+    /// Whether the process still runs.
     public var isRunning: Bool { process.isRunning }
     /// Everything written to standard output so far, as bytes.
     public var stdoutData: Data { (try? Data(contentsOf: stdoutURL)) ?? Data() }
+    /// Everything written to standard output so far.
     public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+    /// Everything written to standard error so far.
     public var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
+    /// Sends `sig` to the process.
     public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
     /// Waits, without blocking a thread, until the process ended; returns its shell-style exit status (see

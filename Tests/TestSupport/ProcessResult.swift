@@ -4,9 +4,12 @@ import Foundation
 public struct ProcessResult: Sendable {
     /// The exit code (shell-style: 128 + the signal number when a signal ended the process).
     public var status: Int32
+    /// Standard output, as bytes.
     public var stdoutData: Data
+    /// Standard error.
     public var stderr: String
 
+    /// Standard output.
     public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
     /// Same as ``stdout``.
     public var standardOutput: String { stdout }

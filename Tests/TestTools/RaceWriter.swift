@@ -32,11 +32,11 @@ enum RaceWriter {
 
     /// Runs one writer and returns its exit status.
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
-        let writers = try required(arguments, "--writers", in: 1...64)
-        let writer = try required(arguments, "--writer", in: 0...(writers - 1))
-        let identities = try required(arguments, "--identities", in: 1...1_000_000)
-        let top = try required(arguments, "--versions", in: 3...1_000_000)
-        let batchSize = try required(arguments, "--batch", in: 1...100_000)
+        let writers = try arguments.requiredInteger("--writers", in: 1...64)
+        let writer = try arguments.requiredInteger("--writer", in: 0...(writers - 1))
+        let identities = try arguments.requiredInteger("--identities", in: 1...1_000_000)
+        let top = try arguments.requiredInteger("--versions", in: 3...1_000_000)
+        let batchSize = try arguments.requiredInteger("--batch", in: 1...100_000)
         guard let text = arguments.value("--store") else { throw UsageError(option: "--store", "missing --store") }
         let location: StoreLocation
         do { location = try StoreLocation(parsing: text) } catch let error as StoreError {
@@ -82,14 +82,5 @@ enum RaceWriter {
         let summary = UpsertOutcome.allCases.map { "\($0.rawValue)=\(totals[$0] ?? 0)" }.joined(separator: " ")
         print("writer \(writer): \(summary) retries=\(retries)")
         return 0
-    }
-
-    private static func required(_ arguments: ParsedCommandLine, _ name: String, in range: ClosedRange<Int>) throws
-        -> Int
-    {
-        guard let value = try arguments.integer(name, in: range) else {
-            throw UsageError(option: name, "missing \(name)")
-        }
-        return value
     }
 }
