@@ -9,7 +9,7 @@ import TestSupport
     /// when missing; none → the test fails, never skips); returns the exit status and the output of both streams.
     static func validate(_ directory: URL) async throws -> (status: Int32, output: String) {
         let result = try await ChildProcess.run(
-            try TestPython.executable().path, [TestEnvironment.script("validate_fhir.py"), directory.path])
+            try await TestPython.executable().path, [TestEnvironment.script("validate_fhir.py"), directory.path])
         return (result.status, result.stdout + result.stderr)
     }
 

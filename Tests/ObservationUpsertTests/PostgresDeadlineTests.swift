@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PostgresDeadlineTests {
     @Test func sessionDefaultsAndOverridesReachTheServer() async throws {
-        let url = try TestStores.postgresURL()
+        let url = try await TestStores.postgresURL()
         let defaults = try await settings(url)
         #expect(defaults == ["30s", "10s", "dvp-deadline-test"])
         let overridden = try await settings(
@@ -19,7 +19,7 @@ struct PostgresDeadlineTests {
     }
 
     @Test func aStatementPastTheRoundTripTimeoutIsCancelled() async throws {
-        let url = try TestStores.postgresURL()
+        let url = try await TestStores.postgresURL()
         let options = PostgresClientOptions(applicationName: "dvp-deadline-test", roundTripTimeout: .milliseconds(500))
         let box = QueueConfined(label: "test.deadline", ())
         let (error, elapsed, pid) = try await box.run { _ in

@@ -12,7 +12,7 @@ import TestSupport
 struct PostgresRestartTests {
     @Test(arguments: ["restart-fast", "restart-immediate"])
     func upsertAfterRestartReconnects(restart: String) async throws {
-        _ = try TestStores.postgresURL()  // the PostgreSQL suites need the test environment either way
+        _ = try await TestStores.postgresURL()  // the PostgreSQL suites need the test environment either way
         try await withPrivateCluster { cluster in
             let store = try await PostgresObservationStore(connectionString: cluster.url)
             #expect(try await store.upsert([record(version: 1)]) == [.inserted])

@@ -21,7 +21,7 @@ enum TestStores {
 
     /// The PostgreSQL test server's URL (``TestPostgres``: `DVP_POSTGRES_URL`, else a throwaway cluster of this
     /// test process); no server fails the test (no silent skip).
-    static func postgresURL() throws -> String { try TestPostgres.url() }
+    static func postgresURL() async throws -> String { try await TestPostgres.url() }
 
     /// Runs `body` with the location of a new, empty store of `kind`, removed afterwards on every path.
     static func withFreshLocation<Result>(
@@ -33,7 +33,7 @@ enum TestStores {
             defer { try? FileManager.default.removeItem(at: directory) }
             return try await body(.sqlite(path: directory.appendingPathComponent("observations.db").path))
         case .postgres:
-            let url = try postgresURL()
+            let url = try await postgresURL()
             let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
             try await adminExecute(url, "CREATE DATABASE \(database)")

@@ -3,8 +3,8 @@ import Foundation
 /// A throwaway PostgreSQL cluster of its own, run by `scripts/pg-test-cluster.sh` (initdb, start on a free port,
 /// stop, restart). Stopped when released; a data directory it created is removed.
 ///
-/// Each operation comes in two forms: a blocking one for synchronous set-up code, and an `async` one (preferred in
-/// async code) that waits without holding a thread of Swift's small cooperative pool.
+/// Operations are `async`, so waiting for the script holds no thread of Swift's small cooperative pool; `restart`
+/// also comes blocking, for synchronous scenario code.
 public final class PostgresCluster: @unchecked Sendable {
     /// The data directory.
     public let directory: URL
@@ -14,14 +14,6 @@ public final class PostgresCluster: @unchecked Sendable {
     /// The server's process id, read after each start: the clean-up signals it when `pg_ctl` cannot stop the server
     /// any more (its data directory was removed first, e.g. with the test's temporary directory).
     private var serverPID: Int32?
-
-    /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port, blocking.
-    /// - Throws: ``TestSetupError`` with the script's output when it cannot start.
-    public convenience init(directory: URL? = nil) throws {
-        let (directory, owns) = Self.location(directory)
-        let url = try Self.script(["start", directory.path, "auto"])
-        self.init(directory: directory, url: url, ownsDirectory: owns)
-    }
 
     /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port.
     /// - Throws: ``TestSetupError`` with the script's output when it cannot start.

@@ -3,43 +3,44 @@ import Synchronization
 
 /// The PostgreSQL server the tests share: `DVP_POSTGRES_URL` when set (`scripts/test.sh` starts one), else a
 /// throwaway cluster this test process starts on first use and stops when it exits.
+///
+/// Everything here is `async`: the first use starts a server, which must not hold a thread of Swift's small
+/// cooperative pool (tests running meanwhile may need every one of them).
 public enum TestPostgres {
     /// The variable naming a server to use instead of a throwaway one.
     public static let urlVariable = "DVP_POSTGRES_URL"
 
-    private static let shared = Mutex<Result<String, TestSetupError>?>(nil)
+    private static let shared = Mutex<Task<String, any Error>?>(nil)
     nonisolated(unsafe) private static var ownCluster: PostgresCluster?
 
     /// The shared server's URL.
     /// - Throws: ``TestSetupError`` saying why no server could be started (no PostgreSQL binaries, not root, …).
-    public static func url() throws -> String {
+    public static func url() async throws -> String {
         if let url = ProcessInfo.processInfo.environment[urlVariable], !url.isEmpty { return url }
-        return try shared.withLock { state in
-            if state == nil { state = startOwnCluster() }
-            return try state!.get()
+        let start = shared.withLock { task in
+            if task == nil { task = Task { try await startOwnCluster() } }
+            return task!
         }
+        return try await start.value
     }
 
-    private static func startOwnCluster() -> Result<String, TestSetupError> {
+    private static func startOwnCluster() async throws -> String {
         let initdb = (ProcessInfo.processInfo.environment["PG_BIN"] ?? "/usr/lib/postgresql/15/bin") + "/initdb"
         guard FileManager.default.isExecutableFile(atPath: initdb) else {
-            return .failure(
-                TestSetupError(
-                    "\(urlVariable) is not set and no PostgreSQL server binaries were found (\(initdb)): install "
-                        + "them (`scripts/install-deps.sh`, as root), or export \(urlVariable) with a server you may "
-                        + "create databases on, or run the tests with `scripts/test.sh`"))
+            throw TestSetupError(
+                "\(urlVariable) is not set and no PostgreSQL server binaries were found (\(initdb)): install them "
+                    + "(`scripts/install-deps.sh`, as root), or export \(urlVariable) with a server you may create "
+                    + "databases on, or run the tests with `scripts/test.sh`")
         }
         do {
-            let cluster = try PostgresCluster()
+            let cluster = try await PostgresCluster.start()
             ownCluster = cluster
             atexit { TestPostgres.stopOwnCluster() }
-            return .success(cluster.url)
+            return cluster.url
         } catch {
-            return .failure(
-                TestSetupError(
-                    "\(urlVariable) is not set and a throwaway PostgreSQL could not be started (PostgreSQL refuses "
-                        + "to run as root unless the `postgres` user exists; see scripts/pg-test-cluster.sh): "
-                        + "\(error)"))
+            throw TestSetupError(
+                "\(urlVariable) is not set and a throwaway PostgreSQL could not be started (PostgreSQL refuses to "
+                    + "run as root unless the `postgres` user exists; see scripts/pg-test-cluster.sh): \(error)")
         }
     }
 
@@ -48,10 +49,11 @@ public enum TestPostgres {
     }
 
     /// A fresh, empty database on the shared server (created with psql); returns its URL.
-    public static func freshDatabase(_ prefix: String = "dvp_test") throws -> String {
-        let base = try url()
+    public static func freshDatabase(_ prefix: String = "dvp_test") async throws -> String {
+        let base = try await url()
         let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
-        let result = try runCommand("/usr/bin/psql", [base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        let result = try await ChildProcess.run(
+            "/usr/bin/psql", [base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
         guard result.status == 0 else { throw TestSetupError("CREATE DATABASE failed: \(result.stderr)") }
         return withDatabase(name, in: base)
     }

@@ -27,7 +27,7 @@ final class ScenarioRun: @unchecked Sendable {
         self.name = name
         harness = try PipelineHarness(partitions: partitions)
         try await harness.startBroker()
-        store = try ScenarioStore(in: harness.directory, ownCluster: ownPostgres)
+        store = try await ScenarioStore(in: harness.directory, ownCluster: ownPostgres)
     }
 
     /// Runs `body` as scenario `name`; a thrown error is recorded as a failed row and rethrown.

@@ -12,16 +12,16 @@ final class ScenarioStore: @unchecked Sendable {
     static let storectl = TestEnvironment.binary("storectl")
 
     /// Creates the store and installs the version-audit trigger (`storectl audit-install`).
-    init(in directory: URL, ownCluster: Bool) throws {
+    init(in directory: URL, ownCluster: Bool) async throws {
         if ownCluster {
-            let cluster = try PostgresCluster(directory: directory.appendingPathComponent("pg"))
+            let cluster = try await PostgresCluster.start(directory: directory.appendingPathComponent("pg"))
             url = cluster.url
             self.cluster = cluster
         } else {
-            url = try TestPostgres.freshDatabase("reliability")
+            url = try await TestPostgres.freshDatabase("reliability")
             cluster = nil
         }
-        let audit = try runCommand(Self.storectl, ["audit-install", "--store", url])
+        let audit = try await ChildProcess.run(Self.storectl, ["audit-install", "--store", url])
         guard audit.status == 0 else { throw TestSetupError("storectl audit-install failed: \(audit.stderr)") }
     }
 
