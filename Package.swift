@@ -39,6 +39,10 @@ let package = Package(
         // MARK: - Libraries
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
         .target(name: "DailyValueContract", dependencies: ["Essentials"], swiftSettings: swiftSettings),
+        /// One command-line parser for every executable: flags, environment twins, help text, exit status 2.
+        .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
+        /// SplitMix64, the one seeded generator (the event generator and the tests).
+        .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// FHIR mapping and the stores (the only code with SQL); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
@@ -46,30 +50,50 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
-        .target(name: "Producer", dependencies: ["Kafka", "DailyValueContract"], swiftSettings: swiftSettings),
+        .target(
+            name: "Producer", dependencies: ["Kafka", "DailyValueContract", "SeededRandom"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WorkerCore",
-            dependencies: ["Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD"],
+            dependencies: ["CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: - Executables
-        .executableTarget(name: "Worker", dependencies: ["WorkerCore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "ProducerCLI", dependencies: ["Producer", "Essentials"], swiftSettings: swiftSettings),
-        .executableTarget(name: "DevBroker", dependencies: ["Kafka"], swiftSettings: swiftSettings),
-        .executableTarget(name: "StoreCtl", dependencies: ["ObservationUpsert"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "Essentials"],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
-        .testTarget(
-            name: "ObservationUpsertTests",
-            dependencies: ["ObservationUpsert", "SQLiteClient", "PostgresClient", "Essentials"],
+        // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.
+        .executableTarget(
+            name: "dvp-test-tools", dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom"],
+            path: "Tests/TestTools", swiftSettings: swiftSettings
+        ),
+        // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
+        .target(
+            name: "TestSupport", dependencies: ["Kafka", "SeededRandom"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProducerTests", dependencies: ["Producer", "Kafka"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ObservationUpsertTests",
+            dependencies: ["ObservationUpsert", "SQLiteClient", "PostgresClient", "Essentials", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProducerTests", dependencies: ["Producer", "Kafka", "TestSupport"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert"],
+            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -33,12 +33,14 @@ as_owner() {
 
 # Starts the server with no descriptor of ours but stdin/stdout/stderr: a daemon that inherits a caller's pipe or
 # socket keeps it open for its whole life, and a caller waiting for EOF on it (e.g. Foundation's Process, which
-# detects exit through an inherited socket) would wait until the server stops. Bash's own fd 255 is close-on-exec.
+# detects exit through an inherited socket) would wait until the server stops. That includes fd 255: bash keeps its
+# script there only when the caller left 255 free (Foundation's exit-detection socket can sit on 255 itself), and
+# the subshell no longer reads the script.
 start_server() {
     (
         for fd in /proc/self/fd/*; do
             fd=${fd##*/}
-            if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+            if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
         done
         as_owner "$PG_BIN/pg_ctl" -D "$1" -l "$1/server.log" -w -t 30 start >/dev/null
     )

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import Kafka
 
@@ -9,17 +10,17 @@ import Kafka
 enum ControlChannel {
     /// Creates the FIFO at `path` (or uses stdin for `-`) and starts reading.
     /// - Throws: a message when the FIFO cannot be created or opened.
-    static func start(_ path: String, cluster: KafkaMockCluster) throws(DevBrokerUsageError) {
+    static func start(_ path: String, cluster: KafkaMockCluster) throws(ControlError) {
         if path != "-" {
             unlink(path)
             guard mkfifo(path, 0o600) == 0 else {
-                throw DevBrokerUsageError("cannot create FIFO \(path): \(String(cString: strerror(errno)))")
+                throw ControlError(message: "cannot create FIFO \(path): \(String(cString: strerror(errno)))")
             }
         }
         let thread = Thread {
             // A FIFO is opened read-write so the open does not block and writers closing never means EOF.
             guard let file = path == "-" ? fdopen(STDIN_FILENO, "r") : fopen(path, "r+") else {
-                DevBrokerOutput.error("devbroker: cannot open control \(path): \(String(cString: strerror(errno)))")
+                StandardError.print("devbroker: cannot open control \(path): \(String(cString: strerror(errno)))")
                 return
             }
             readLoop(file, cluster: cluster)
@@ -44,9 +45,5 @@ enum ControlChannel {
 enum DevBrokerOutput {
     static func line(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Dispatch
 import Foundation
 import Kafka
@@ -8,17 +9,9 @@ import Kafka
 
 // devbroker: librdkafka's mock Kafka cluster as a development/test process. See `devbroker --help`.
 
-let options: DevBrokerOptions
-do {
-    guard let parsed = try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
-        print(DevBrokerOptions.help)
-        exit(0)
-    }
-    options = parsed
-} catch {
-    DevBrokerOutput.error("devbroker: \(error.message)\n\(DevBrokerOptions.help)")
-    exit(2)
-}
+let options: DevBrokerOptions = CommandLineTool.parseOrExit(
+    "devbroker", help: DevBrokerOptions.help, usageHint: DevBrokerOptions.help
+) { try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) }
 
 let cluster: KafkaMockCluster
 do {
@@ -27,7 +20,7 @@ do {
         try cluster.createTopic(topic.name, partitions: topic.partitions, replicationFactor: min(3, options.brokers))
     }
 } catch {
-    DevBrokerOutput.error("devbroker: \(error)")
+    StandardError.print("devbroker: \(error)")
     exit(1)
 }
 
@@ -36,7 +29,7 @@ if let path = options.bootstrapFile {
         let file = KafkaMockCluster.BootstrapFile(bootstrapServers: cluster.bootstrapServers, writtenByDevBroker: true)
         try Data(file.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-        DevBrokerOutput.error("devbroker: cannot write bootstrap file \(path): \(error)")
+        StandardError.print("devbroker: cannot write bootstrap file \(path): \(error)")
         exit(1)
     }
 }
@@ -44,7 +37,7 @@ if let control = options.control {
     do {
         try ControlChannel.start(control, cluster: cluster)
     } catch {
-        DevBrokerOutput.error("devbroker: \(error.message)")
+        StandardError.print("devbroker: \(error.message)")
         exit(1)
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import Kafka
 import Producer
@@ -12,46 +13,57 @@ struct ConnectionOptions {
     var brokersFile: String?
     var topic: String?
     var properties: [String] = []
+    /// `DVP_X_*` properties from the environment.
+    var environmentProperties: [String: String] = [:]
 
-    static let help = """
-        Connection (options win over the environment):
-          -b, --brokers HOST:PORT[,…]  bootstrap servers                     (env DVP_BROKERS)
-          --brokers-file PATH       read the bootstrap servers from a file, e.g. the one `devbroker
-                                    --bootstrap-file PATH` writes
-          -t, --topic NAME          topic (default: daily-values)            (env DVP_TOPIC)
-          -X KEY=VALUE              librdkafka property, repeatable, e.g. -X security.protocol=SASL_SSL
-                                    (env DVP_X_<PROPERTY>: DVP_X_SASL_PASSWORD=… sets sasl.password)
-        """
+    static let section = CommandLineParser.Section(
+        "Connection (options win over the environment):",
+        [
+            .value(
+                "--brokers", "HOST:PORT[,…]", aliases: ["-b"], environment: "DVP_BROKERS",
+                help: "bootstrap servers                     (env DVP_BROKERS)"),
+            .value(
+                "--brokers-file", "PATH",
+                help: """
+                    read the bootstrap servers from a file, e.g. the one `devbroker
+                    --bootstrap-file PATH` writes
+                    """),
+            .value(
+                "--topic", "NAME", aliases: ["-t"], environment: "DVP_TOPIC",
+                help: "topic (default: daily-values)            (env DVP_TOPIC)"),
+            .value(
+                "-X", "KEY=VALUE", repeatable: true,
+                help: """
+                    librdkafka property, repeatable, e.g. -X security.protocol=SASL_SSL
+                    (env DVP_X_<PROPERTY>: DVP_X_SASL_PASSWORD=… sets sasl.password)
+                    """),
+        ])
 
-    /// Consumes `option` if it is a connection option.
-    mutating func parse(_ option: String, from arguments: inout CommandLineArguments) throws(ProducerConfigurationError)
-        -> Bool
-    {
-        switch option {
-        case "--brokers", "-b": brokers = try arguments.value(for: option)
-        case "--brokers-file": brokersFile = try arguments.value(for: option)
-        case "--topic", "-t": topic = try arguments.value(for: option)
-        case "-X": properties.append(try arguments.value(for: option))
-        default: return false
-        }
-        return true
+    init() {}
+
+    /// Reads the connection options (and their environment twins) of a parsed command line.
+    init(_ parsed: ParsedCommandLine) {
+        brokers = parsed.given("--brokers")
+        brokersFile = parsed.given("--brokers-file")
+        topic = parsed.value("--topic")
+        properties = parsed.all("-X")
+        environmentProperties = parsed.environmentProperties(prefix: "DVP_X_")
+        if brokers == nil, brokersFile == nil { brokers = parsed.fromEnvironment("--brokers") }
     }
 
     /// The topic to publish to.
-    func resolvedTopic(environment: [String: String]) throws(ProducerConfigurationError) -> String {
-        let topic = topic ?? environment["DVP_TOPIC"] ?? "daily-values"
+    func resolvedTopic() throws(ProducerConfigurationError) -> String {
+        let topic = topic ?? "daily-values"
         guard !topic.isEmpty else { throw ProducerConfigurationError(option: "--topic", rule: "must not be empty") }
         return topic
     }
 
     /// The producer configuration: the reliable defaults (idempotent, `acks=all`, lz4) plus pass-through
     /// properties.
-    func producerConfiguration(environment: [String: String]) throws(ProducerConfigurationError)
-        -> KafkaProducerConfiguration
-    {
-        var configuration = KafkaProducerConfiguration(bootstrapServers: try resolvedBrokers(environment: environment))
+    func producerConfiguration() throws(ProducerConfigurationError) -> KafkaProducerConfiguration {
+        var configuration = KafkaProducerConfiguration(bootstrapServers: try resolvedBrokers())
         configuration.clientId = "daily-values-producer-cli"
-        var extra = Self.environmentProperties(environment)
+        var extra = environmentProperties
         do throws(KafkaError) {
             for (key, value) in try KafkaProperties.parse(properties) { extra[key] = value }
         } catch {
@@ -63,7 +75,7 @@ struct ConnectionOptions {
 
     // MARK: - Helpers
 
-    private func resolvedBrokers(environment: [String: String]) throws(ProducerConfigurationError) -> String {
+    private func resolvedBrokers() throws(ProducerConfigurationError) -> String {
         if let brokers { return brokers }
         if let brokersFile {
             guard let text = try? String(contentsOfFile: brokersFile, encoding: .utf8) else {
@@ -76,19 +88,8 @@ struct ConnectionOptions {
             }
             return brokers
         }
-        if let brokers = environment["DVP_BROKERS"], !brokers.isEmpty { return brokers }
         throw ProducerConfigurationError(
             option: "--brokers", rule: "no brokers given (use --brokers, --brokers-file or DVP_BROKERS)"
         )
-    }
-
-    /// `DVP_X_SASL_PASSWORD=secret` → `["sasl.password": "secret"]`.
-    static func environmentProperties(_ environment: [String: String]) -> [String: String] {
-        var properties: [String: String] = [:]
-        for (name, value) in environment where name.hasPrefix("DVP_X_") && name.count > 6 {
-            let property = name.dropFirst(6).lowercased().replacingOccurrences(of: "_", with: ".")
-            properties[property] = value
-        }
-        return properties
     }
 }

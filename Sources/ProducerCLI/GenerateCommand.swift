@@ -1,10 +1,10 @@
+import CommandLineOptions
 import Kafka
 import Producer
 
 /// `producer generate`: streams the generator's events to a file or to Kafka, and its oracle to a file.
 struct GenerateCommand {
     let options: GenerateOptions
-    let environment: [String: String]
     /// Events per Kafka batch; the next batch is generated while one is in flight.
     static let batchSize = 50_000
 
@@ -52,8 +52,8 @@ struct GenerateCommand {
             return .file(try BufferedFileWriter(path: out, option: "--out"))
         }
         let configuration = DailyValuePublisherConfiguration(
-            producer: try options.connection.producerConfiguration(environment: environment),
-            topic: try options.connection.resolvedTopic(environment: environment)
+            producer: try options.connection.producerConfiguration(),
+            topic: try options.connection.resolvedTopic()
         )
         let publisher = try DailyValuePublisher(configuration: configuration)
         return .kafka(KafkaBatchSender(publisher: publisher, mode: .unvalidated, batchSize: kafkaBatchSize))

@@ -1,7 +1,8 @@
+import CommandLineOptions
 import Foundation
 import Producer
 
-/// `producer generate` options, parsed by hand.
+/// `producer generate` options.
 struct GenerateOptions {
     var generator = GeneratorConfiguration()
     var out: String?
@@ -12,49 +13,81 @@ struct GenerateOptions {
     var help = false
     private var startDayGiven = false
 
-    static let help = """
-        Usage: producer generate [options]
+    static let parser = CommandLineParser(sections: [
+        .init(
+            "Population:",
+            [
+                .value("--patients", "N", help: "people, p-000001 … (default 100)"),
+                .value("--days", "D", help: "consecutive local days per person (default 7)"),
+                .value(
+                    "--metrics", "all|K1,K2,…",
+                    help: "metric keys (default all: \(MetricProfile.builtin.count) built-in profiles)"),
+                .value("--start-day", "YYYY-MM-DD", help: "first day (default: D days before today, UTC)"),
+                .value("--seed", "S", help: "64-bit seed (default 1)"),
+            ]),
+        .init(
+            "Delivery patterns (shares in 0…1, default 0):",
+            shares.map { .value($0.option, "X", help: $0.help) } + [
+                .value("--invalid-classes", "C1,…", help: "restrict the invalid classes"),
+            ]),
+        .init(
+            "Output:",
+            [
+                .value("--out", "FILE", help: "JSON lines to FILE (`-` = stdout) instead of Kafka"),
+                .value(
+                    "--oracle-out", "FILE",
+                    help: """
+                        the generator's truth, one line per fact, in send order:
+                          <patient>/<metric>/<day>\\t<highest valid version>   (one per identity)
+                          invalid\\t<line number>\\t<class>                     (one per invalid event)
+                        """),
+                .value("--rate", "N[/s]", help: "at most N events per second"),
+            ]),
+        ConnectionOptions.section,
+    ])
 
-        Writes a deterministic synthetic population of DailyValue events, to a file (--out) or to Kafka.
-        The same options and --seed give byte-identical output; pass --start-day for that across days.
+    /// The delivery-pattern shares: the option, its help, and the generator setting it sets.
+    private typealias Share = (option: String, help: String, setting: WritableKeyPath<GeneratorConfiguration, Double>)
 
-        Population:
-          --patients N              people, p-000001 … (default 100)
-          --days D                  consecutive local days per person (default 7)
-          --metrics all|K1,K2,…     metric keys (default all: \(MetricProfile.builtin.count) built-in profiles)
-          --start-day YYYY-MM-DD    first day (default: D days before today, UTC)
-          --seed S                  64-bit seed (default 1)
-        Delivery patterns (shares in 0…1, default 0):
-          --late-share X            identities re-delivered 1–3 days later with a higher version and new value
-          --duplicate-share X       identities whose original is re-sent byte for byte
-          --out-of-order-share X    identities whose older version is sent after the newer one
-          --invalid-share X         share of ALL events that are invalid (≤ 0.9); classes drawn evenly from
-                                    \(InvalidEventClass.allCases.map(\.rawValue).joined(separator: ", "))
-          --invalid-classes C1,…    restrict the invalid classes
-        Output:
-          --out FILE                JSON lines to FILE (`-` = stdout) instead of Kafka
-          --oracle-out FILE         the generator's truth, one line per fact, in send order:
-                                      <patient>/<metric>/<day>\\t<highest valid version>   (one per identity)
-                                      invalid\\t<line number>\\t<class>                     (one per invalid event)
-          --rate N[/s]              at most N events per second
+    private static var shares: [Share] {
+        [
+            (
+                "--late-share", "identities re-delivered 1–3 days later with a higher version and new value",
+                \.lateShare
+            ),
+            ("--duplicate-share", "identities whose original is re-sent byte for byte", \.duplicateShare),
+            ("--out-of-order-share", "identities whose older version is sent after the newer one", \.outOfOrderShare),
+            (
+                "--invalid-share",
+                """
+                share of ALL events that are invalid (≤ 0.9); classes drawn evenly from
+                \(InvalidEventClass.allCases.map(\.rawValue).joined(separator: ", "))
+                """,
+                \.invalidShare
+            ),
+        ]
+    }
 
-        \(ConnectionOptions.help)
+    static let help = parser.helpText(
+        header: """
+            Usage: producer generate [options]
 
-        Without --out the events go to Kafka, keyed by patient, invalid ones included (they are test input).
-        Exit status: 0 when every event was written (or acknowledged), 1 otherwise, 2 for usage errors.
-        """
+            Writes a deterministic synthetic population of DailyValue events, to a file (--out) or to Kafka.
+            The same options and --seed give byte-identical output; pass --start-day for that across days.
+            """,
+        footer: """
+            Without --out the events go to Kafka, keyed by patient, invalid ones included (they are test input).
+            Exit status: 0 when every event was written (or acknowledged), 1 otherwise, 2 for usage errors.
+            """)
 
-    init(arguments: [String]) throws(ProducerConfigurationError) {
-        var arguments = CommandLineArguments(arguments)
-        while let element = arguments.next() {
-            guard case .option(let option) = element else {
-                guard case .positional(let value) = element else { continue }
-                throw ProducerConfigurationError(option: value, rule: "unexpected argument")
-            }
-            if try connection.parse(option, from: &arguments) { continue }
-            try parse(option, from: &arguments)
-        }
+    /// Parses the arguments after `generate`.
+    /// - Throws: ``UsageError`` or ``ProducerConfigurationError`` naming the option.
+    init(arguments: [String], environment: [String: String]) throws {
+        let parsed = try Self.parser.parse(arguments, environment: environment)
+        help = parsed.wantsHelp
+        connection = ConnectionOptions(parsed)
         guard !help else { return }
+        try read(parsed)
         if !startDayGiven {
             let today = CivilDay(daysSinceEpoch: Int(Date().timeIntervalSince1970 / 86_400))
             generator.startDay = today.adding(days: -generator.days)
@@ -62,42 +95,36 @@ struct GenerateOptions {
         try generator.validate()
     }
 
-    private mutating func parse(_ option: String, from arguments: inout CommandLineArguments)
-        throws(ProducerConfigurationError)
-    {
-        switch option {
-        case "--help", "-h": help = true
-        case "--patients": generator.patients = try arguments.integer(for: option, in: 1...100_000_000)
-        case "--days": generator.days = try arguments.integer(for: option, in: 1...3_650)
-        case "--metrics": generator.metrics = try Self.metrics(try arguments.value(for: option))
-        case "--start-day":
-            let text = try arguments.value(for: option)
+    private mutating func read(_ parsed: ParsedCommandLine) throws {
+        generator.patients = try parsed.integer("--patients", in: 1...100_000_000) ?? generator.patients
+        generator.days = try parsed.integer("--days", in: 1...3_650) ?? generator.days
+        if let text = parsed.value("--metrics") { generator.metrics = try Self.metrics(text) }
+        if let text = parsed.value("--start-day") {
             guard let day = CivilDay(text) else {
-                throw ProducerConfigurationError(option: option, rule: "must be a date YYYY-MM-DD, got '\(text)'")
+                throw ProducerConfigurationError(
+                    option: "--start-day", rule: "must be a date YYYY-MM-DD, got '\(text)'")
             }
             generator.startDay = day
             startDayGiven = true
-        case "--seed":
-            let text = try arguments.value(for: option)
+        }
+        if let text = parsed.value("--seed") {
             guard let seed = UInt64(text) else {
-                throw ProducerConfigurationError(option: option, rule: "must be an unsigned 64-bit integer")
+                throw ProducerConfigurationError(option: "--seed", rule: "must be an unsigned 64-bit integer")
             }
             generator.seed = seed
-        case "--late-share": generator.lateShare = try arguments.share(for: option)
-        case "--duplicate-share": generator.duplicateShare = try arguments.share(for: option)
-        case "--out-of-order-share": generator.outOfOrderShare = try arguments.share(for: option)
-        case "--invalid-share": generator.invalidShare = try arguments.share(for: option)
-        case "--invalid-classes": generator.invalidClasses = try Self.invalidClasses(try arguments.value(for: option))
-        case "--out": out = try arguments.value(for: option)
-        case "--oracle-out": oracleOut = try arguments.value(for: option)
-        case "--rate":
-            let text = try arguments.value(for: option)
+        }
+        for share in Self.shares {
+            if let value = try parsed.number(share.option, in: 0...1) { generator[keyPath: share.setting] = value }
+        }
+        if let text = parsed.value("--invalid-classes") { generator.invalidClasses = try Self.invalidClasses(text) }
+        out = parsed.value("--out")
+        oracleOut = parsed.value("--oracle-out")
+        if let text = parsed.value("--rate") {
             let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
             guard let rate = Double(number), rate > 0 else {
-                throw ProducerConfigurationError(option: option, rule: "must be a positive number of events/s")
+                throw ProducerConfigurationError(option: "--rate", rule: "must be a positive number of events/s")
             }
             self.rate = rate
-        default: throw ProducerConfigurationError(option: option, rule: "unknown option (see --help)")
         }
     }
 

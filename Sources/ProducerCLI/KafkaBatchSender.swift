@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Producer
 
 /// Sends records in batches, with one batch in flight while the next is being filled. A batch is sent only after

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Essentials
 
 /// Prints a progress line on stderr at most every `interval`, so long runs show they are alive.

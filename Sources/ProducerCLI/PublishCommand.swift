@@ -1,3 +1,4 @@
+import CommandLineOptions
 import DailyValueContract
 import Foundation
 import Producer
@@ -5,13 +6,12 @@ import Producer
 /// `producer publish`: validates input files, publishes the valid events' original bytes and reports.
 struct PublishCommand {
     let options: PublishOptions
-    let environment: [String: String]
 
     /// Runs the command and returns the exit status.
     func run() async throws -> Int32 {
         let configuration = DailyValuePublisherConfiguration(
-            producer: try options.connection.producerConfiguration(environment: environment),
-            topic: try options.connection.resolvedTopic(environment: environment)
+            producer: try options.connection.producerConfiguration(),
+            topic: try options.connection.resolvedTopic()
         )
         let publisher = try DailyValuePublisher(configuration: configuration)
         var progress = ProgressReporter()

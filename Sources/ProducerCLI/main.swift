@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import Kafka
 import Producer
@@ -23,19 +24,19 @@ let command = arguments.isEmpty ? "help" : arguments.removeFirst()
 do {
     switch command {
     case "publish":
-        let options = try PublishOptions(arguments: arguments)
+        let options = try PublishOptions(arguments: arguments, environment: environment)
         if options.help {
             print(PublishOptions.help)
             exit(0)
         }
-        exit(try await PublishCommand(options: options, environment: environment).run())
+        exit(try await PublishCommand(options: options).run())
     case "generate":
-        let options = try GenerateOptions(arguments: arguments)
+        let options = try GenerateOptions(arguments: arguments, environment: environment)
         if options.help {
             print(GenerateOptions.help)
             exit(0)
         }
-        exit(try await GenerateCommand(options: options, environment: environment).run())
+        exit(try await GenerateCommand(options: options).run())
     case "help", "--help", "-h":
         switch arguments.first {
         case "publish": print(PublishOptions.help)
@@ -45,11 +46,14 @@ do {
         exit(0)
     default:
         StandardError.print("producer: unknown command '\(command)'\n\n\(usage)")
-        exit(2)
+        exit(UsageError.exitStatus)
     }
+} catch let error as UsageError {
+    StandardError.print("producer \(command): \(error)")
+    exit(UsageError.exitStatus)
 } catch let error as ProducerConfigurationError {
     StandardError.print("producer \(command): \(error)")
-    exit(2)
+    exit(UsageError.exitStatus)
 } catch let error as KafkaError {
     StandardError.print("producer \(command): \(error)")
     exit(2)

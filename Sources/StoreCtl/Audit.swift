@@ -1,15 +1,16 @@
+import CommandLineOptions
 import ObservationUpsert
 
 /// `audit-install` and `audit-check`: a trigger-maintained log of every stored version update.
 enum Audit {
-    @Sendable static func install(_ arguments: Arguments) async throws -> Int32 {
+    @Sendable static func install(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
         try await StoreCtl.withStore(arguments) { try await maintenance($0).installVersionAudit() }
         print("version audit installed")
         return 0
     }
 
-    @Sendable static func check(_ arguments: Arguments) async throws -> Int32 {
+    @Sendable static func check(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
         let summary = try await StoreCtl.withStore(arguments) { try await maintenance($0).versionAudit() }
         print("decreases: \(summary.decreases)")

@@ -1,15 +1,20 @@
+import CommandLineOptions
 import Foundation
 import ObservationUpsert
 
 /// `storectl _bench`: upsert throughput of a store for new rows, replaces (higher versions) and duplicates.
 enum Bench {
     static let usage = "_bench [--store S] --records N --batch B"
-    static let options: Set<String> = ["store", "records", "batch"]
+    static let options: [CommandLineOption] = [
+        ParsedCommandLine.storeOption,
+        .value("--records", "N", help: "records per pass"),
+        .value("--batch", "B", help: "records per upsert"),
+    ]
 
-    @Sendable static func run(_ arguments: Arguments) async throws -> Int32 {
+    @Sendable static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
-        let count = try arguments.integer("records", in: 1...10_000_000)
-        let batchSize = try arguments.integer("batch", in: 1...100_000)
+        let count = try arguments.requiredInteger("--records", in: 1...10_000_000)
+        let batchSize = try arguments.requiredInteger("--batch", in: 1...100_000)
         let run = UUID().uuidString.prefix(8)
         func records(version: Int64) -> [ObservationRecord] {
             (0..<count).map { index in

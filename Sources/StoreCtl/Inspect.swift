@@ -1,9 +1,10 @@
+import CommandLineOptions
 import Foundation
 import ObservationUpsert
 
 /// The read-only commands: `counts`, `show`, `dump`.
 enum Inspect {
-    @Sendable static func counts(_ arguments: Arguments) async throws -> Int32 {
+    @Sendable static func counts(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
         let counts = try await StoreCtl.withStore(arguments) { try await $0.outcomeCounts() }
         var byMetric: [String: [UpsertOutcome: Int64]] = [:]
@@ -22,7 +23,7 @@ enum Inspect {
         return 0
     }
 
-    @Sendable static func show(_ arguments: Arguments) async throws -> Int32 {
+    @Sendable static func show(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(1, "PATIENT/METRIC/DAY")
         let parts = arguments.positionals[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
@@ -36,7 +37,7 @@ enum Inspect {
         return 0
     }
 
-    @Sendable static func dump(_ arguments: Arguments) async throws -> Int32 {
+    @Sendable static func dump(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
         let versions = try await StoreCtl.withStore(arguments) { try await $0.allVersions() }
         var out = ""

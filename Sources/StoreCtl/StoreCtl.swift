@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import ObservationUpsert
 
@@ -7,42 +8,44 @@ enum StoreCtl {
         var name: String
         var usage: String
         var summary: String
-        var options: Set<String>
+        var options: [CommandLineOption] = [ParsedCommandLine.storeOption]
         var hidden = false
-        var run: @Sendable (Arguments) async throws -> Int32
+        var run: @Sendable (ParsedCommandLine) async throws -> Int32
+
+        /// The command's parser: its options, positional arguments allowed, an option given twice rejected.
+        var parser: CommandLineParser { CommandLineParser(options, allowsPositionals: true, repeats: .rejected) }
 
         /// The line in `storectl --help`.
         var listing: String { "  " + name.padding(toLength: 15, withPad: " ", startingAt: 0) + summary }
 
-        /// `storectl COMMAND --help`.
+        /// `storectl COMMAND --help`, generated from the command's options.
         var help: String {
-            "usage: storectl \(usage)\n\n\(summary)\nLOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE."
+            parser.helpText(
+                header: "usage: storectl \(usage)\n\n\(summary)",
+                footer: "LOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE.")
         }
     }
 
     static let commands: [Command] = [
         Command(
             name: "counts", usage: "counts [--store S]",
-            summary: "Upsert outcome totals per metric and overall.", options: ["store"], run: Inspect.counts),
+            summary: "Upsert outcome totals per metric and overall.", run: Inspect.counts),
         Command(
             name: "show", usage: "show [--store S] PATIENT/METRIC/DAY",
-            summary: "The stored FHIR Observation with meta.versionId and meta.lastUpdated.", options: ["store"],
+            summary: "The stored FHIR Observation with meta.versionId and meta.lastUpdated.",
             run: Inspect.show),
         Command(
             name: "dump", usage: "dump [--store S]",
-            summary: "One line per identity, `PATIENT/METRIC/DAY<TAB>VERSION`, sorted.", options: ["store"],
+            summary: "One line per identity, `PATIENT/METRIC/DAY<TAB>VERSION`, sorted.",
             run: Inspect.dump),
         Command(
             name: "audit-install", usage: "audit-install [--store S]",
-            summary: "Install a trigger logging every version update into version_audit.", options: ["store"],
+            summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),
         Command(
             name: "audit-check", usage: "audit-check [--store S]",
-            summary: "Print the number of logged version decreases; exit 1 if any.", options: ["store"],
+            summary: "Print the number of logged version decreases; exit 1 if any.",
             run: Audit.check),
-        Command(
-            name: "_race", usage: RaceWriter.usage, summary: "Test helper: one concurrent writer of a race test.",
-            options: RaceWriter.options, hidden: true, run: RaceWriter.run),
         Command(
             name: "_bench", usage: Bench.usage, summary: "Upsert throughput: inserts, replaces, duplicates.",
             options: Bench.options, hidden: true, run: Bench.run),
@@ -63,8 +66,8 @@ enum StoreCtl {
     /// Runs the command line and returns the exit status.
     static func run(_ arguments: [String]) async -> Int32 {
         guard let name = arguments.first else {
-            FileHandle.standardError.write(Data((overview + "\n").utf8))
-            return 2
+            StandardError.print(overview)
+            return UsageError.exitStatus
         }
         if name == "--help" || name == "-h" || name == "help" {
             print(overview)
@@ -74,27 +77,28 @@ enum StoreCtl {
             return fail(2, "storectl: unknown command '\(name)'; run `storectl --help` for the commands")
         }
         do {
-            let parsed = try Arguments(Array(arguments.dropFirst()), allowed: command.options)
+            let parsed = try command.parser.parse(
+                Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
             if parsed.wantsHelp {
                 print(command.help)
                 return 0
             }
             return try await command.run(parsed)
         } catch let error as UsageError {
-            return fail(2, "storectl \(name): \(error.message)\nusage: storectl \(command.usage)")
+            return fail(UsageError.exitStatus, "storectl \(name): \(error.message)\nusage: storectl \(command.usage)")
         } catch {
             return fail(1, "storectl \(name): \(error)")
         }
     }
 
     static func fail(_ status: Int32, _ message: String) -> Int32 {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        StandardError.print(message)
         return status
     }
 
     /// Opens the store named by the arguments, runs `body`, and closes the store on every path.
     static func withStore<Result>(
-        _ arguments: Arguments, _ body: (any ObservationStore) async throws -> Result
+        _ arguments: ParsedCommandLine, _ body: (any ObservationStore) async throws -> Result
     ) async throws -> Result {
         let store = try await makeObservationStore(
             try arguments.storeLocation(), postgres: PostgresClientOptions(applicationName: "dvp-storectl"))

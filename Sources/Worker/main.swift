@@ -1,19 +1,12 @@
+import CommandLineOptions
 import Foundation
 import WorkerCore
 
 // The worker executable: parse configuration, wire signals to a graceful drain, run, exit.
 
 // Summaries go to stdout with `print`; logs are JSON lines on stderr.
-let configuration: WorkerConfiguration
-do {
-    guard let parsed = try WorkerConfiguration.parse(Array(CommandLine.arguments.dropFirst())) else {
-        print(WorkerHelp.text)
-        exit(0)
-    }
-    configuration = parsed
-} catch {
-    FileHandle.standardError.write(Data("worker: \(error)\n".utf8))
-    exit(2)
+let configuration = CommandLineTool.parseOrExit("worker", help: WorkerHelp.text) {
+    try WorkerConfiguration.parse(Array(CommandLine.arguments.dropFirst()))
 }
 
 let logger = Logger(level: configuration.logLevel, fields: [("worker_id", .string(configuration.workerID))])

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import Kafka
 
@@ -45,24 +46,22 @@ public struct WorkerConfiguration: Sendable {
     /// The development HMAC key used when none is configured (ids are then guessable: never use it in production).
     public static let developmentIDKey = Array("daily-values-pipeline development key".utf8)
 
-    static let valuedFlags: Set<String> = [
-        "brokers", "brokers-file", "topic", "group", "store", "dlq-topic", "batch-size", "batch-ms",
-        "identifier-system", "id-key-file", "meta-source", "http-address", "http-port", "drain-timeout", "store-timeout", "start", "start-time",
-        "catalog", "worker-id", "log-level", "version-cache", "X",
-    ]
-    static let booleanFlags: Set<String> = ["until-caught-up", "allow-development-key", "help"]
-
     /// Parses flags and environment.
     /// - Returns: nil when `--help` was asked for.
     /// - Throws: `WorkerError.configuration` saying which flag or variable is wrong and why.
     public static func parse(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> WorkerConfiguration? {
-        let args = try CommandLineArguments(arguments, valued: valuedFlags, boolean: booleanFlags)
-        if args.flags.contains("help") { return nil }
-        func value(_ flag: String) -> String? { args.value(flag, env: envName(flag), environment) }
+        let args: ParsedCommandLine
+        do {
+            args = try WorkerOptions.parser.parse(arguments, environment: environment)
+        } catch {
+            throw WorkerError.configuration(error.message)
+        }
+        if args.wantsHelp { return nil }
+        func value(_ flag: String) -> String? { args.value("--" + flag) }
 
-        let (brokers, brokersFromDevBroker) = try bootstrapServers(args, environment)
+        let (brokers, brokersFromDevBroker) = try bootstrapServers(args)
         var idKey = WorkerConfiguration.developmentIDKey
         var usesDevelopmentKey = true
         if let file = value("id-key-file") {
@@ -86,11 +85,10 @@ public struct WorkerConfiguration: Sendable {
         config.metaSource = value("meta-source")
         config.catalogFile = value("catalog")
         if let v = value("http-address") { config.httpAddress = v }
-        config.batchSize = try integer(value("batch-size"), flag: "batch-size", default: 1000, range: 1...100_000)
-        config.batchMilliseconds = try integer(value("batch-ms"), flag: "batch-ms", default: 100, range: 1...60_000)
-        config.httpPort = try integer(value("http-port"), flag: "http-port", default: 9464, range: 0...65535)
-        config.versionCacheSize = try integer(
-            value("version-cache"), flag: "version-cache", default: 200_000, range: 0...100_000_000)
+        config.batchSize = try integer(args, "--batch-size", default: 1000, range: 1...100_000)
+        config.batchMilliseconds = try integer(args, "--batch-ms", default: 100, range: 1...60_000)
+        config.httpPort = try integer(args, "--http-port", default: 9464, range: 0...65535)
+        config.versionCacheSize = try integer(args, "--version-cache", default: 200_000, range: 0...100_000_000)
         if let v = value("drain-timeout") {
             guard let seconds = Double(v), seconds > 0, seconds <= 3600 else {
                 throw WorkerError.configuration("--drain-timeout: '\(v)' is not a number of seconds in (0, 3600]")
@@ -118,11 +116,9 @@ public struct WorkerConfiguration: Sendable {
             }
             config.logLevel = level
         }
-        config.untilCaughtUp = args.has("until-caught-up", env: "DVP_UNTIL_CAUGHT_UP", environment)
-        config.kafkaProperties = try kafkaProperties(flags: args.all("X"), environment: environment)
-        if usesDevelopmentKey && !brokersFromDevBroker
-            && !args.has("allow-development-key", env: "DVP_ALLOW_DEVELOPMENT_KEY", environment)
-        {
+        config.untilCaughtUp = args.isSet("--until-caught-up")
+        config.kafkaProperties = try kafkaProperties(args)
+        if usesDevelopmentKey && !brokersFromDevBroker && !args.isSet("--allow-development-key") {
             throw WorkerError.configuration(Self.developmentKeyRefusal)
         }
         return config
@@ -139,14 +135,11 @@ public struct WorkerConfiguration: Sendable {
 
     /// The bootstrap list: `--brokers`, else `--brokers-file`, else `DVP_BROKERS`, else `DVP_BROKERS_FILE`.
     /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
-    static func bootstrapServers(
-        _ args: CommandLineArguments, _ environment: [String: String]
-    ) throws -> (servers: String, fromDevBroker: Bool) {
-        func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
-        if let brokers = args.values["brokers"]?.last, !brokers.isEmpty { return (brokers, false) }
-        if let file = args.values["brokers-file"]?.last { return try bootstrapFile(file) }
-        if let brokers = nonEmpty(environment["DVP_BROKERS"]) { return (brokers, false) }
-        if let file = nonEmpty(environment["DVP_BROKERS_FILE"]) { return try bootstrapFile(file) }
+    static func bootstrapServers(_ args: ParsedCommandLine) throws -> (servers: String, fromDevBroker: Bool) {
+        if let brokers = args.given("--brokers"), !brokers.isEmpty { return (brokers, false) }
+        if let file = args.given("--brokers-file") { return try bootstrapFile(file) }
+        if let brokers = args.fromEnvironment("--brokers") { return (brokers, false) }
+        if let file = args.fromEnvironment("--brokers-file") { return try bootstrapFile(file) }
         throw WorkerError.configuration("--brokers (or DVP_BROKERS, or --brokers-file) is required")
     }
 
@@ -161,17 +154,15 @@ public struct WorkerConfiguration: Sendable {
         return (file.bootstrapServers, file.isLocalDevBroker)
     }
 
-    /// `DVP_` + the flag upper-cased with dashes as underscores, e.g. `batch-ms` → `DVP_BATCH_MS`.
-    static func envName(_ flag: String) -> String {
-        "DVP_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
-    }
-
-    static func integer(_ text: String?, flag: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
-        guard let text else { return fallback }
-        guard let n = Int(text), range.contains(n) else {
-            throw WorkerError.configuration("--\(flag): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
+    /// The flag's integer within `range`, else `fallback`.
+    static func integer(
+        _ args: ParsedCommandLine, _ flag: String, default fallback: Int, range: ClosedRange<Int>
+    ) throws -> Int {
+        do {
+            return try args.integer(flag, in: range) ?? fallback
+        } catch {
+            throw WorkerError.configuration(error.message)
         }
-        return n
     }
 
     /// An RFC 3339 instant (`2026-10-01T00:00:00Z`, offsets allowed) or milliseconds since the epoch.
@@ -187,12 +178,9 @@ public struct WorkerConfiguration: Sendable {
     }
 
     /// `DVP_X_SASL_PASSWORD=…` → `sasl.password`, then `-X key=value` flags (which win).
-    static func kafkaProperties(flags: [String], environment: [String: String]) throws -> [String: String] {
-        var properties: [String: String] = [:]
-        for (name, value) in environment where name.hasPrefix("DVP_X_") && name.count > 6 {
-            properties[name.dropFirst(6).lowercased().replacingOccurrences(of: "_", with: ".")] = value
-        }
-        for pair in flags {
+    static func kafkaProperties(_ args: ParsedCommandLine) throws -> [String: String] {
+        var properties = args.environmentProperties(prefix: "DVP_X_")
+        for pair in args.all("-X") {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
                 throw WorkerError.configuration("-X '\(pair)': expected key=value")
             }

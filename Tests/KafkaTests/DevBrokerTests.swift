@@ -1,37 +1,26 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 @Suite("devbroker executable", .serialized, .timeLimit(.minutes(2)))
 struct DevBrokerTests {
-    /// `.build/<config>/devbroker`, built by `swift build` (the test fails if it is missing).
-    static var binary: URL {
-        var directory = URL(fileURLWithPath: #filePath)
-        while directory.lastPathComponent != "Tests" { directory.deleteLastPathComponent() }
-        let root = directory.deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/devbroker")
-    }
-
     @Test("serves produce/consume through the bootstrap file, answers control commands, exits 0 on SIGTERM")
     func endToEnd() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("devbroker-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.temporaryDirectory("devbroker")
         defer { try? FileManager.default.removeItem(at: directory) }
         let bootstrapFile = directory.appendingPathComponent("bootstrap")
-        let output = directory.appendingPathComponent("stdout")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = [
-            "--brokers", "2", "--topic", "events:2", "--bootstrap-file", bootstrapFile.path,
-            "--control", "-",
-        ]
-        let control = Pipe()
-        process.standardInput = control
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        // The built devbroker (the test fails if it is missing); control commands go to its stdin.
+        let child = try ChildProcess(
+            try TestEnvironment.requireBinary("devbroker").path,
+            [
+                "--brokers", "2", "--topic", "events:2", "--bootstrap-file", bootstrapFile.path,
+                "--control", "-",
+            ], directory: directory, input: .pipe)
+        let process = child.process
+        let output = child.stdoutURL
+        let control = try #require(child.input)
+        defer { child.terminate() }
 
         let ready = await KafkaTestSupport.waitUntil(within: .seconds(10)) {
             FileManager.default.fileExists(atPath: bootstrapFile.path)
@@ -55,7 +44,7 @@ struct DevBrokerTests {
         #expect(back.map(\.valueString).sorted() == (0..<20).map(String.init).sorted())
 
         // Control commands are answered on stdout.
-        control.fileHandleForWriting.write(Data("create extra 5\nfrobnicate\n".utf8))
+        control.write(Data("create extra 5\nfrobnicate\n".utf8))
         let answered = await KafkaTestSupport.waitUntil(within: .seconds(5)) {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             return text.contains("ok create extra 5") && text.contains("error frobnicate")

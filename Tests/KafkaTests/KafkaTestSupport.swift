@@ -1,15 +1,12 @@
 import Foundation
 import Kafka
+import TestSupport
 
 /// Shared helpers for tests against an in-process mock cluster.
 enum KafkaTestSupport {
     /// A mock cluster with the given topics (name → partitions).
     static func cluster(brokers: Int = 3, topics: [String: Int]) throws -> KafkaMockCluster {
-        let cluster = try KafkaMockCluster(brokers: brokers)
-        for (topic, partitions) in topics.sorted(by: { $0.key < $1.key }) {
-            try cluster.createTopic(topic, partitions: partitions)
-        }
-        return cluster
+        try TestBrokers.mockCluster(brokers: brokers, topics: topics)
     }
 
     static func producerConfiguration(_ bootstrap: String) -> KafkaProducerConfiguration {
@@ -64,12 +61,7 @@ enum KafkaTestSupport {
     static func waitUntil(within limit: Duration = .seconds(30), _ condition: () throws -> Bool) async rethrows
         -> Bool
     {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return try condition()
+        try await eventually(timeout: limit, interval: .milliseconds(100), condition)
     }
 }
 

@@ -1,18 +1,6 @@
 import ObservationUpsert
 import Testing
-
-/// SplitMix64: a tiny deterministic PRNG so every run feeds the same byte strings.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 @Suite struct DecoderRobustnessTests {
     static let seeds: [[UInt8]] = [
@@ -48,7 +36,7 @@ struct SplitMix64: RandomNumberGenerator {
 
     /// Every input ends in a value that round-trips and maps, or in a typed error; nothing traps or hangs.
     @Test(.timeLimit(.minutes(2))) func randomAndMutatedBytesNeverCrash() throws {
-        var rng = SplitMix64(state: 0xDA11_7000_0001)
+        var rng = SplitMix64(seed: 0xDA11_7000_0001)
         var accepted = 0
         var rejected: [DailyValueError.Kind: Int] = [:]
         for iteration in 0..<20_000 {

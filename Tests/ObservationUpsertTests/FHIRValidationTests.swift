@@ -1,46 +1,21 @@
 import Foundation
 import ObservationUpsert
 import Testing
-
-/// The validator venv is absent: a test failure with the command that fixes it.
-struct MissingValidator: Error, CustomStringConvertible {
-    var path: String
-    var description: String {
-        "No validator python at \(path). Run the README test command first (it creates the venv): "
-            + "python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt"
-    }
-}
+import TestSupport
 
 /// Runs `scripts/validate_fhir.py` (fhirkit-rs + fhir.resources R4 + product lint) on what the mapper emits.
 @Suite(.serialized) struct FHIRValidationTests {
-    static let root = Fixtures.packageRoot()
-
-    /// The venv python: `DVP_PYTHON`, else `<root>/.venv/bin/python`. Missing → the test fails (never skips).
-    static func python() throws -> URL {
-        let path =
-            ProcessInfo.processInfo.environment["DVP_PYTHON"] ?? root.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw MissingValidator(path: path) }
-        return URL(fileURLWithPath: path)
-    }
-
-    /// Runs the script on `directory`; returns the exit status and the combined output.
-    static func validate(_ directory: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try python()
-        process.arguments = [root.appendingPathComponent("scripts/validate_fhir.py").path, directory.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    /// Runs the script on `directory` with the venv python (``TestPython``: `DVP_PYTHON`, else `.venv`, created
+    /// when missing; none → the test fails, never skips); returns the exit status and the output of both streams.
+    static func validate(_ directory: URL) async throws -> (status: Int32, output: String) {
+        let result = try await ChildProcess.run(
+            try await TestPython.executable().path, [TestEnvironment.script("validate_fhir.py"), directory.path])
+        return (result.status, result.stdout + result.stderr)
     }
 
     /// A fresh directory holding the exported catalog and `resources` (name → JSON).
     static func directory(_ resources: [String: String]) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestEnvironment.temporaryDirectory("fhir")
         try MetricCatalog.builtin.exportJSON().write(to: dir.appendingPathComponent("metric-catalog.json"))
         for (name, json) in resources {
             try Data(json.utf8).write(to: dir.appendingPathComponent("\(name).json"))
@@ -48,18 +23,18 @@ struct MissingValidator: Error, CustomStringConvertible {
         return dir
     }
 
-    @Test(.timeLimit(.minutes(2))) func everyEmittedResourcePassesBothValidatorsAndTheLint() throws {
+    @Test(.timeLimit(.minutes(2))) func everyEmittedResourcePassesBothValidatorsAndTheLint() async throws {
         let records = try ObservationSamples.records()
         #expect(records.count == MetricCatalog.builtin.allMetrics.count + ObservationSamples.days.count + 1)
         let dir = try Self.directory(records.mapValues(\.resource))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (status, output) = try Self.validate(dir)
+        let (status, output) = try await Self.validate(dir)
         #expect(status == 0, "\(output)")
         #expect(output.contains("\(records.count)/\(records.count) valid"), "\(output)")
     }
 
     /// Each broken variant of a good resource must make the script fail, naming the file.
-    @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() throws {
+    @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() async throws {
         let good = try Fixtures.mapper.map(
             ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!),
             recordTimestampMs: Fixtures.ms("2026-11-01T06:15:03Z")
@@ -81,11 +56,11 @@ struct MissingValidator: Error, CustomStringConvertible {
         // The unbroken resource passes, so each failure below is caused by its breakage.
         let control = try Self.directory(["good": good])
         defer { try? FileManager.default.removeItem(at: control) }
-        #expect(try Self.validate(control).status == 0)
+        #expect(try await Self.validate(control).status == 0)
 
         let dir = try Self.directory(broken)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (status, output) = try Self.validate(dir)
+        let (status, output) = try await Self.validate(dir)
         #expect(status == 1, "\(output)")
         for name in broken.keys {
             #expect(output.contains("\(name).json: "), "no failure reported for \(name): \(output)")

@@ -1,5 +1,6 @@
 import Foundation
 import ObservationUpsert
+import TestSupport
 import Testing
 
 /// Replays the fuzzing seed corpus (`fuzz/corpus/`, see `scripts/fuzz.sh`) through the decoder and the mapper with

@@ -2,6 +2,7 @@ import Essentials
 import Foundation
 import PostgresClient
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PostgresDeadlineTests {
     @Test func sessionDefaultsAndOverridesReachTheServer() async throws {
-        let url = try TestStores.postgresURL()
+        let url = try await TestStores.postgresURL()
         let defaults = try await settings(url)
         #expect(defaults == ["30s", "10s", "dvp-deadline-test"])
         let overridden = try await settings(
@@ -20,7 +21,7 @@ struct PostgresDeadlineTests {
     }
 
     @Test func aStatementPastTheRoundTripTimeoutIsCancelled() async throws {
-        let url = try TestStores.postgresURL()
+        let url = try await TestStores.postgresURL()
         let options = PostgresClientOptions(applicationName: "dvp-deadline-test", roundTripTimeout: .milliseconds(500))
         let box = QueueConfined(label: "test.deadline", ())
         let (error, elapsed, pid) = try await box.run { _ in
@@ -35,7 +36,7 @@ struct PostgresDeadlineTests {
         #expect(error?.message.contains("cancel request sent") == true, "\(String(describing: error))")
         #expect(elapsed < .seconds(3), "took \(elapsed)")
         // The connection was dropped when the call returned: its backend goes away (cancelled, then disconnected).
-        let gone = try await eventuallyTrue(timeout: .seconds(5)) {
+        let gone = try await eventually(timeout: .seconds(5), interval: .milliseconds(100)) {
             try await query(url, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int", ["\(pid)"]) == ["0"]
         }
         #expect(gone, "backend \(pid) still running pg_sleep")
@@ -98,14 +99,5 @@ struct PostgresDeadlineTests {
             let result = try PostgresConnection(connectionString: url).execute(sql, parameters)
             return result.rows { result.text($0, 0) }
         }
-    }
-
-    private func eventuallyTrue(timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
     }
 }

@@ -1,22 +1,23 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
 /// A PostgreSQL server restart between upserts: the store reports a retriable error at most once, then reconnects.
 ///
-/// Runs its own throwaway cluster (started with `scripts/pg-test-cluster.sh`), so restarting it cannot disturb other
-/// suites sharing the `DVP_POSTGRES_URL` cluster.
+/// Runs its own throwaway cluster (``PostgresCluster``, via `scripts/pg-test-cluster.sh`), so restarting it cannot
+/// disturb other suites sharing the `DVP_POSTGRES_URL` cluster.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PostgresRestartTests {
     @Test(arguments: ["restart-fast", "restart-immediate"])
     func upsertAfterRestartReconnects(restart: String) async throws {
-        _ = try TestStores.postgresURL()  // the PostgreSQL suites need the test environment either way
-        try await withPrivateCluster { url, directory in
-            let store = try await PostgresObservationStore(connectionString: url)
+        _ = try await TestStores.postgresURL()  // the PostgreSQL suites need the test environment either way
+        try await withPrivateCluster { cluster in
+            let store = try await PostgresObservationStore(connectionString: cluster.url)
             #expect(try await store.upsert([record(version: 1)]) == [.inserted])
 
-            try await runScript([restart, directory])
+            try await cluster.restart(String(restart.dropFirst("restart-".count)))
 
             var first: [UpsertOutcome]?
             do {
@@ -44,24 +45,9 @@ struct PostgresRestartTests {
 
     // MARK: - Private cluster
 
-    private func withPrivateCluster(_ body: (_ url: String, _ directory: String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-pg-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let start = try await ChildProcess.run(ChildProcess.pgTestCluster, ["start", directory.path, "auto"])
-        try #require(start.status == 0, "could not start a private PostgreSQL cluster: \(start.standardError)")
-        let started = start.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        do {
-            try await body(started, directory.path)
-        } catch {
-            _ = try? await ChildProcess.run(ChildProcess.pgTestCluster, ["stop", directory.path])
-            throw error
-        }
-        try await runScript(["stop", directory.path])
-    }
-
-    private func runScript(_ arguments: [String]) async throws {
-        let result = try await ChildProcess.run(ChildProcess.pgTestCluster, arguments)
-        try #require(
-            result.status == 0, "pg-test-cluster.sh \(arguments.joined(separator: " ")): \(result.standardError)")
+    private func withPrivateCluster(_ body: (PostgresCluster) async throws -> Void) async throws {
+        let cluster = try await PostgresCluster.start()  // stopped and removed when released, on every path
+        try await body(cluster)
+        try await cluster.stop()
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 import ObservationUpsert
 import Testing
+import TestSupport
 
 @Suite("SQLite schema migration")
 struct SQLiteMigrationTests {
     @Test("A version-2 database (WITHOUT ROWID table) migrates to version 3 keeping every row and its meta")
     func migratesFromVersionTwo() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-migrate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.temporaryDirectory("dvp-migrate")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("v2.sqlite").path
         let v2 = """
@@ -23,12 +23,8 @@ struct SQLiteMigrationTests {
             INSERT INTO observation VALUES ('p-1', 'steps', '2026-10-01', 7, 'abc',
                 '{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}', 3, '2026-10-02T06:15:03.120Z');
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, v2]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let process = try await ChildProcess.run("/usr/bin/sqlite3", [path, v2])
+        try #require(process.status == 0)
 
         let store = try await SQLiteObservationStore(path: path)
         #expect(try await store.schemaVersion() == 3)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
@@ -9,7 +10,7 @@ struct StoreRaceTests {
     static let identities = 120
     static let topVersion = 12
 
-    /// Mirrors `storectl _race`: identity `i` ends at version `top - i % 3`.
+    /// Mirrors `dvp-test-tools race`: identity `i` ends at version `top - i % 3`.
     static func expectedDump() -> String {
         (0..<identities).map { index in
             let identity = ObservationIdentity(
@@ -24,12 +25,12 @@ struct StoreRaceTests {
         try await TestStores.withFreshLocation(kind) { location in
             let store = ["--store", Self.text(location)]
             try await ChildProcess.storectl(["audit-install"] + store)
-            let writers = try await withThrowingTaskGroup(of: ChildProcessResult.self) { group in
+            let writers = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
                 for writer in 0..<2 {
                     group.addTask {
-                        try await ChildProcess.storectl(
+                        try await ChildProcess.testTools(
                             [
-                                "_race", "--writer", "\(writer)", "--writers", "2", "--identities",
+                                "race", "--writer", "\(writer)", "--writers", "2", "--identities",
                                 "\(Self.identities)",
                                 "--versions", "\(Self.topVersion)", "--batch", "25",
                             ] + store)
@@ -84,6 +85,11 @@ struct StoreRaceTests {
             #expect(result.status == 2, "\(arguments)")
             #expect(!result.standardError.isEmpty, "\(arguments)")
         }
+        // The race writer moved out of storectl (above, `_race` is now an unknown command) into the test tools.
+        let race = ["race", "--store", "sqlite:/tmp/x.db", "--writer", "3", "--writers", "2"]
+        let result = try await ChildProcess.run(try TestEnvironment.requireBinary("dvp-test-tools").path, race)
+        #expect(result.status == 2, "\(race)")
+        #expect(!result.standardError.isEmpty, "\(race)")
     }
 
     static func text(_ location: StoreLocation) -> String {

@@ -3,6 +3,7 @@ import Foundation
 import PostgresClient
 import SQLiteClient
 import Testing
+import TestSupport
 
 @testable import ObservationUpsert
 
@@ -21,16 +22,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 enum TestStores {
     static let postgresURLVariable = "DVP_POSTGRES_URL"
 
-    /// The PostgreSQL test cluster URL; a missing variable fails the test (no silent skip).
-    static func postgresURL() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
-            throw TestEnvironmentError(
-                "\(postgresURLVariable) is not set: run the tests with `scripts/test.sh` (see README), which starts "
-                    + "a throwaway PostgreSQL, or start one with `scripts/pg-test-cluster.sh start DIR auto` and "
-                    + "export its URL")
-        }
-        return url
-    }
+    /// The PostgreSQL test server's URL (``TestPostgres``: `DVP_POSTGRES_URL`, else a throwaway cluster of this
+    /// test process); no server fails the test (no silent skip).
+    static func postgresURL() async throws -> String { try await TestPostgres.url() }
 
     /// Runs `body` with the location of a new, empty store of `kind`, removed afterwards on every path.
     static func withFreshLocation<Result>(
@@ -38,13 +32,11 @@ enum TestStores {
     ) async throws -> Result {
         switch kind {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("dvp-store-test-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let directory = try TestEnvironment.temporaryDirectory("dvp-store-test")
             defer { try? FileManager.default.removeItem(at: directory) }
             return try await body(.sqlite(path: directory.appendingPathComponent("observations.db").path))
         case .postgres:
-            let url = try postgresURL()
+            let url = try await postgresURL()
             let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
             try await adminExecute(url, "CREATE DATABASE \(database)")
@@ -102,12 +94,6 @@ enum TestStores {
         components.path = "/" + database
         return try #require(components.string)
     }
-}
-
-struct TestEnvironmentError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) { self.description = description }
 }
 
 // MARK: - Records

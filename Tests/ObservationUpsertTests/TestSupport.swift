@@ -1,5 +1,6 @@
 import Foundation
 import ObservationUpsert
+import TestSupport
 
 /// Shared fixtures: a fixed clock, a decoder and a mapper configured like a deployment.
 enum Fixtures {
@@ -31,10 +32,8 @@ enum Fixtures {
         return Array(("{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
     }
 
-    /// The package root, found from this file's path.
-    static func packageRoot(_ file: String = #filePath) -> URL {
-        URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    /// The package root.
+    static func packageRoot() -> URL { TestEnvironment.root }
 
     /// Milliseconds since the epoch of an ISO 8601 instant.
     static func ms(_ iso: String) -> Int64 {

@@ -1,6 +1,7 @@
 import DailyValueContract
 import Foundation
 import Producer
+import TestSupport
 import Testing
 
 /// `producer generate`: determinism, the delivery-pattern shares, and an oracle that matches the output.

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// `producer generate` sending to Kafka: the records are exactly the `--out` lines of the same seed, keyed by
@@ -73,6 +74,6 @@ struct GenerateToKafkaTests {
     func everyCommandHasHelp(_ arguments: [String]) async throws {
         let run = try await ProducerTestSupport.producer(arguments)
         #expect(run.status == 0)
-        #expect(String(decoding: run.stdout, as: UTF8.self).contains("Usage: producer"))
+        #expect(String(decoding: run.stdoutData, as: UTF8.self).contains("Usage: producer"))
     }
 }

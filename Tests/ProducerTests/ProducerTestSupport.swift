@@ -1,26 +1,18 @@
 import Foundation
 import Kafka
+import TestSupport
 
-/// Helpers shared by the producer tests: the built `producer` binary, child processes, temporary files and mock
-/// clusters.
+/// Helpers shared by the producer tests: the built `producer` binary, temporary files and mock clusters (child
+/// processes, paths and clusters come from `TestSupport`).
 enum ProducerTestSupport {
-    /// The `producer` executable built next to the test bundle (override with `PRODUCER_BINARY`).
+    /// The built `producer` (override with `PRODUCER_BINARY`, e.g. a release build for the benchmark).
     static var producerBinary: URL {
         if let path = ProcessInfo.processInfo.environment["PRODUCER_BINARY"] { return URL(fileURLWithPath: path) }
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("producer")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return packageRoot.appendingPathComponent(".build/debug/producer")
+        return URL(fileURLWithPath: TestEnvironment.binary("producer"))
     }
 
     /// A fresh temporary directory, removed by the caller with ``removeDirectory(_:)``.
-    static func makeDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("producer-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func makeDirectory() throws -> URL { try TestEnvironment.temporaryDirectory("producer-tests") }
 
     static func removeDirectory(_ url: URL) {
         try? FileManager.default.removeItem(at: url)
@@ -28,57 +20,24 @@ enum ProducerTestSupport {
 
     /// A one-broker-or-more mock cluster with one topic.
     static func cluster(topic: String, partitions: Int = 3, brokers: Int = 1) throws -> KafkaMockCluster {
-        let cluster = try KafkaMockCluster(brokers: brokers)
-        try cluster.createTopic(topic, partitions: partitions)
-        return cluster
+        try TestBrokers.mockCluster(brokers: brokers, topics: [topic: partitions])
     }
 
     // MARK: - Child processes
 
-    struct Completed {
-        var status: Int32
-        var stdout: Data
-        var stderr: String
-    }
-
-    /// Runs `executable` to completion without blocking a cooperative thread; output goes through temporary files
-    /// so large outputs cannot dead-lock on a pipe.
+    /// Runs `executable` to completion (without the test process's `DVP_*` variables).
     static func run(
         _ executable: URL, _ arguments: [String], stdin: URL? = nil, environment: [String: String] = [:]
-    ) async throws -> Completed {
-        let directory = try makeDirectory()
-        defer { removeDirectory(directory) }
-        let outURL = directory.appendingPathComponent("stdout")
-        let errURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var processEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DVP_") }
-        processEnvironment.merge(environment) { $1 }
-        process.environment = processEnvironment
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try outHandle.close()
-        try errHandle.close()
-        return Completed(
-            status: status, stdout: try Data(contentsOf: outURL),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-        )
+    ) async throws -> ProcessResult {
+        try await ChildProcess.run(
+            executable.path, arguments, input: stdin.map { .file($0) } ?? .none, environment: environment,
+            inheritsDVPVariables: false)
     }
 
     /// Runs the `producer` binary.
     static func producer(
         _ arguments: [String], stdin: URL? = nil, environment: [String: String] = [:]
-    ) async throws -> Completed {
+    ) async throws -> ProcessResult {
         try await run(producerBinary, arguments, stdin: stdin, environment: environment)
     }
 

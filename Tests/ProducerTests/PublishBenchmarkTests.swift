@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// Opt-in throughput check: `DVP_BENCHMARK_EVENTS=1000000 PRODUCER_BINARY=.build/release/producer swift test

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// `producer publish` run as a real process against a mock cluster, and the same input through kcat.
@@ -158,7 +159,7 @@ struct PublishCommandTests {
         #expect(run.stderr.contains("no.such.property"), "\(run.stderr)")
         let help = try await ProducerTestSupport.producer(["publish", "--help"])
         #expect(help.status == 0)
-        #expect(String(decoding: help.stdout, as: UTF8.self).contains("--skip-invalid"))
+        #expect(String(decoding: help.stdoutData, as: UTF8.self).contains("--skip-invalid"))
     }
 
     @Test func kcatPublishedFileReadsBackIdentically() async throws {

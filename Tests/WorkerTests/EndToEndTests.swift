@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// The whole pipeline with real processes: devbroker (librdkafka mock cluster over TCP), producer, worker(s),

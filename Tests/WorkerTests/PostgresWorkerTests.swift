@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// The worker on PostgreSQL under concurrency and faults: two workers, kill -9, a database restart, SIGTERM.
@@ -11,7 +12,7 @@ struct PostgresWorkerTests {
     func twoWorkers() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let store = try TestEnvironment.freshPostgresDatabase()
+        let store = try await TestPostgres.freshDatabase("worker")
         #expect(try runCommand(Self.storectl, ["audit-install", "--store", store]).status == 0)
         let (events, oracle) = try harness.generate(patients: 60, days: 5, seed: 21, extra: EndToEndTests.messyStream)
         try harness.publish(events)
@@ -36,7 +37,7 @@ struct PostgresWorkerTests {
     func killNineAndRestart() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let store = try TestEnvironment.freshPostgresDatabase()
+        let store = try await TestPostgres.freshDatabase("worker")
         let (events, oracle) = try harness.generate(patients: 100, days: 6, seed: 22, extra: EndToEndTests.messyStream)
         try harness.publish(events)
 
@@ -108,7 +109,7 @@ struct PostgresWorkerTests {
     func sigtermUnderLoad() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let store = try TestEnvironment.freshPostgresDatabase()
+        let store = try await TestPostgres.freshDatabase("worker")
         let oracleFile = harness.directory.appendingPathComponent("oracle-live.tsv")
         let generator = try ChildProcess(
             TestEnvironment.binary("producer"),

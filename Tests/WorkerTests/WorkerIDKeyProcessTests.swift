@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The id-key rule with the real executable: no key and a real-looking broker → exit 2 before anything is touched;

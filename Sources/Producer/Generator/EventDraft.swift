@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// The fields of one generated event before it is rendered as JSON, valid or deliberately broken.
 ///
 /// Rendering is a pure function of the draft, so a duplicate rendered twice is byte-identical.

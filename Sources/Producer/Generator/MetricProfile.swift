@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// How the population generator draws realistic daily values for one metric.
 ///
 /// This is the generator's own model, deliberately independent of the domain's `MetricCatalog`: the generator's

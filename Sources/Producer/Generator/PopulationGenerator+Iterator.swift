@@ -1,3 +1,5 @@
+import SeededRandom
+
 extension PopulationGenerator {
     /// Produces the events block by block; see ``PopulationGenerator``.
     public struct Iterator: IteratorProtocol, Sendable {

@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// A deterministic, memory-bounded stream of realistic DailyValue events for a synthetic population.
 ///
 /// Days are generated in order; within a day, people are processed in blocks of ``blockSize`` whose events are

@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// The re-deliveries one identity gets besides its original event: a late recomputation, an exact duplicate and an
 /// older version sent after the newer one, each with a delay in days.
 struct RedeliveryPlan {

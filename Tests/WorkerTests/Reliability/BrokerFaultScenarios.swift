@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// Faults of the (mock) Kafka cluster, injected through devbroker's control FIFO.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A frozen PostgreSQL backend (SIGSTOP on the worker's server process while events flow). Its kernel still ACKs,

@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import ObservationUpsert
+import TestSupport
 import Testing
 
 /// Bad and awkward input: every invalid class, boundary values, exact duplicates, out-of-order versions across a

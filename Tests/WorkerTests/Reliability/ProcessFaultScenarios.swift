@@ -1,5 +1,6 @@
 import Foundation
 import ObservationUpsert
+import TestSupport
 import Testing
 
 /// Faults of the worker processes: kill -9 at points of the batch cycle, scaling, rolling restarts, SIGTERM

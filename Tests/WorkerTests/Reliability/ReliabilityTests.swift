@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The reliability scenario suite (reference `kafka-reliability.md` §4): each scenario starts real processes,
 /// injects one fault and checks the common oracle (``ScenarioRun/drainAndVerify(drainTimeout:expectedLost:)``).

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// One reliability scenario: real processes, the oracle of everything sent, one fault, a drain, the common checks
@@ -26,7 +27,7 @@ final class ScenarioRun: @unchecked Sendable {
         self.name = name
         harness = try PipelineHarness(partitions: partitions)
         try await harness.startBroker()
-        store = try ScenarioStore(in: harness.directory, ownCluster: ownPostgres)
+        store = try await ScenarioStore(in: harness.directory, ownCluster: ownPostgres)
     }
 
     /// Runs `body` as scenario `name`; a thrown error is recorded as a failed row and rethrown.

@@ -1,44 +1,34 @@
 import Foundation
+import TestSupport
 
-/// The PostgreSQL store of one scenario: a fresh database on the shared test server, or a throwaway cluster of
-/// its own (`scripts/pg-test-cluster.sh`) when the scenario restarts it or no shared server is configured.
+/// The PostgreSQL store of one scenario: a fresh database on the shared test server (``TestPostgres``), or a
+/// throwaway cluster of its own (``PostgresCluster``) when the scenario restarts it.
 final class ScenarioStore: @unchecked Sendable {
     /// The libpq URL the workers and `storectl` use.
     let url: String
-    /// The data directory of the scenario's own cluster, nil on the shared server.
-    let clusterDirectory: URL?
+    /// The scenario's own cluster, nil on the shared server.
+    private let cluster: PostgresCluster?
 
     static let storectl = TestEnvironment.binary("storectl")
 
     /// Creates the store and installs the version-audit trigger (`storectl audit-install`).
-    init(in directory: URL, ownCluster: Bool) throws {
-        let shared = ProcessInfo.processInfo.environment["DVP_POSTGRES_URL"].map { !$0.isEmpty } ?? false
-        if ownCluster || !shared {
-            let dir = directory.appendingPathComponent("pg")
-            let result = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", dir.path, "auto"])
-            guard result.status == 0 else { throw TestSetupError("pg-test-cluster.sh start failed: \(result.stderr)") }
-            let started = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            url = started
-            clusterDirectory = dir
+    init(in directory: URL, ownCluster: Bool) async throws {
+        if ownCluster {
+            let cluster = try await PostgresCluster.start(directory: directory.appendingPathComponent("pg"))
+            url = cluster.url
+            self.cluster = cluster
         } else {
-            url = try TestEnvironment.freshPostgresDatabase("reliability")
-            clusterDirectory = nil
+            url = try await TestPostgres.freshDatabase("reliability")
+            cluster = nil
         }
-        let audit = try runCommand(Self.storectl, ["audit-install", "--store", url])
+        let audit = try await ChildProcess.run(Self.storectl, ["audit-install", "--store", url])
         guard audit.status == 0 else { throw TestSetupError("storectl audit-install failed: \(audit.stderr)") }
-    }
-
-    deinit {
-        if let clusterDirectory {
-            _ = try? runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", clusterDirectory.path])
-        }
     }
 
     /// Restarts the scenario's own cluster: `fast` (clients disconnected) or `immediate` (crash + WAL recovery).
     func restart(_ mode: String) throws {
-        guard let clusterDirectory else { throw TestSetupError("restart needs the scenario's own cluster") }
-        let result = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["restart-\(mode)", clusterDirectory.path])
-        guard result.status == 0 else { throw TestSetupError("restart-\(mode) failed: \(result.stderr)") }
+        guard let cluster else { throw TestSetupError("restart needs the scenario's own cluster") }
+        try cluster.restart(mode)
     }
 
     /// `storectl audit-check`: the number of stored-version decreases the audit trigger recorded.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A worker process of a scenario with its HTTP probe and the last `dvp_records_consumed_total` seen, so records
 /// consumed by a worker that is later killed are still counted.

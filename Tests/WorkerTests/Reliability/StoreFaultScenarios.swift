@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Faults of PostgreSQL: restarts (fast and immediate, on the scenario's own cluster) and a stall longer than

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 
 /// Real processes for end-to-end worker tests: the embedded broker, the producer, workers and `storectl`.
 ///
@@ -18,7 +19,7 @@ final class PipelineHarness: @unchecked Sendable {
 
     init(partitions: Int = 6) throws {
         self.partitions = partitions
-        directory = try TestEnvironment.temporaryDirectory()
+        directory = try TestEnvironment.temporaryDirectory("dvp-worker-test")
     }
 
     deinit {
@@ -31,22 +32,10 @@ final class PipelineHarness: @unchecked Sendable {
 
     /// Starts `devbroker` with the topic and its dead-letter topic and waits for its bootstrap file.
     func startBroker() async throws {
-        let process = try ChildProcess(
-            TestEnvironment.binary("devbroker"),
+        (broker, bootstrap) = try await TestBrokers.startDevBroker(
             ["--brokers", "3", "--topic", "\(topic):\(partitions)", "--topic", "\(deadLetterTopic):2",
-             "--bootstrap-file", bootstrapFile.path, "--control", controlFIFO.path],
-            directory: directory)
-        broker = process
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOf: bootstrapFile, encoding: .utf8), text.contains(":") {
-                bootstrap = KafkaMockCluster.BootstrapFile(parsing: text).bootstrapServers
-                return
-            }
-            guard process.isRunning else { throw TestSetupError("devbroker exited: \(process.stderr)") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestSetupError("devbroker wrote no bootstrap file: \(process.stderr)")
+             "--control", controlFIFO.path],
+            bootstrapFile: bootstrapFile, directory: directory)
     }
 
     /// Generates a stream with `producer generate` and returns the events file and the oracle.

@@ -1,6 +1,8 @@
 import Foundation
+import TestSupport
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Reads a running worker's HTTP endpoints (port taken from its `http listening` log line).
@@ -40,16 +42,4 @@ struct WorkerProbe {
         }
         return nil
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration, interval: Duration = .milliseconds(200), _ condition: () async throws -> Bool)
-    async rethrows -> Bool
-{
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: interval)
-    }
-    return try await condition()
 }

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The start of an executable's `main`: parse the command line, answer `--help`, turn a usage error into exit
+/// status 2.
+public enum CommandLineTool {
+    /// Runs `parse`; prints `help` and exits 0 when it returns nil (`--help`); on an error prints
+    /// `program: error` (and `usageHint`, e.g. the help, when given) on stderr and exits with
+    /// ``UsageError/exitStatus``.
+    /// - Returns: what `parse` returned.
+    public static func parseOrExit<Options>(
+        _ program: String, help: String, usageHint: String? = nil, _ parse: () throws -> Options?
+    ) -> Options {
+        do {
+            guard let options = try parse() else {
+                print(help)
+                exit(0)
+            }
+            return options
+        } catch {
+            StandardError.print("\(program): \(error)" + (usageHint.map { "\n" + $0 } ?? ""))
+            exit(UsageError.exitStatus)
+        }
+    }
+}

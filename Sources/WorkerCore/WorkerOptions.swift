@@ -1,0 +1,131 @@
+import CommandLineOptions
+
+/// The worker's command line: every flag, its `DVP_*` environment twin and its help, in one place.
+///
+/// `WorkerConfiguration.parse` reads them; `worker --help` (``WorkerHelp``) is generated from them.
+enum WorkerOptions {
+    static let kafka: [CommandLineOption] = [
+        .value("--brokers", "LIST", help: "bootstrap servers of a real Kafka cluster (DVP_BROKERS)"),
+        .value(
+            "--brokers-file", "PATH",
+            help: """
+                read the bootstrap list from a file's first line (e.g. the one `devbroker
+                --bootstrap-file PATH` writes); --brokers wins when both are given
+                """),
+        .value("--topic", "NAME", help: "topic to consume (default daily-values)"),
+        .value("--group", "NAME", help: "consumer group (default daily-values-worker); a new group replays the topic"),
+        .value("--dlq-topic", "NAME", help: "dead-letter topic (default <topic>.dlq)"),
+        .value(
+            "--start", "POSITION",
+            help: """
+                where a group without committed offsets starts: committed|earliest (both
+                start at the earliest offset) or latest (default committed)
+                """),
+        .value(
+            "--start-time", "INSTANT",
+            help: """
+                backfill from a point in time: partitions without a committed offset start at
+                the first record at or after INSTANT (RFC 3339 or epoch ms); needs a real
+                broker (the embedded mock cannot look offsets up by time: it falls back to
+                --start and logs a warning)
+                """),
+        .value(
+            "-X", "key=value", repeatable: true,
+            help: """
+                librdkafka property passed through (repeatable; SASL/TLS/tuning), also as
+                DVP_X_<PROPERTY> with '.' as '_', e.g. DVP_X_SASL_PASSWORD=… → sasl.password
+                """),
+    ]
+
+    static let store: [CommandLineOption] = [
+        .value(
+            "--store", "LOCATION",
+            help: """
+                sqlite:PATH (embedded default) or postgres://… (libpq URI; TLS options pass
+                through). Default sqlite:daily-values.sqlite
+                PostgreSQL defaults, each overridden by the URI's own query parameter (or
+                libpq's PG* variable): connect_timeout=10, keepalives=1, keepalives_idle=30,
+                keepalives_interval=10, keepalives_count=3, tcp_user_timeout=30000 (ms),
+                application_name dvp-worker, and options='-c statement_timeout=30s
+                -c lock_timeout=10s' (the URI's options are appended, so its -c wins)
+                """),
+        .value(
+            "--store-timeout", "SECONDS",
+            help: """
+                client-side bound on each PostgreSQL round trip (default 40): a statement
+                still unanswered (frozen server, half-open connection) is cancelled, the
+                worker turns not-ready and retries the batch on a new connection
+                """),
+    ]
+
+    static let mapping: [CommandLineOption] = [
+        .value("--identifier-system", "URI", help: "Observation.identifier.system"),
+        .value(
+            "--id-key-file", "PATH",
+            help: """
+                secret HMAC key for the Observation id (or DVP_ID_KEY with the key itself);
+                REQUIRED: without one the worker refuses to start (exit 2), unless
+                - the brokers come from --brokers-file naming a devbroker's bootstrap file
+                  (it carries the line "# devbroker: ..." and every address is on loopback:
+                  127.0.0.0/8, ::1, localhost), or
+                - --allow-development-key is given;
+                then the published development key is used (guessable ids; never in
+                production) and a warning logged
+                """),
+        .flag("--allow-development-key", help: "run without an id key against any broker (development only)"),
+        .value("--meta-source", "URI", help: "Observation.meta.source"),
+        .value("--catalog", "FILE", help: "metric catalog overrides (JSON; codes, units, ranges)"),
+    ]
+
+    static let processing: [CommandLineOption] = [
+        .value("--batch-size", "N", help: "records per batch (default 1000)"),
+        .value("--batch-ms", "MS", help: "flush a partial batch after MS milliseconds (default 100)"),
+        .value(
+            "--version-cache", "N",
+            help: """
+                identities whose stored version is cached to skip no-op upserts (default
+                200000, about 10 MB; 0 disables)
+                """),
+        .flag(
+            "--until-caught-up",
+            help: """
+                exit 0 once every assigned partition reached its end (backfill jobs); prints
+                a summary
+                """),
+        .value(
+            "--drain-timeout", "SECONDS",
+            help: """
+                one deadline for the whole stop (SIGTERM/SIGINT, or the end of a catch-up):
+                finish the batch (40%), commit (55%), leave the group (90%), flush (97%);
+                at the deadline, or on a second signal, the process exits with 3
+                (default 30; set the pod's grace period above it)
+                """),
+    ]
+
+    static let operations: [CommandLineOption] = [
+        .value(
+            "--http-address", "ADDR",
+            help: """
+                IP address of the HTTP endpoint (default 0.0.0.0); 0.0.0.0 or :: listen on
+                every IPv4 and IPv6 address, any other address on that address only
+                """),
+        .value("--http-port", "PORT", help: "/metrics (Prometheus), /healthz, /readyz (default 9464; 0 = any free port)"),
+        .value("--worker-id", "ID", help: "name in logs and dead-letter headers (default the host name)"),
+        .value(
+            "--log-level", "LEVEL",
+            help: """
+                debug|info|warning|error (default info); logs are JSON lines on stderr and
+                never contain health values or patient ids
+                """),
+    ]
+
+    /// The parser: every flag but `-X` has the twin `DVP_` + its name (`-X` has the `DVP_X_*` properties).
+    static let parser = CommandLineParser(sections: [
+        .init("Kafka", kafka.map(twin)), .init("Store", store.map(twin)), .init("Mapping", mapping.map(twin)),
+        .init("Processing", processing.map(twin)), .init("Operations", operations.map(twin)),
+    ])
+
+    private static func twin(_ option: CommandLineOption) -> CommandLineOption {
+        option.name == "-X" ? option : option.withEnvironmentTwin()
+    }
+}

@@ -1,0 +1,39 @@
+import CommandLineOptions
+import Foundation
+
+// dvp-test-tools: helpers the tests run as separate processes. Built with the package, never shipped (not a
+// product, not in the image). Exit status: 0 success, 1 failure, 2 bad arguments.
+
+let usage = """
+    usage: dvp-test-tools COMMAND [OPTIONS]
+
+    commands:
+      \(RaceWriter.usage)
+          one concurrent writer of the store race tests
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.isEmpty ? "" : arguments.removeFirst()
+do {
+    switch command {
+    case "race":
+        let parsed = try RaceWriter.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
+        if parsed.wantsHelp {
+            print(RaceWriter.parser.helpText(header: "usage: dvp-test-tools \(RaceWriter.usage)"))
+            exit(0)
+        }
+        exit(try await RaceWriter.run(parsed))
+    case "help", "--help", "-h":
+        print(usage)
+        exit(0)
+    default:
+        StandardError.print("dvp-test-tools: unknown command '\(command)'\n\n\(usage)")
+        exit(UsageError.exitStatus)
+    }
+} catch let error as UsageError {
+    StandardError.print("dvp-test-tools \(command): \(error)")
+    exit(UsageError.exitStatus)
+} catch {
+    StandardError.print("dvp-test-tools \(command): \(error)")
+    exit(1)
+}
