@@ -6,7 +6,7 @@ import Testing
 /// so keepalives and `tcp_user_timeout` never fire, and `statement_timeout` is the frozen process's own business:
 /// only the worker's client-side round-trip deadline (`--store-timeout`) ends the wait. The worker must turn
 /// not-ready within that deadline, then recover on a replacement connection without a restart, whether the old
-/// backend resumes (SIGCONT) or is gone for good (`pg_terminate_backend` while stopped, then SIGCONT so it exits).
+/// backend resumes (SIGCONT) or is gone for good (terminated while stopped — SIGTERM, as `pg_terminate_backend` sends — then SIGCONT so it exits).
 extension ReliabilityTests {
     static let frozenBackendEndings = ReliabilityMode.isFull ? ["resumed", "terminated"] : ["resumed"]
 
