@@ -148,16 +148,23 @@ measure_sqlite() {
 # MARK: - Raw PostgreSQL limits
 
 # Writes a psql script: per 1000 rows, BEGIN; COPY into a temp table; one INSERT … ON CONFLICT … WHERE version <
-# merge (the worker's statement, without its outcome bookkeeping); COMMIT.
+# merge (the worker's statement, meta.versionId / meta.lastUpdated written into the resource with jsonb_set, without
+# its outcome bookkeeping); COMMIT. The rows come from the SQLite store, whose resources already carry a meta: the merge
+# overwrites it like the worker's statement does.
 raw_script() {
-    awk -v B=1000 '
+    awk -v B=1000 -v Q="'" '
         BEGIN {
             print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
-            print "    resource_id text, resource text) ON COMMIT DELETE ROWS;"
+            print "    resource_id text, resource jsonb) ON COMMIT DELETE ROWS;"
             merge = "INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id," \
-                " last_updated)\nSELECT patient, metric, day, version + :vplus, resource_id, resource::jsonb, 1, now()" \
-                " FROM raw_in ORDER BY patient, metric, day\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
-                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource," \
+                " last_updated)\nSELECT patient, metric, day, version + :vplus, resource_id, jsonb_set(resource," \
+                " " Q "{meta}" Q ", coalesce(resource -> " Q "meta" Q ", " Q "{}" Q ") || jsonb_build_object(" \
+                Q "versionId" Q ", " Q "1" Q ", " Q "lastUpdated" Q ", stamp.instant)), 1, now()" \
+                " FROM raw_in, (SELECT to_char(now() AT TIME ZONE " Q "UTC" Q ", " \
+                Q "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"" Q ")) AS stamp (instant) ORDER BY patient, metric, day" \
+                "\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
+                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = jsonb_set(" \
+                "EXCLUDED.resource, " Q "{meta,versionId}" Q ", to_jsonb((o.version_id + 1)::text))," \
                 " version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated" \
                 " WHERE o.version < EXCLUDED.version;\nCOMMIT;"
         }

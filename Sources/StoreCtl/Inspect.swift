@@ -33,7 +33,7 @@ enum Inspect {
         guard let stored = try await StoreCtl.withStore(arguments, { try await $0.observation(for: identity) }) else {
             return StoreCtl.fail(1, "storectl show: no Observation stored for \(identity)")
         }
-        print(stored.resourceWithMeta)
+        print(stored.resource)
         return 0
     }
 

@@ -33,6 +33,49 @@ import TestSupport
         #expect(output.contains("\(records.count)/\(records.count) valid"), "\(output)")
     }
 
+    /// What a store keeps is the mapped resource plus the `meta.versionId` / `meta.lastUpdated` it decided (on insert
+    /// and on a replace), and that stored resource, read back as is, still passes both validators and the lint.
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.allCases)
+    func storedResourcesCarryMetaAndPassBothValidators(kind: StoreKind) async throws {
+        // One identity per sample (some samples share patient, metric and day).
+        let records = Dictionary(
+            uniqueKeysWithValues: try ObservationSamples.records().map { name, record in
+                var record = record
+                record.identity.patient += "-" + name
+                return (name, record)
+            })
+        let names = records.keys.sorted()
+        let replaced = Set(names.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        let stored = try await TestStores.withFreshStore(kind) { store, _ in
+            let inserts = names.map { records[$0]! }
+            #expect(try await store.upsert(inserts) == Array(repeating: .inserted, count: inserts.count))
+            let replaces = replaced.sorted().map { name in
+                var record = records[name]!
+                record.version += 1
+                return record
+            }
+            #expect(try await store.upsert(replaces) == Array(repeating: .updated, count: replaces.count))
+            var stored: [String: StoredObservation] = [:]
+            for name in names { stored[name] = try await store.observation(for: records[name]!.identity) }
+            return stored
+        }
+        #expect(stored.count == records.count)
+        for (name, row) in stored {
+            let versionId: Int64 = replaced.contains(name) ? 2 : 1
+            #expect(row.versionId == versionId, "\(name)")
+            #expect(
+                try sameJSON(row.resource, records[name]!.resource, versionId: versionId, lastUpdated: row.lastUpdated),
+                "\(name): \(row.resource)")
+            let meta = try storedMeta(row.resource)
+            #expect(meta["source"] as? String == Fixtures.configuration.metaSource, "\(name)")
+        }
+        let dir = try Self.directory(stored.mapValues(\.resource))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (status, output) = try Self.validate(dir)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("\(stored.count)/\(stored.count) valid"), "\(output)")
+    }
+
     /// Each broken variant of a good resource must make the script fail, naming the file.
     @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() async throws {
         let good = try Fixtures.mapper.map(

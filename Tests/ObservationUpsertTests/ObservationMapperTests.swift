@@ -138,22 +138,6 @@ import Testing
                 == "91f1e02675b1f007eebcc777ac5fda56c8bad1e22b7ae16f60589ab815d9c627")
     }
 
-    @Test func storeCanSpliceMetaIntoTheResource() throws {
-        let record = try Fixtures.mapper.map(
-            ObservationSamples.value(for: MetricCatalog.builtin["heart_rate"]!), recordTimestampMs: issued)
-        let stored = StoredObservation(
-            identity: record.identity, version: record.version, resourceID: record.resourceID,
-            resource: record.resource, versionId: 3, lastUpdated: "2026-11-01T06:15:04.120Z")
-        let json = try #require(
-            try JSONSerialization.jsonObject(with: Data(stored.resourceWithMeta.utf8)) as? [String: Any])
-        let meta = try #require(json["meta"] as? [String: String])
-        #expect(
-            meta == [
-                "versionId": "3", "lastUpdated": "2026-11-01T06:15:04.120Z",
-                "source": "https://fhir.example.org/sources/daily-values-pipeline/1.0.0",
-            ])
-    }
-
     @Test func rejectsValuesThatBypassedTheDecoder() throws {
         var value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
         value.metric = "nope"

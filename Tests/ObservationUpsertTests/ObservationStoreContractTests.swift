@@ -13,6 +13,10 @@ struct ObservationStoreContractTests {
             #expect(try await store.upsert([record(version: 5, value: 50)]) == [.inserted])
             let inserted = try #require(try await store.observation(for: identity))
             #expect(inserted.version == 5 && inserted.versionId == 1)
+            #expect(
+                try sameJSON(
+                    inserted.resource, record(version: 5, value: 50).resource, versionId: 1,
+                    lastUpdated: inserted.lastUpdated))
 
             try await Task.sleep(for: .milliseconds(20))  // a rewrite would now show a later lastUpdated
             #expect(try await store.upsert([record(version: 5, value: 55)]) == [.unchanged])
@@ -23,7 +27,10 @@ struct ObservationStoreContractTests {
             let updated = try #require(try await store.observation(for: identity))
             #expect(updated.version == 7 && updated.versionId == 2)
             #expect(updated.lastUpdated > inserted.lastUpdated)
-            #expect(try sameJSON(updated.resource, record(version: 7, value: 70).resource))
+            #expect(
+                try sameJSON(
+                    updated.resource, record(version: 7, value: 70).resource, versionId: 2,
+                    lastUpdated: updated.lastUpdated))
 
             #expect(try await store.upsert([record(version: 6, value: 60)]) == [.stale])
             #expect(try await store.observation(for: identity) == updated)
@@ -74,6 +81,11 @@ struct ObservationStoreContractTests {
                     #expect(versions[identity] == max(stored ?? 0, 5), "\(identity)")
                     let row = try #require(try await store.observation(for: identity))
                     #expect(row.versionId == (stored == 4 ? 2 : 1), "\(identity)")
+                    let kept = identityRecord(orderIndex, case_, max(stored ?? 0, 5))
+                    #expect(
+                        try sameJSON(
+                            row.resource, kept.resource, versionId: row.versionId, lastUpdated: row.lastUpdated),
+                        "\(identity)")
                 }
             }
         }
@@ -90,6 +102,10 @@ struct ObservationStoreContractTests {
                 #expect(try await store.upsert([record(version: version)]) == [outcome], "version \(version)")
                 let row = try #require(try await store.observation(for: record(version: 0).identity))
                 #expect(row.versionId == versionId, "after version \(version)")
+                #expect(
+                    try sameJSON(
+                        row.resource, record(version: row.version).resource, versionId: versionId,
+                        lastUpdated: row.lastUpdated), "after version \(version)")
                 #expect(row.version == max(version, row.version))
             }
             #expect(try await store.allVersions() == [record(version: 0).identity: 9])
@@ -146,13 +162,11 @@ struct ObservationStoreContractTests {
             for row in patient {
                 let sent = try #require(records.first { $0.identity == row.identity })
                 #expect(row.version == sent.version && row.resourceID == sent.resourceID && row.versionId == 1)
-                #expect(try sameJSON(row.resource, sent.resource))
+                #expect(try sameJSON(row.resource, sent.resource, versionId: 1, lastUpdated: row.lastUpdated))
                 #expect(
                     row.lastUpdated.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil,
                     "\(row.lastUpdated)")
-                let full = try #require(
-                    try JSONSerialization.jsonObject(with: Data(row.resourceWithMeta.utf8)) as? [String: Any])
-                let meta = try #require(full["meta"] as? [String: Any])
+                let meta = try storedMeta(row.resource)
                 #expect(meta["versionId"] as? String == "1" && meta["lastUpdated"] as? String == row.lastUpdated)
                 #expect(meta["source"] as? String == "test")
             }

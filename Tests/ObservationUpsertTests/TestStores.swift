@@ -15,7 +15,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The number of schema migrations of this kind of store.
-    var schemaVersion: Int { self == .sqlite ? 3 : 2 }
+    var schemaVersion: Int { self == .sqlite ? 4 : 3 }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.
@@ -110,9 +110,22 @@ func record(
             + #""valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
 }
 
-/// JSON texts compared as values (PostgreSQL's jsonb reorders keys).
-func sameJSON(_ lhs: String, _ rhs: String) throws -> Bool {
-    let left = try JSONSerialization.jsonObject(with: Data(lhs.utf8)) as? NSDictionary
-    let right = try JSONSerialization.jsonObject(with: Data(rhs.utf8)) as? NSDictionary
-    return left != nil && left == right
+/// `stored` equals `mapped` plus the `meta.versionId` and `meta.lastUpdated` the store writes into the resource it
+/// keeps (compared as JSON values: PostgreSQL's jsonb reorders keys).
+func sameJSON(_ stored: String, _ mapped: String, versionId: Int64, lastUpdated: String) throws -> Bool {
+    guard var expected = try JSONSerialization.jsonObject(with: Data(mapped.utf8)) as? [String: Any] else {
+        return false
+    }
+    var meta = expected["meta"] as? [String: Any] ?? [:]
+    meta["versionId"] = String(versionId)
+    meta["lastUpdated"] = lastUpdated
+    expected["meta"] = meta
+    let actual = try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? NSDictionary
+    return actual != nil && actual == NSDictionary(dictionary: expected)
+}
+
+/// The `meta` object of a stored resource.
+func storedMeta(_ resource: String) throws -> [String: Any] {
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(resource.utf8)) as? [String: Any])
+    return try #require(json["meta"] as? [String: Any], "no meta in \(resource)")
 }

@@ -60,7 +60,7 @@ public struct ObservationMapper: Sendable {
         w.beginObject()
         w.member("resourceType", "Observation")
         w.member("id", resourceID)
-        w.key("meta")  // keep `"meta":{` first: StoredObservation.resourceWithMeta splices versionId/lastUpdated here
+        w.key("meta")
         w.beginObject()
         w.member("source", configuration.metaSource)
         w.endObject()

@@ -8,8 +8,8 @@ public struct ObservationRecord: Sendable, Hashable {
     public var version: Int64
     /// The deterministic FHIR `id` (a keyed hash of the identity; no patient data in clear).
     public var resourceID: String
-    /// The FHIR R4 Observation JSON as mapped, without `meta.versionId` / `meta.lastUpdated`
-    /// (the store owns those and adds them on read, see ``StoredObservation/resourceWithMeta``).
+    /// The FHIR R4 Observation JSON as mapped, without `meta.versionId` / `meta.lastUpdated`: the store decides
+    /// those in its upsert and writes them into the stored resource (see ``StoredObservation/resource``).
     public var resource: String
 
     public init(identity: ObservationIdentity, version: Int64, resourceID: String, resource: String) {

@@ -1,12 +1,13 @@
 import DailyValueContract
-import Foundation
 
 /// An Observation as a store holds it.
 public struct StoredObservation: Sendable, Hashable {
     public var identity: ObservationIdentity
     public var version: Int64
     public var resourceID: String
-    /// The Observation JSON as mapped (no `meta.versionId` / `meta.lastUpdated`).
+    /// The full FHIR resource as stored: the mapped Observation with `meta.versionId` and `meta.lastUpdated` (equal
+    /// to ``versionId`` and ``lastUpdated``), written by the store in the upsert that decided them. PostgreSQL returns
+    /// its `jsonb` text (keys in `jsonb` order, a blank after `:` and `,`); SQLite the compact JSON it stored.
     public var resource: String
     /// FHIR `meta.versionId`: 1 on insert, grows by one on each real replace.
     public var versionId: Int64
@@ -23,22 +24,5 @@ public struct StoredObservation: Sendable, Hashable {
         self.resource = resource
         self.versionId = versionId
         self.lastUpdated = lastUpdated
-    }
-
-    /// The full FHIR resource: the stored JSON with `meta.versionId` and `meta.lastUpdated` set first in `meta`.
-    public var resourceWithMeta: String {
-        let marker = "\"meta\":{"
-        let entries = "\"versionId\":\"\(versionId)\",\"lastUpdated\":\"\(lastUpdated)\""
-        guard let range = resource.range(of: marker) else {
-            // No meta object yet: open one right after the resource type.
-            guard let open = resource.firstIndex(of: "{") else { return resource }
-            var out = resource
-            out.insert(contentsOf: "\"meta\":{\(entries)},", at: out.index(after: open))
-            return out
-        }
-        var out = resource
-        let isEmpty = resource[range.upperBound...].first == "}"
-        out.insert(contentsOf: isEmpty ? entries : entries + ",", at: range.upperBound)
-        return out
     }
 }

@@ -145,7 +145,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     private static let selectColumns = """
         SELECT patient, metric, day, version, resource_id, resource::text, version_id,
-            to_char(last_updated AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+            \(PostgresUpsert.lastUpdatedText("last_updated"))
         FROM observation
         """
 
@@ -154,7 +154,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
             identity: ObservationIdentity(
                 patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2)),
             version: result.integer(row, 3), resourceID: result.text(row, 4),
-            resource: PostgresJSONB.compactJSON(result.text(row, 5)), versionId: result.integer(row, 6),
+            resource: result.text(row, 5), versionId: result.integer(row, 6),
             lastUpdated: result.text(row, 7))
     }
 }

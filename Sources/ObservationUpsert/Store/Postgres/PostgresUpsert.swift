@@ -9,19 +9,35 @@ import PostgresClient
 /// `INSERT … ON CONFLICT … DO UPDATE … WHERE observation.version < EXCLUDED.version RETURNING …`. The database
 /// arbitrates races between workers: a conflicting row is locked and the guard is evaluated against its latest
 /// committed version, so the higher version always wins and an equal one rewrites nothing.
+///
+/// The statement that decides `meta.versionId` and `meta.lastUpdated` also writes them into the stored resource
+/// (`jsonb_set`), so the `resource` column holds the whole FHIR resource: the insert sets versionId `"1"` and the
+/// statement's instant, a real replace turns versionId into the row's `version_id + 1`. `jsonb` keeps `meta`'s keys
+/// in its own order (by length: `source`, `versionId`, `lastUpdated`).
 enum PostgresUpsert {
     static let upsertSQL = """
         INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-        SELECT patient, metric, day, version, resource_id, resource, 1, now()
+        SELECT patient, metric, day, version, resource_id,
+            jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}')
+                || jsonb_build_object('versionId', '1', 'lastUpdated', stamp.instant)),
+            1, now()
         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[])
-            AS input (patient, metric, day, version, resource_id, resource)
+                AS input (patient, metric, day, version, resource_id, resource),
+            (SELECT \(lastUpdatedText("now()"))) AS stamp (instant)
         ORDER BY patient, metric, day
         ON CONFLICT (patient, metric, day) DO UPDATE
-            SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource,
+            SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
+                resource = jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text)),
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
         RETURNING o.patient, o.metric, o.day, o.version_id
         """
+
+    /// SQL for FHIR `meta.lastUpdated` of the `timestamptz` expression `instant`: RFC 3339 UTC with milliseconds, the
+    /// same text the store reads back from the `last_updated` column.
+    static func lastUpdatedText(_ instant: String) -> String {
+        #"to_char(\#(instant) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
+    }
 
     /// The current versions of the winners the upsert did not write. A new statement in READ COMMITTED sees the
     /// latest committed rows, and the upsert still holds their row locks, so these cannot change before COMMIT.

@@ -103,15 +103,22 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         let plan = UpsertPlan(batch)
         let select = try connection.statement(
             "SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")
+        // The statement that decides `meta.versionId` / `meta.lastUpdated` writes them into the stored resource too
+        // (`json_set` keeps `meta.source` and adds the two after it), so the row holds the whole FHIR resource.
         let insert = try connection.statement(
             """
             INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-            VALUES (?, ?, ?, ?, ?, ?, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            SELECT ?, ?, ?, ?, ?, json_set(?, '$.meta.versionId', '1', '$.meta.lastUpdated', stamp.instant), 1,
+                stamp.instant
+            FROM \(Self.lastUpdatedNow)
             """)
         let update = try connection.statement(
             """
-            UPDATE observation SET version = ?, resource_id = ?, resource = ?, version_id = version_id + 1,
-                last_updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            UPDATE observation SET version = ?, resource_id = ?,
+                resource = json_set(?, '$.meta.versionId', CAST(version_id + 1 AS TEXT),
+                    '$.meta.lastUpdated', stamp.instant),
+                version_id = version_id + 1, last_updated = stamp.instant
+            FROM \(Self.lastUpdatedNow)
             WHERE patient = ? AND metric = ? AND day = ? AND version < ?
             """)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
@@ -146,6 +153,10 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         }
         return outcomes
     }
+
+    /// One row `stamp (instant)`: FHIR `meta.lastUpdated` for now, RFC 3339 UTC with milliseconds (SQLite's `'now'` is
+    /// the same instant for every use within one statement step).
+    private static let lastUpdatedNow = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS instant) AS stamp"
 
     // MARK: - Rows
 

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import ObservationUpsert
+
+@Suite("PostgreSQL schema migration", .timeLimit(.minutes(2)))
+struct PostgresMigrationTests {
+    @Test("A version-2 database migrates to version 3: every row kept, its meta in its resource")
+    func migratesFromVersionTwo() async throws {
+        try await TestStores.withFreshLocation(.postgres) { location in
+            let versionTwo = """
+                CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+                INSERT INTO schema_version (version) VALUES (1), (2);
+                INSERT INTO observation VALUES
+                    ('p-1', 'steps', '2026-10-01', 7, 'abc',
+                        '{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}', 3,
+                        '2026-10-02T06:15:03.120Z'),
+                    ('p-1', 'steps', '2026-10-02', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1,
+                        '2026-10-03T06:15:03Z');
+                """
+            let v2 = (PostgresSchema.migrations.prefix(2) + [versionTwo]).joined(separator: "\n")
+            try await TestStores.rawExecute(location, v2)
+
+            let store = try await TestStores.open(location)
+            #expect(try await store.schemaVersion() == 3)
+            let identity = ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-01")
+            let row = try #require(try await store.observation(for: identity))
+            #expect(row.version == 7 && row.versionId == 3 && row.lastUpdated == "2026-10-02T06:15:03.120Z")
+            #expect(
+                try sameJSON(
+                    row.resource, #"{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}"#, versionId: 3,
+                    lastUpdated: "2026-10-02T06:15:03.120Z"))
+            let bare = try #require(
+                try await store.observation(
+                    for: ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-02")))
+            #expect(
+                try sameJSON(
+                    bare.resource, #"{"resourceType":"Observation","id":"def"}"#, versionId: 1,
+                    lastUpdated: "2026-10-03T06:15:03.000Z"))
+
+            // A resource that already carries meta (the migrated one) is written with the store's new meta.
+            let record = ObservationRecord(identity: identity, version: 8, resourceID: "abc", resource: row.resource)
+            #expect(try await store.upsert([record]) == [.updated])
+            let replaced = try #require(try await store.observation(for: identity))
+            #expect(replaced.versionId == 4)
+            #expect(
+                try sameJSON(
+                    replaced.resource, #"{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}"#,
+                    versionId: 4, lastUpdated: replaced.lastUpdated))
+            await store.close()
+        }
+    }
+}
