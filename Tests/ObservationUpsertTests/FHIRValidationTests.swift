@@ -71,7 +71,7 @@ import TestSupport
         }
         let dir = try Self.directory(stored.mapValues(\.resource))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (status, output) = try Self.validate(dir)
+        let (status, output) = try await Self.validate(dir)
         #expect(status == 0, "\(output)")
         #expect(output.contains("\(stored.count)/\(stored.count) valid"), "\(output)")
     }
