@@ -30,29 +30,7 @@ struct SQLiteMigrationTests {
 
         let store = try await SQLiteObservationStore(path: path)
         #expect(try await store.schemaVersion() == 4)
-        let identity = ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-01")
-        let row = try #require(try await store.observation(for: identity))
-        #expect(row.version == 7 && row.versionId == 3 && row.lastUpdated == "2026-10-02T06:15:03.120Z")
-        #expect(
-            try sameJSON(
-                row.resource, #"{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}"#, versionId: 3,
-                lastUpdated: "2026-10-02T06:15:03.120Z"))
-        let bare = try #require(
-            try await store.observation(for: ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-02")))
-        #expect(
-            try sameJSON(
-                bare.resource, #"{"resourceType":"Observation","id":"def"}"#, versionId: 1,
-                lastUpdated: "2026-10-03T06:15:03.000Z"))
-
-        // A resource that already carries meta (the migrated one) is written with the store's new meta.
-        let record = ObservationRecord(identity: identity, version: 8, resourceID: "abc", resource: row.resource)
-        #expect(try await store.upsert([record]) == [.updated])
-        let replaced = try #require(try await store.observation(for: identity))
-        #expect(replaced.versionId == 4)
-        #expect(
-            try sameJSON(
-                replaced.resource, #"{"resourceType":"Observation","id":"abc","meta":{"source":"s"}}"#, versionId: 4,
-                lastUpdated: replaced.lastUpdated))
+        try await MigratedRowsExpectations.check(store)
         await store.close()
     }
 }
