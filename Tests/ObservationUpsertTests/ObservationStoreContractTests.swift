@@ -6,6 +6,23 @@ import Testing
 /// The store contract, written once and run against SQLite and PostgreSQL.
 @Suite(.timeLimit(.minutes(2)))
 struct ObservationStoreContractTests {
+    /// The row itself holds the whole resource: the upsert writes `meta.versionId`/`meta.lastUpdated` into it in the
+    /// statement that decides them (read straight from the table, not through the store's read path).
+    @Test(arguments: StoreKind.allCases)
+    func storedResourceIsWrittenWhole(kind: StoreKind) async throws {
+        try await TestStores.withFreshStore(kind) { store, location in
+            _ = try await store.upsert([record(version: 1)])
+            _ = try await store.upsert([record(version: 2)])
+            let stored = try #require(try await store.observation(for: record(version: 2).identity))
+            let meta =
+                kind == .sqlite
+                ? "json_extract(resource, '$.meta.versionId') || ' ' || json_extract(resource, '$.meta.lastUpdated')"
+                : "(resource -> 'meta' ->> 'versionId') || ' ' || (resource -> 'meta' ->> 'lastUpdated')"
+            let sql = "SELECT \(meta) FROM observation"
+            #expect(try await TestStores.rawText(location, sql) == "2 \(stored.lastUpdated)")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func insertUpdateUnchangedStale(kind: StoreKind) async throws {
         try await TestStores.withFreshStore(kind) { store, _ in

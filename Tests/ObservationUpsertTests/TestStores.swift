@@ -15,7 +15,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The number of schema migrations of this kind of store.
-    var schemaVersion: Int { self == .sqlite ? 4 : 3 }
+    var schemaVersion: Int { self == .sqlite ? 3 : 2 }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.
@@ -81,6 +81,23 @@ enum TestStores {
             try await box.run { _ in try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000).execute(sql) }
         case .postgres(let url):
             try await adminExecute(url, sql)
+        }
+    }
+
+    /// The first column of the first row of `sql`, read straight from the table (no store read path), as text.
+    static func rawText(_ location: StoreLocation, _ sql: String) async throws -> String? {
+        switch location {
+        case .sqlite(let path):
+            let box = QueueConfined(label: "test.sqlite", ())
+            return try await box.run { _ in
+                try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000).statement(sql).query { $0.text(0) }.first
+            }
+        case .postgres(let url):
+            let box = QueueConfined(label: "test.postgres-admin", ())
+            return try await box.run { _ in
+                let result = try PostgresConnection(connectionString: url).execute(sql)
+                return result.rowCount > 0 ? result.text(0, 0) : nil
+            }
         }
     }
 

@@ -143,9 +143,14 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     // MARK: - Rows
 
+    /// The resource is read with `meta.versionId`/`meta.lastUpdated` set from the columns, which are authoritative:
+    /// the upsert writes both into the resource too, but a row written by an older build (before an upgrade, or by a
+    /// pod still running the old image during a rolling update) has them only in the columns. No row is rewritten.
     private static let selectColumns = """
-        SELECT patient, metric, day, version, resource_id, resource::text, version_id,
-            \(PostgresUpsert.lastUpdatedText("last_updated"))
+        SELECT patient, metric, day, version, resource_id,
+            jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}') || jsonb_build_object(
+                'versionId', version_id::text, 'lastUpdated', \(PostgresUpsert.lastUpdatedText("last_updated"))))::text,
+            version_id, \(PostgresUpsert.lastUpdatedText("last_updated"))
         FROM observation
         """
 

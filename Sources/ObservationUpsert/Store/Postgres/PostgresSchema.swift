@@ -30,13 +30,6 @@ enum PostgresSchema {
         """,
         // 2: FHIR reads by resource id (`Observation/{id}`).
         "CREATE INDEX observation_resource_id ON observation (resource_id);",
-        // 3: the stored resource is the whole FHIR resource: rows written before carry their `meta.versionId` and
-        //    `meta.lastUpdated` (the upsert writes both from now on, in the statement that decides them).
-        """
-        UPDATE observation SET resource = jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}')
-            || jsonb_build_object('versionId', version_id::text,
-                'lastUpdated', to_char(last_updated AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')));
-        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

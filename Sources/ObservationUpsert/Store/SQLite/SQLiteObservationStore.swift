@@ -160,8 +160,12 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     // MARK: - Rows
 
+    /// The resource is read with `meta.versionId`/`meta.lastUpdated` set from the columns, which are authoritative
+    /// (rows written by an older build carry them only there); no row is rewritten.
     private static let selectColumns =
-        "SELECT patient, metric, day, version, resource_id, resource, version_id, last_updated FROM observation"
+        "SELECT patient, metric, day, version, resource_id, "
+            + "json_set(resource, '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated), "
+            + "version_id, last_updated FROM observation"
 
     private static func stored(_ row: SQLiteStatement) -> StoredObservation {
         StoredObservation(

@@ -48,12 +48,6 @@ enum SQLiteSchema {
         ALTER TABLE observation_rowid RENAME TO observation;
         CREATE INDEX observation_resource_id ON observation (resource_id);
         """,
-        // 4: the stored resource is the whole FHIR resource: rows written before carry their `meta.versionId` and
-        //    `meta.lastUpdated` (the upsert writes both from now on, in the statement that decides them).
-        """
-        UPDATE observation SET resource = json_set(resource,
-            '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated);
-        """,
     ]
 }
 
