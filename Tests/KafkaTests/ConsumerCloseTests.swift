@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import Kafka
@@ -51,6 +52,10 @@ struct ConsumerCloseTests {
 
         #expect(await consumer.close(timeout: .seconds(20)) == .closed)
         #expect(log.contains { $0.facility == "CLOSE" }, "the handle should have been left undestroyed")
+        // The worker exits right after leaving a handle undestroyed; this test process goes on. The handle's broker
+        // threads still run, so its mock cluster must not go away under them (once it did, librdkafka 2.0.2 later
+        // asserted in rd_kafka_broker_destroy_final on one of those threads and took the whole test run down).
+        AbandonedClients.keepUntilExit(consumer, cluster)
     }
 
     @Test("closed after its first assignment: destroyed as usual")
@@ -65,5 +70,15 @@ struct ConsumerCloseTests {
         #expect(await consumer.close(timeout: .seconds(20)) == .closed)
         #expect(!log.contains { $0.facility == "CLOSE" })
         #expect(consumer.client.isDestroyed)
+    }
+}
+
+/// Clients deliberately left undestroyed (see ``ConsumerCloseTests/closeDuringFirstJoin()``), kept with the mock
+/// cluster they talk to until the test process exits.
+enum AbandonedClients {
+    private static let kept = Mutex<[any Sendable]>([])
+
+    static func keepUntilExit(_ objects: any Sendable...) {
+        kept.withLock { $0.append(contentsOf: objects) }
     }
 }
