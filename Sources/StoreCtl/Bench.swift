@@ -23,10 +23,9 @@ enum Bench {
                     day: String(format: "2026-%02d-%02d", 1 + (index % 100) / 28, 1 + index % 28))
                 return ObservationRecord(
                     identity: identity, version: version, resourceID: "bench-\(index)",
-                    resource:
-                        #"{"resourceType":"Observation","id":"bench-\#(index)","status":"final","#
-                        + #""meta":{"source":"bench"},"valueQuantity":{"value":\#(60 + index % 40),"unit":"/min","#
-                        + #""system":"http://unitsofmeasure.org","code":"/min"}}"#
+                    resourceHead: #"{"resourceType":"Observation","id":"bench-\#(index)","meta":{"#,
+                    resourceTail: #""source":"bench"},"status":"final","valueQuantity":{"value":\#(60 + index % 40),"#
+                        + #""unit":"/min","system":"http://unitsofmeasure.org","code":"/min"}}"#
                 )
             }
         }

@@ -49,9 +49,8 @@ enum RaceWriter {
                 records.append(
                     ObservationRecord(
                         identity: identity(index), version: Int64(version), resourceID: "race-\(index)",
-                        resource:
-                            #"{"resourceType":"Observation","id":"race-\#(index)","#
-                            + #""meta":{"source":"writer-\#(writer)"},"valueQuantity":{"value":\#(version)}}"#
+                        resourceHead: #"{"resourceType":"Observation","id":"race-\#(index)","meta":{"#,
+                        resourceTail: #""source":"writer-\#(writer)"},"valueQuantity":{"value":\#(version)}}"#
                     ))
             }
         }
