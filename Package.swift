@@ -78,7 +78,7 @@ let package = Package(
         ),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
-            name: "TestSupport", dependencies: ["Kafka", "SeededRandom"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
