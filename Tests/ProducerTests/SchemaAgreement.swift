@@ -142,3 +142,44 @@ struct AgreementTally: CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 }
+
+/// Inputs derived from the catalog, so every per-metric rule is probed: each accepted unit (and none) at and
+/// beyond the plausible bounds, min/max where allowed and where not, and a unit of another metric.
+enum CatalogProbes {
+    static func all(_ catalog: MetricCatalog) -> [(name: String, json: String)] {
+        catalog.allMetrics.flatMap(probes)
+    }
+
+    private static func probes(_ metric: Metric) -> [(name: String, json: String)] {
+        let units: [(name: String?, factor: Double)] =
+            [(nil, 1), (metric.ucum, 1)] + metric.unitAliases.map { ($0.unit, $0.factor) }
+        var out: [(String, String)] = []
+        for unit in units {
+            let low = metric.plausibleMin / unit.factor
+            let high = metric.plausibleMax / unit.factor
+            let step = max((high - low) / 100, 1e-3)
+            var values = [low + step, high - step, low - step, high + step, (low + high) / 2]
+            if unit.factor == 1 { values += [low, high] }  // exact bounds only where no conversion rounds them
+            for value in values {
+                out.append(("\(metric.key) \(unit.name ?? "no unit") \(value)", event(metric, unit.name, ["value": value])))
+            }
+            let middle = (low + high) / 2
+            let range: [String: Double] = ["value": middle, "min": low + step, "max": high - step]
+            out.append(("\(metric.key) \(unit.name ?? "no unit") with min/max", event(metric, unit.name, range)))
+        }
+        let middle = (metric.plausibleMin + metric.plausibleMax) / 2
+        out.append(("\(metric.key) unit of another metric", event(metric, "furlong/min", ["value": middle])))
+        out.append(("\(metric.key) empty unit", event(metric, "", ["value": middle])))
+        return out
+    }
+
+    private static func event(_ metric: Metric, _ unit: String?, _ numbers: [String: Double]) -> String {
+        var members = [
+            #""schema":1"#, #""patient":"p-1""#, "\"metric\":\"\(metric.key)\"", #""day":"2026-10-01""#,
+            #""utcOffset":"+02:00""#,
+        ]
+        members += numbers.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
+        if let unit { members.append("\"unit\":\"\(unit)\"") }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}
