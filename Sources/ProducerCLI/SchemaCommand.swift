@@ -15,7 +15,7 @@ struct SchemaCommand {
             [
                 .value(
                     "--catalog", "FILE", environment: "DVP_CATALOG",
-                    help: "metric catalog overrides (the worker's --catalog file); default: the built-in catalog"),
+                    help: "metric catalog overrides (the worker's --catalog file); default: the built-in catalog")
             ])
     ])
 

@@ -7,7 +7,8 @@ import Testing
     /// The schema bounds characters (`maxLength` counts code points); the decoder bounds UTF-8 bytes.
     @Test func sourceStringsAreBoundedInUTF8Bytes() throws {
         let fits = String(repeating: "é", count: 128)  // 128 characters, 256 bytes
-        let value = try Fixtures.decoder.decode(Fixtures.event(["source": "{\"name\":\"\(fits)\"}"]), recordTimestampMs: nil)
+        let value = try Fixtures.decoder.decode(
+            Fixtures.event(["source": "{\"name\":\"\(fits)\"}"]), recordTimestampMs: nil)
         #expect(value.source?.name == fits)
         let over = String(repeating: "é", count: 129)  // 129 characters, 258 bytes
         #expect(throws: DailyValueError(.invalidSource, field: "source.name", "must be at most 256 UTF-8 bytes")) {

@@ -161,7 +161,8 @@ enum CatalogProbes {
             var values = [low + step, high - step, low - step, high + step, (low + high) / 2]
             if unit.factor == 1 { values += [low, high] }  // exact bounds only where no conversion rounds them
             for value in values {
-                out.append(("\(metric.key) \(unit.name ?? "no unit") \(value)", event(metric, unit.name, ["value": value])))
+                out.append(
+                    ("\(metric.key) \(unit.name ?? "no unit") \(value)", event(metric, unit.name, ["value": value])))
             }
             let middle = (low + high) / 2
             let range: [String: Double] = ["value": middle, "min": low + step, "max": high - step]

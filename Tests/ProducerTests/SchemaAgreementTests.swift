@@ -90,10 +90,13 @@ import Testing
             "schema agreement (\(corpusCount) corpus, \(generated.events.count) generated, \(Self.probes.count) "
                 + "rule probes, \(catalogProbes.count) catalog probes)")
         print(total)
-        print("generator invalid classes: " + byClass.sorted { $0.key < $1.key }.map { name, outcomes in
-            "\(name) {" + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                + "}"
-        }.joined(separator: "; "))
+        print(
+            "generator invalid classes: "
+                + byClass.sorted { $0.key < $1.key }.map { name, outcomes in
+                    "\(name) {"
+                        + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                        + "}"
+                }.joined(separator: "; "))
 
         #expect(total.unexplained.isEmpty, "\(total.unexplained.joined(separator: "\n"))")
         #expect(Set(total.allowed.keys) == Set(SchemaGap.allCases), "every documented gap is exercised")
@@ -124,7 +127,9 @@ import Testing
         ])
         guard result.status == 0 else { throw TestSetupError("producer generate failed: \(result.stderr)") }
         let lines = try Data(contentsOf: out).split(separator: 0x0A, omittingEmptySubsequences: false)
-        let events = lines.enumerated().filter { !$0.element.isEmpty }.map { ("line \($0.offset + 1)", Array($0.element)) }
+        let events = lines.enumerated().filter { !$0.element.isEmpty }.map {
+            ("line \($0.offset + 1)", Array($0.element))
+        }
         var invalidClass: [String: String] = [:]
         for line in try String(contentsOf: oracle, encoding: .utf8).split(separator: "\n") {
             let fields = line.split(separator: "\t")
@@ -164,7 +169,9 @@ import Testing
         ("version 1e3", event(["version": "1e3"])),
         (
             "SpO2 fraction a hair above 1",
-            event(["metric": #""oxygen_saturation""#, "unit": #""1""#, "value": "1.0000000000001", "min": nil, "max": nil])
+            event([
+                "metric": #""oxygen_saturation""#, "unit": #""1""#, "value": "1.0000000000001", "min": nil, "max": nil,
+            ])
         ),
         ("patient with a trailing newline", event(["patient": #""p-000123\n""#])),
         ("day with a trailing newline", event(["day": #""2026-10-01\n""#])),

@@ -43,10 +43,10 @@ public struct DailyValueSchema: Sendable {
             "$id": .string(Self.id),
             "title": "DailyValue v1",
             "description": """
-                One metric's value for one person's local calendar day, one event per Kafka message (UTF-8 JSON, \
-                at most 64 KiB, key = patient). Generated from the metric catalog by `producer schema`; do not edit. \
-                Rules this schema cannot express are checked by the decoder only: see docs/SCHEMA.md.
-                """,
+            One metric's value for one person's local calendar day, one event per Kafka message (UTF-8 JSON, \
+            at most 64 KiB, key = patient). Generated from the metric catalog by `producer schema`; do not edit. \
+            Rules this schema cannot express are checked by the decoder only: see docs/SCHEMA.md.
+            """,
             "type": "object",
             "required": ["schema", "patient", "metric", "day"],
             "properties": properties(metrics),
@@ -100,9 +100,9 @@ public struct DailyValueSchema: Sendable {
     private var sourceText: SchemaNode {
         [
             "description": """
-                Not blank, no control characters, at most \(policy.maxSourceFieldBytes) UTF-8 bytes (the schema \
-                bounds characters; the byte limit is the decoder's).
-                """,
+            Not blank, no control characters, at most \(policy.maxSourceFieldBytes) UTF-8 bytes (the schema \
+            bounds characters; the byte limit is the decoder's).
+            """,
             "type": Self.text, "maxLength": .integer(Int64(policy.maxSourceFieldBytes)), "pattern": "[^ ]",
             "not": Self.string(matching: "[\\u0000-\\u001f\\u007f-\\u009f]"),
         ]

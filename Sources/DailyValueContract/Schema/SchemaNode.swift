@@ -77,7 +77,9 @@ extension SchemaNode: ExpressibleByStringInterpolation, ExpressibleByArrayLitera
     ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral
 {
     package init(stringLiteral value: String) { self = .string(value) }
-    package init(stringInterpolation: DefaultStringInterpolation) { self = .string(String(stringInterpolation: stringInterpolation)) }
+    package init(stringInterpolation: DefaultStringInterpolation) {
+        self = .string(String(stringInterpolation: stringInterpolation))
+    }
     package init(arrayLiteral elements: SchemaNode...) { self = .array(elements) }
     /// An object with the members in the order written.
     package init(dictionaryLiteral elements: (String, SchemaNode)...) { self = .object(elements) }
