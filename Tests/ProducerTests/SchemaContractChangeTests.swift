@@ -24,8 +24,15 @@ import Testing
         #"{"schema":1,"patient":"p-1","metric":"\#(metric)","day":"2026-10-01","utcOffset":"+02:00",\#(members)}"#
     }
 
-    @Test func todayEveryMetricMayOmitItsUnit() {
-        #expect(MetricCatalog.builtin.allMetrics.allSatisfy(DailyValueSchema.unitMayBeOmitted))
+    /// The schema's unit rule is the decoder's: an event without `unit` decodes exactly for the metrics where
+    /// ``DailyValueSchema/unitMayBeOmitted(_:)`` says so (this fails when the decoder changes the rule alone).
+    @Test(arguments: MetricCatalog.builtin.allMetrics.map(\.key).filter { DailyValueSchema.panels[$0] == nil })
+    func unitRuleMatchesTheDecoder(_ key: String) throws {
+        let metric = try #require(MetricCatalog.builtin[key])
+        let middle = (metric.plausibleMin + metric.plausibleMax) / 2
+        let event = Self.event(metric: metric.key, "\"value\":\(middle)")
+        let decoded = Result { try SchemaAgreementTests.decoder.decode(Array(event.utf8), recordTimestampMs: 0) }
+        #expect(((try? decoded.get()) != nil) == DailyValueSchema.unitMayBeOmitted(metric), "\(decoded)")
     }
 
     @Test func unitRequiredWhereTheRuleSaysSo() async throws {

@@ -15,7 +15,7 @@ extension DailyValueSchema {
     /// it, else from the panel's own entry. A panel's rules apply only when the catalog has its key.
     ///
     /// CONNECT: if the catalog describes components itself (keys and ranges), read them here instead.
-    static let panels: [String: [(member: String, rangeFrom: String)]] = [
+    public static let panels: [String: [(member: String, rangeFrom: String)]] = [
         "blood_pressure": [("systolic", "blood_pressure_systolic"), ("diastolic", "blood_pressure_diastolic")]
     ]
 
