@@ -56,7 +56,7 @@ flock 9 # one build at a time per machine (shared storage and cache mount)
 started=$(date +%s.%N)
 
 key() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
-runtime_base="localhost/dvp-base/bookworm:$(key "$SUITE" "$MIRROR" "$(dpkg --print-architecture)" minbase v1)"
+runtime_base="localhost/dvp-base/bookworm:$(key "$SUITE" "$MIRROR" "$(dpkg --print-architecture)" minbase v2)"
 swift_version="$(swift --version 2>&1 | head -n 1)"
 build_base="localhost/dvp-base/swift-bookworm:$(key "$runtime_base" "$swift_version" "$toolchain_usr" \
     "${TOOLCHAIN_PACKAGES[@]}" "${TOOLCHAIN_EXCLUDES[@]}" v1)"
@@ -78,6 +78,14 @@ else
         image_die "debootstrap failed (log: $IMAGE_CACHE/debootstrap.log)"
     fi
     rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    # As in Debian's official images: apt deletes downloaded packages after installing them (else every
+    # `apt-get install` in the Dockerfile leaves its .deb files and caches in the image).
+    cat > "$rootfs/etc/apt/apt.conf.d/docker-clean" << 'EOF'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+EOF
     container="$(bh from scratch)"
     mountpoint="$(bh mount "$container")"
     cp -a "$rootfs/." "$mountpoint/"
