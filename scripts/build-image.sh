@@ -121,6 +121,10 @@ else
     echo "==> build base $build_base built in $(seconds_since "$step")s"
 fi
 
+# Base images of earlier keys (another toolchain, mirror or package list) are not used again: free their space.
+bh images --format '{{.Name}}:{{.Tag}}' | grep -E '^localhost/dvp-base/' | grep -vxF -e "$runtime_base" -e "$build_base" \
+    | while read -r stale; do bh rmi "$stale" > /dev/null && echo "==> removed stale base $stale"; done || true
+
 # MARK: - The Dockerfile
 
 step=$(date +%s.%N)

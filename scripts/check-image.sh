@@ -91,7 +91,7 @@ else
     record FAIL "image config: user $user, entrypoint $entrypoint" "$step_start" "expected 10001:10001, worker"
 fi
 
-# Every runtime package really is installed (debootstrap silently skips nothing, but make it explicit).
+# Every runtime package of the Dockerfile really is installed in the image.
 step_start=$(date +%s.%N)
 missing=()
 for package in "${packages[@]}"; do
