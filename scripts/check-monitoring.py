@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -109,6 +110,8 @@ def scrape_worker(bin_dir: Path, work: Path) -> str:
                 port = json.loads(line)["port"]
                 break
         assert port, "the worker did not report its HTTP port"
+        # Keep reading its log so a full pipe never blocks the worker.
+        threading.Thread(target=lambda: [None for _ in worker.stderr], daemon=True).start()
         deadline = time.monotonic() + 30
         while True:  # until records were upserted and dead-lettered and the lag statistics are in (every 5 s)
             text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
@@ -119,7 +122,11 @@ def scrape_worker(bin_dir: Path, work: Path) -> str:
     finally:
         for process in reversed(processes):
             process.send_signal(signal.SIGTERM)
-            process.wait(timeout=40)
+            try:
+                process.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def exported_names(exposition: str) -> set[str]:

@@ -22,7 +22,9 @@ struct WorkerComponentTests {
         } else {
             Issue.record("no integer ETA for 10 records at 3/s")
         }
-        #expect(names(ProgressReporter.fields(consumed: 5, remaining: 10, rate: 0)) == ["consumed", "rate_per_s", "remaining_lag"])
+        #expect(
+            names(ProgressReporter.fields(consumed: 5, remaining: 10, rate: 0))
+                == ["consumed", "rate_per_s", "remaining_lag"])
         #expect(names(ProgressReporter.fields(consumed: 5, remaining: nil, rate: 50)) == ["consumed", "rate_per_s"])
     }
 
