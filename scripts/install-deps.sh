@@ -8,8 +8,10 @@ packages=(
     postgresql-15 postgresql-client-15                                 # the real PostgreSQL the tests start
     kcat sqlite3 tzdata ca-certificates procps curl perl                               # kcat: independent Kafka client for tests
     python3 python3-venv                                               # test-only tools (FHIR validators, chart checks)
+    prometheus                                                         # promtool: alert rule checks and unit tests
 )
-if [[ "${DVP_WITH_DEBOOTSTRAP:-0}" == 1 ]]; then packages+=(debootstrap); fi
+# The image build (scripts/build-image.sh): buildah with chroot isolation, debootstrap for the base images.
+if [[ "${DVP_WITH_IMAGE:-0}" == 1 ]]; then packages+=(buildah debootstrap); fi
 
 missing=()
 for p in "${packages[@]}"; do

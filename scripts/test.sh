@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, from a bare Debian 12 machine with the Swift toolchain:
 #   installs packages, creates the Python test venv, starts a throwaway PostgreSQL, builds, runs `swift test`
-#   (with every reliability scenario), the chart checks, a quick fuzz pass and the runtime-image check.
+#   (with every reliability scenario), the chart checks (real helm), the alert rules (promtool) against a running
+#   worker, a quick fuzz pass, and the image: the Dockerfile built with buildah and run through a round trip.
 #   Usage: scripts/test.sh [--quick] [extra swift test args]
-#   --quick   the reliability suite's quick subset and no debootstrap/chroot check (CI always runs everything)
+#   --quick   the reliability suite's quick subset and no image build (CI always runs everything)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -15,11 +16,12 @@ if [[ "${1:-}" == "--quick" ]]; then quick=1; shift; fi
 step() { printf '\n==> %s\n' "$*" >&2; }
 
 step "Installing packages"
-DVP_WITH_DEBOOTSTRAP=$((1 - quick)) scripts/install-deps.sh
+DVP_WITH_IMAGE=$((1 - quick)) scripts/install-deps.sh
 
-step "Python test tools (.venv)"
+step "Python test tools (.venv), helm and kubectl (.tools/bin)"
 scripts/python-venv.sh
 export DVP_PYTHON="$root/.venv/bin/python"
+scripts/install-k8s-tools.sh > /dev/null
 
 step "Starting a throwaway PostgreSQL"
 # Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone's directory.
@@ -43,14 +45,19 @@ step "swift test${DVP_RELIABILITY:+ (reliability: $DVP_RELIABILITY)}"
 swift test --skip-build "$@"
 [[ -n "${DVP_RELIABILITY_REPORT:-}" && -f "$DVP_RELIABILITY_REPORT" ]] && echo "reliability table: $DVP_RELIABILITY_REPORT" >&2
 
-step "Helm chart static checks"
+step "Helm chart: helm lint/template over every values set, Kubernetes schemas, rejections"
 "$DVP_PYTHON" scripts/check-chart.py
+
+step "Monitoring: promtool check/test rules, dashboard and rules against a running worker's /metrics"
+"$DVP_PYTHON" scripts/check-monitoring.py --bin-dir "$DVP_BIN_DIR"
 
 step "Fuzzing the DailyValue decoder and mapper (100k inputs)"
 scripts/fuzz.sh --runs 100000 2>&1 | grep -E '^(==>|stat::|INFO: (Seed|seed corpus))|ERROR|SUMMARY|invariant|Test unit written' >&2
 
 if ((quick == 0)); then
-    step "Runtime image check (debootstrap + chroot)"
-    scripts/check-runtime-image.sh
+    step "Image: the Dockerfile built with buildah (bases cached under /var/tmp/dvp-buildah)"
+    scripts/build-image.sh
+    step "Image: run like a pod (read-only root, UID 10001), devbroker round trip"
+    scripts/check-image.sh
 fi
 echo "all tests passed" >&2

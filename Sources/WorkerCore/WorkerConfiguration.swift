@@ -26,6 +26,8 @@ public struct WorkerConfiguration: Sendable {
     /// devbroker's bootstrap file or `--allow-development-key` (see `parse`).
     public var usesDevelopmentIDKey: Bool
     public var metaSource: String?
+    /// URL of the HealthKit source extension (`--source-extension-url`); nil keeps the mapper's development default.
+    public var sourceExtensionURL: String?
     public var httpAddress = "0.0.0.0"
     public var httpPort = 9464
     public var drainTimeoutSeconds = 30.0
@@ -36,6 +38,8 @@ public struct WorkerConfiguration: Sendable {
     /// record at or after it (needs a real broker's timestamp index).
     public var startTimestampMs: Int64?
     public var untilCaughtUp = false
+    /// With `untilCaughtUp`: seconds between progress log lines (0 = none).
+    public var progressIntervalSeconds = 10.0
     public var catalogFile: String?
     public var workerID: String
     public var logLevel = Logger.Level.info
@@ -83,6 +87,7 @@ public struct WorkerConfiguration: Sendable {
         if let v = value("store") { config.store = v }
         config.identifierSystem = value("identifier-system")
         config.metaSource = value("meta-source")
+        config.sourceExtensionURL = value("source-extension-url")
         config.catalogFile = value("catalog")
         if let v = value("http-address") { config.httpAddress = v }
         config.batchSize = try integer(args, "--batch-size", default: 1000, range: 1...100_000)
@@ -94,6 +99,12 @@ public struct WorkerConfiguration: Sendable {
                 throw WorkerError.configuration("--drain-timeout: '\(v)' is not a number of seconds in (0, 3600]")
             }
             config.drainTimeoutSeconds = seconds
+        }
+        if let v = value("progress-interval") {
+            guard let seconds = Double(v), seconds >= 0, seconds <= 86_400 else {
+                throw WorkerError.configuration("--progress-interval: '\(v)' is not a number of seconds in [0, 86400]")
+            }
+            config.progressIntervalSeconds = seconds
         }
         if let v = value("store-timeout") {
             guard let seconds = Double(v), seconds > 0, seconds <= 3600 else {

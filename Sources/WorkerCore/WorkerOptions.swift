@@ -74,6 +74,7 @@ enum WorkerOptions {
                 """),
         .flag("--allow-development-key", help: "run without an id key against any broker (development only)"),
         .value("--meta-source", "URI", help: "Observation.meta.source"),
+        .value("--source-extension-url", "URI", help: "URL of the HealthKit source provenance extension"),
         .value("--catalog", "FILE", help: "metric catalog overrides (JSON; codes, units, ranges)"),
     ]
 
@@ -91,6 +92,12 @@ enum WorkerOptions {
             help: """
                 exit 0 once every assigned partition reached its end (backfill jobs); prints
                 a summary
+                """),
+        .value(
+            "--progress-interval", "SECONDS",
+            help: """
+                with --until-caught-up: log a progress line (consumed, remaining lag, rate,
+                ETA) every SECONDS (default 10; 0 = never)
                 """),
         .value(
             "--drain-timeout", "SECONDS",

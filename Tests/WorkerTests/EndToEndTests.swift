@@ -93,6 +93,33 @@ struct EndToEndTests {
         #expect(oracle.differences(from: dump).isEmpty)
     }
 
+    @Test("--until-caught-up --progress-interval: progress lines with consumed, remaining lag, rate and ETA")
+    func progressLines() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let (events, oracle) = try harness.generate(patients: 60, days: 5, seed: 14)
+        try harness.publish(events)
+        // Tiny batches (one SQLite transaction, fsync included, per 2 records) make the run last several seconds.
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let worker = try harness.startWorker(
+            store: store, group: "backfill",
+            extra: ["--progress-interval", "0.5", "-X", "statistics.interval.ms=500", "--batch-size", "2"])
+        #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "\(worker.stderr.suffix(2000))")
+        let lines = worker.stderr.split(separator: "\n").compactMap { line -> [String: Any]? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["msg"] as? String == "progress"
+            else { return nil }
+            return object
+        }
+        #expect(lines.count >= 2, "progress lines: \(lines.count)\n\(worker.stderr.suffix(2000))")
+        let consumed = lines.compactMap { $0["consumed"] as? Int }
+        #expect(consumed.count == lines.count && consumed == consumed.sorted(), "consumed: \(consumed)")
+        #expect(lines.allSatisfy { $0["rate_per_s"] is Double || $0["rate_per_s"] is Int })
+        let withETA = lines.filter { ($0["remaining_lag"] as? Int ?? 0) > 0 && ($0["eta_s"] as? Int ?? 0) > 0 }
+        #expect(!withETA.isEmpty, "no line with a remaining lag and an ETA: \(lines)")
+        #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
+    }
+
     @Test("All brokers down: /readyz turns 503, and 200 again once a broker is back; /healthz stays 200")
     func readinessFollowsTheBrokers() async throws {
         let harness = try PipelineHarness()

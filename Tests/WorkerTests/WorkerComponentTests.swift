@@ -7,6 +7,27 @@ import Testing
 
 @Suite("Worker components")
 struct WorkerComponentTests {
+    @Test("Progress line fields: ETA = remaining lag / rate, absent while the lag is unknown or nothing moves")
+    func progressFields() {
+        func names(_ fields: [(String, Logger.Value)]) -> [String] { fields.map(\.0) }
+        let full = ProgressReporter.fields(consumed: 1200, remaining: 4500, rate: 300)
+        #expect(names(full) == ["consumed", "rate_per_s", "remaining_lag", "eta_s"])
+        guard case .int(let eta) = full[3].1, case .int(let remaining) = full[2].1 else {
+            Issue.record("eta_s / remaining_lag are not integers: \(full)")
+            return
+        }
+        #expect(eta == 15 && remaining == 4500)
+        if case .int(let roundedUp) = ProgressReporter.fields(consumed: 0, remaining: 10, rate: 3)[3].1 {
+            #expect(roundedUp == 4)
+        } else {
+            Issue.record("no integer ETA for 10 records at 3/s")
+        }
+        #expect(
+            names(ProgressReporter.fields(consumed: 5, remaining: 10, rate: 0))
+                == ["consumed", "rate_per_s", "remaining_lag"])
+        #expect(names(ProgressReporter.fields(consumed: 5, remaining: nil, rate: 50)) == ["consumed", "rate_per_s"])
+    }
+
     @Test("VersionCache keeps the highest lower bound and clears itself when full")
     func versionCache() {
         let cache = VersionCache(capacity: 3)

@@ -36,6 +36,30 @@ struct WorkerConfigurationTests {
         #expect(fromEnvironment.storeTimeoutSeconds == 7)
     }
 
+    @Test("--progress-interval (or DVP_PROGRESS_INTERVAL): default 10 s, 0 disables, negative is refused")
+    func progressInterval() throws {
+        let base = ["--brokers", "b:1", "--allow-development-key", "--until-caught-up"]
+        #expect(try WorkerConfiguration.parse(base, environment: [:])?.progressIntervalSeconds == 10)
+        #expect(try WorkerConfiguration.parse(base + ["--progress-interval", "0.5"], environment: [:])?
+            .progressIntervalSeconds == 0.5)
+        #expect(try WorkerConfiguration.parse(base, environment: ["DVP_PROGRESS_INTERVAL": "0"])?
+            .progressIntervalSeconds == 0)
+        #expect {
+            _ = try WorkerConfiguration.parse(base + ["--progress-interval", "-1"], environment: [:])
+        } throws: { error in
+            guard case .configuration(let message) = error as? WorkerError else { return false }
+            return message.contains("--progress-interval")
+        }
+    }
+
+    @Test("--source-extension-url (or DVP_SOURCE_EXTENSION_URL) reaches the mapper configuration")
+    func sourceExtensionURL() throws {
+        let config = try #require(try WorkerConfiguration.parse(
+            ["--brokers", "b:1", "--allow-development-key"],
+            environment: ["DVP_SOURCE_EXTENSION_URL": "https://fhir.acme.test/StructureDefinition/hk-source"]))
+        #expect(config.sourceExtensionURL == "https://fhir.acme.test/StructureDefinition/hk-source")
+    }
+
     // MARK: - Secure by default: no id key, no start (unless a devbroker or an explicit opt-in)
 
     @Test(

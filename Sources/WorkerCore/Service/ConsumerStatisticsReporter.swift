@@ -36,14 +36,26 @@ final class ConsumerStatisticsReporter: Sendable {
 
     /// Per-partition lag of the current assignment.
     func refreshLag() {
-        guard let consumer = consumer.withLock({ $0 }) else { return }
-        let assigned = Set(tracker.assignedPartitions)
         metrics.clearGauge("dvp_consumer_lag")
-        for stats in consumer.partitionStatistics() where stats.consumerLag >= 0 {
-            let tp = KafkaTopicPartition(topic: stats.topic, partition: stats.partition)
-            guard assigned.contains(tp) else { continue }
+        for stats in assignedStatistics() {
             metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
                         Double(stats.consumerLag))
+        }
+    }
+
+    /// Records still to read over the current assignment (sum of the partitions' lag); nil while no statistics of
+    /// an assigned partition are known yet.
+    func remainingLag() -> Int64? {
+        let statistics = assignedStatistics()
+        return statistics.isEmpty ? nil : statistics.reduce(0) { $0 + $1.consumerLag }
+    }
+
+    /// The latest statistics of each assigned partition whose lag librdkafka knows.
+    private func assignedStatistics() -> [KafkaPartitionStatistics] {
+        guard let consumer = consumer.withLock({ $0 }) else { return [] }
+        let assigned = Set(tracker.assignedPartitions)
+        return consumer.partitionStatistics().filter {
+            $0.consumerLag >= 0 && assigned.contains(KafkaTopicPartition(topic: $0.topic, partition: $0.partition))
         }
     }
 }

@@ -18,6 +18,7 @@ extension WorkerService {
     func makeMapper(catalog: MetricCatalog) throws -> ObservationMapper {
         var mapper = ObservationMapper.Configuration(idKey: configuration.idKey)
         if let system = configuration.identifierSystem { mapper.identifierSystem = system }
+        if let url = configuration.sourceExtensionURL { mapper.sourceExtensionURL = url }
         mapper.metaSource = configuration.metaSource ?? "urn:daily-values-pipeline:worker:\(Self.version)"
         do {
             return try ObservationMapper(configuration: mapper, catalog: catalog)

@@ -81,7 +81,13 @@ public final class WorkerService: Sendable {
 
         var assembler = makeAssembler(
             consumer: consumer, processor: processor, store: store, deadLetterProducer: deadLetterProducer)
+        let progress = configuration.untilCaughtUp && configuration.progressIntervalSeconds > 0
+            ? ProgressReporter(
+                interval: .milliseconds(Int64(configuration.progressIntervalSeconds * 1000)), metrics: metrics,
+                statistics: statistics, logger: logger
+            ).start() : nil
         let caughtUp = await assembler.run()
+        progress?.cancel()
 
         // Drain: the pipeline has flushed and stored what it could; commit, leave the group, flush, close — each
         // step within its share of the one drain deadline.

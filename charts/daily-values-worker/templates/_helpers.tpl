@@ -52,11 +52,11 @@ app.kubernetes.io/part-of: daily-values-pipeline
 {{/* The replica ceiling for the configured scaling mode. */}}
 {{- define "dvw.maxReplicas" -}}
 {{- if eq .Values.autoscaling.mode "keda" -}}
-{{- .Values.autoscaling.keda.maxReplicaCount -}}
+{{- .Values.autoscaling.keda.maxReplicaCount | int64 -}}
 {{- else if eq .Values.autoscaling.mode "hpa" -}}
-{{- .Values.autoscaling.hpa.maxReplicas -}}
+{{- .Values.autoscaling.hpa.maxReplicas | int64 -}}
 {{- else -}}
-{{- .Values.replicaCount -}}
+{{- .Values.replicaCount | int64 -}}
 {{- end -}}
 {{- end -}}
 
@@ -66,6 +66,8 @@ with a message that names the values involved.
 */}}
 {{- define "dvw.validate" -}}
 {{- $_ := required "kafka.brokers is required (comma-separated bootstrap servers)" .Values.kafka.brokers -}}
+{{- $_ := required "worker.identifierSystem is required: the URI of YOUR organisation's Observation identifier system (e.g. https://fhir.<your-domain>/identifiers/daily-summary); it is written into every stored resource and cannot be changed later without rewriting them" .Values.worker.identifierSystem -}}
+{{- $_ := required "worker.sourceExtensionURL is required: the URL of YOUR organisation's HealthKit source extension definition (e.g. https://fhir.<your-domain>/StructureDefinition/hk-source)" .Values.worker.sourceExtensionURL -}}
 {{- if not (or .Values.idKey.existingSecret .Values.idKey.allowDevelopmentKey) -}}
 {{- fail "idKey.existingSecret is required (a Secret holding the resource-id HMAC key, e.g. from `head -c 32 /dev/urandom`); the worker refuses to start without one. Only for a development cluster: idKey.allowDevelopmentKey=true runs with the published development key (guessable ids)" -}}
 {{- end -}}
@@ -106,6 +108,14 @@ with a message that names the values involved.
 {{- end -}}
 {{- end -}}
 
+{{/*
+A number as Kubernetes expects it. YAML values files give every number to templates as a float64, which prints as
+1e+06 from 1000000 up; integers are printed through int64 instead (strings and booleans pass unchanged).
+*/}}
+{{- define "dvw.number" -}}
+{{- if kindIs "float64" . -}}{{ int64 . }}{{- else -}}{{ . }}{{- end -}}
+{{- end -}}
+
 {{- define "dvw.securityProtocol" -}}
 {{- if and .Values.kafka.sasl.enabled .Values.kafka.tls.enabled -}}SASL_SSL
 {{- else if .Values.kafka.sasl.enabled -}}SASL_PLAINTEXT
@@ -130,7 +140,7 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 */}}
 {{- define "dvw.args" -}}
 - --drain-timeout
-- {{ .Values.worker.drainTimeoutSeconds | quote }}
+- {{ .Values.worker.drainTimeoutSeconds | int64 | quote }}
 {{- if not .Values.idKey.existingSecret }}
 - --allow-development-key
 {{- end }}
@@ -149,13 +159,15 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 - name: DVP_DLQ_TOPIC
   value: {{ default (printf "%s.dlq" .Values.kafka.topic) .Values.kafka.dlqTopic | quote }}
 - name: DVP_BATCH_SIZE
-  value: {{ .Values.worker.batchSize | quote }}
+  value: {{ .Values.worker.batchSize | int64 | quote }}
 - name: DVP_BATCH_MS
-  value: {{ .Values.worker.batchMs | quote }}
+  value: {{ .Values.worker.batchMs | int64 | quote }}
 - name: DVP_IDENTIFIER_SYSTEM
   value: {{ .Values.worker.identifierSystem | quote }}
+- name: DVP_SOURCE_EXTENSION_URL
+  value: {{ .Values.worker.sourceExtensionURL | quote }}
 - name: DVP_HTTP_PORT
-  value: {{ .Values.worker.httpPort | quote }}
+  value: {{ .Values.worker.httpPort | int64 | quote }}
 - name: DVP_LOG_LEVEL
   value: {{ .Values.worker.logLevel | quote }}
 - name: DVP_WORKER_ID
@@ -208,7 +220,7 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 {{- end }}
 {{- range $property, $value := .Values.kafka.properties }}
 - name: {{ printf "DVP_X_%s" ($property | replace "." "_" | upper) }}
-  value: {{ $value | toString | quote }}
+  value: {{ include "dvw.number" $value | quote }}
 {{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
@@ -267,16 +279,16 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 {{- if eq .Values.store.type "sqlite" }}
 - name: sqlite
   emptyDir:
-    sizeLimit: {{ .Values.store.sqlite.sizeLimit }}
+    sizeLimit: {{ include "dvw.number" .Values.store.sqlite.sizeLimit }}
 {{- end }}
 {{- end -}}
 
 {{/* Pod and container security settings shared by the Deployment and the Job. */}}
 {{- define "dvw.podSecurityContext" -}}
 runAsNonRoot: true
-runAsUser: {{ .Values.podSecurityContext.runAsUser }}
-runAsGroup: {{ .Values.podSecurityContext.runAsGroup }}
-fsGroup: {{ .Values.podSecurityContext.fsGroup }}
+runAsUser: {{ .Values.podSecurityContext.runAsUser | int64 }}
+runAsGroup: {{ .Values.podSecurityContext.runAsGroup | int64 }}
+fsGroup: {{ .Values.podSecurityContext.fsGroup | int64 }}
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
@@ -287,4 +299,9 @@ readOnlyRootFilesystem: true
 privileged: false
 capabilities:
   drop: ["ALL"]
+{{- end -}}
+
+{{/* The label matchers selecting this release's worker series (the ServiceMonitor's job label is the Service name). */}}
+{{- define "dvw.metricSelector" -}}
+namespace="{{ .Release.Namespace }}",job="{{ include "dvw.fullname" . }}-metrics"
 {{- end -}}

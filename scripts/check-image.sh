@@ -1,45 +1,38 @@
 #!/usr/bin/env bash
-# check-runtime-image.sh — prove, without a Docker engine, that the release binaries run in the runtime image.
+# check-image.sh — runs the image scripts/build-image.sh built, the way a pod runs it, without a Docker engine.
 #
 # What it does:
-#   1. Parses the runtime package list (ARG RUNTIME_PACKAGES) and the app UID/GID from the Dockerfile's runtime
-#      stage: the Dockerfile stays the single source of truth.
-#   2. Builds the release binaries exactly as the Dockerfile does (swift build -c release --static-swift-stdlib).
-#   3. Creates a minimal Debian bookworm root with debootstrap --variant=minbase --include=<those packages>, cached
-#      under /var/tmp keyed by suite, mirror, architecture and package list (rebuilt only when the list changes).
-#   4. Copies the binaries to /usr/local/bin, then runs every check inside a chroot that looks like the pod: the root
-#      is a read-only bind mount, /tmp is a tmpfs (the emptyDir), /proc is mounted and /dev holds only
-#      null/zero/random/urandom; processes run as the image's non-root UID:GID with an empty environment.
-#   5. Checks: `ldd` of every binary inside the root (any "not found" fails), `<binary> --help` exits 0, and an
-#      embedded-broker round trip (devbroker → producer generate/publish → worker --until-caught-up into SQLite →
-#      storectl counts). Binaries that are still placeholders are reported as SKIPPED.
+#   1. Creates a buildah container from the image (DVP_IMAGE, default localhost/daily-values-worker:dev) and mounts
+#      its root filesystem; reads the user and entrypoint from the image's config (they must be 10001:10001 and
+#      /usr/local/bin/worker, as the chart's securityContext and command assume).
+#   2. Checks that every package of the Dockerfile's ARG RUNTIME_PACKAGES is installed in it.
+#   3. Runs every check inside a chroot of that root that looks like the pod: the root is a read-only bind mount,
+#      /tmp is a tmpfs (the emptyDir), /proc is mounted and /dev holds only null/zero/random/urandom; processes run
+#      as the image's UID:GID with an empty environment.
+#   4. Checks: `ldd` of every binary (any "not found" fails), `<binary> --help` exits 0, and an embedded-broker
+#      round trip (devbroker → producer generate/publish → worker --until-caught-up into SQLite → storectl counts).
+#   (buildah's own `run --isolation chroot` cannot keep the root read-only: it writes /run/.containerenv into it, so
+#   the chroot is set up here.)
 #
-# Usage: scripts/check-runtime-image.sh [--skip-build] [--rebuild-rootfs]
-# Environment: DVP_DOCKERFILE (default ./Dockerfile), DVP_DEBIAN_MIRROR (default http://deb.debian.org/debian),
-#              DVP_ROOTFS_CACHE (default /var/tmp), DVP_RUNTIME_BIN_DIR (use release binaries from there; implies --skip-build),
+# Usage: scripts/check-image.sh
+# Environment: DVP_IMAGE, DVP_IMAGE_CACHE (see scripts/image-common.sh), DVP_DOCKERFILE (default ./Dockerfile),
 #              DVP_CHECK_GENERATE_ARGS (arguments of `producer generate`, default below).
-# Needs: root, debootstrap, network access to the Debian mirror on the first run.
+# Needs: root, buildah, the image built by scripts/build-image.sh.
 set -euo pipefail
 
 # MARK: - Settings
 
 ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT_DIR
+# shellcheck source=scripts/image-common.sh
+source "$ROOT_DIR/scripts/image-common.sh"
 readonly DOCKERFILE="${DVP_DOCKERFILE:-$ROOT_DIR/Dockerfile}"
-readonly SUITE=bookworm
-readonly MIRROR="${DVP_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-readonly CACHE_BASE="${DVP_ROOTFS_CACHE:-/var/tmp}"
 readonly PRODUCTS=(worker producer devbroker storectl)
-readonly PLACEHOLDER_MARKER="not implemented yet"
 readonly TOPIC=daily-values
 readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
 
-skip_build=false
-rebuild_rootfs=false
 for arg in "$@"; do
     case "$arg" in
-        --skip-build) skip_build=true ;;
-        --rebuild-rootfs) rebuild_rootfs=true ;;
         -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $arg" >&2; exit 2 ;;
     esac
@@ -51,18 +44,16 @@ results=()
 failures=0
 script_start=$(date +%s.%N)
 
-elapsed_since() { awk -v start="$1" -v end="$(date +%s.%N)" 'BEGIN { printf "%.1f", end - start }'; }
-
 # record STATUS NAME START [DETAIL]
 record() {
     local status="$1" name="$2" seconds
-    seconds="$(elapsed_since "$3")"
+    seconds="$(seconds_since "$3")"
     results+=("$(printf '%-8s %7ss  %s%s' "$status" "$seconds" "$name" "${4:+ — $4}")")
     printf '==> %s %s (%ss)%s\n' "$status" "$name" "$seconds" "${4:+ — $4}"
     if [[ "$status" == FAIL ]]; then failures=$((failures + 1)); fi
 }
 
-die() { echo "check-runtime-image: $*" >&2; exit 1; }
+die() { echo "check-image: $*" >&2; exit 1; }
 
 # MARK: - Dockerfile parsing (single source of truth)
 
@@ -78,65 +69,29 @@ dockerfile_arg() {
     printf '%s\n' "$value"
 }
 
-[[ $EUID -eq 0 ]] || die "must run as root (debootstrap, mount, chroot)"
-command -v debootstrap > /dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
-
+image_require_root
+image_exists "$IMAGE_NAME" || die "no image $IMAGE_NAME: run scripts/build-image.sh first"
 read -r -a packages <<< "$(dockerfile_arg RUNTIME_PACKAGES)"
 ((${#packages[@]} > 0)) || die "ARG RUNTIME_PACKAGES in $DOCKERFILE is empty"
 mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
-app_uid="$(dockerfile_arg APP_UID)"
-app_gid="$(dockerfile_arg APP_GID)"
-[[ "$app_uid" =~ ^[0-9]+$ && "$app_gid" =~ ^[0-9]+$ ]] || die "APP_UID/APP_GID must be numeric in $DOCKERFILE"
-echo "runtime packages (from Dockerfile): ${packages[*]}"
-echo "runtime user: ${app_uid}:${app_gid}"
 
-# MARK: - Release build
+# MARK: - The image's root filesystem and config
 
-cd "$ROOT_DIR"
 step_start=$(date +%s.%N)
-if [[ -n "${DVP_RUNTIME_BIN_DIR:-}" ]]; then
-    skip_build=true
-    bin_dir="$DVP_RUNTIME_BIN_DIR"
+container="$(bh from --quiet "$IMAGE_NAME")"
+trap 'bh rm "$container" > /dev/null 2>&1 || true' EXIT # replaced by cleanup below, which removes it too
+rootfs="$(bh mount "$container")"
+user="$(bh inspect --format '{{.OCIv1.Config.User}}' "$container")"
+entrypoint="$(bh inspect --format '{{.OCIv1.Config.Entrypoint}}' "$container")"
+app_uid="${user%%:*}" app_gid="${user#*:}"
+if [[ "$user" == "$(dockerfile_arg APP_UID):$(dockerfile_arg APP_GID)" && "$user" == 10001:10001 \
+    && "$entrypoint" == '[/usr/local/bin/worker]' ]]; then
+    record PASS "image config: user $user, entrypoint $entrypoint" "$step_start" "$IMAGE_NAME"
 else
-    if [[ "$skip_build" == false ]]; then
-        swift build -c release --static-swift-stdlib
-    fi
-    bin_dir="$(swift build -c release --static-swift-stdlib --show-bin-path)"
-fi
-for product in "${PRODUCTS[@]}"; do
-    [[ -x "$bin_dir/$product" ]] || die "missing release binary $bin_dir/$product (run without --skip-build)"
-done
-record PASS "release build (swift build -c release --static-swift-stdlib)" "$step_start" \
-    "$([[ "$skip_build" == true ]] && echo "not built here, reused $bin_dir" || echo "$bin_dir")"
-
-# MARK: - Cached minimal root
-
-key="$(printf '%s\n' "$SUITE" "$MIRROR" "$(dpkg --print-architecture)" "${packages[@]}" | sha256sum | cut -c1-16)"
-rootfs="$CACHE_BASE/dvp-runtime-rootfs-$key"
-step_start=$(date +%s.%N)
-exec 9> "$rootfs.lock"
-flock 9 # concurrent runs share one cache entry; the second waits for the first debootstrap
-if [[ "$rebuild_rootfs" == true ]]; then rm -rf "$rootfs"; fi
-if [[ -f "$rootfs/.dvp-rootfs-complete" ]]; then
-    record PASS "minimal bookworm root (cached)" "$step_start" "$rootfs"
-else
-    rm -rf "$rootfs" "$rootfs.partial"
-    include="$(IFS=,; echo "${packages[*]}")"
-    echo "debootstrap --variant=minbase --include=$include $SUITE $rootfs.partial $MIRROR"
-    if ! debootstrap --variant=minbase --include="$include" "$SUITE" "$rootfs.partial" "$MIRROR" \
-        > "$rootfs.debootstrap.log" 2>&1; then
-        tail -n 30 "$rootfs.debootstrap.log" >&2
-        die "debootstrap failed (full log: $rootfs.debootstrap.log)"
-    fi
-    chroot "$rootfs.partial" groupadd --system --gid "$app_gid" dvp
-    chroot "$rootfs.partial" useradd --system --uid "$app_uid" --gid dvp --no-create-home \
-        --home-dir /nonexistent --shell /usr/sbin/nologin dvp
-    touch "$rootfs.partial/.dvp-rootfs-complete"
-    mv "$rootfs.partial" "$rootfs"
-    record PASS "minimal bookworm root (debootstrap, first run)" "$step_start" "$rootfs"
+    record FAIL "image config: user $user, entrypoint $entrypoint" "$step_start" "expected 10001:10001, worker"
 fi
 
-# Every runtime package really is installed (debootstrap silently skips nothing, but make it explicit).
+# Every runtime package of the Dockerfile really is installed in the image.
 step_start=$(date +%s.%N)
 missing=()
 for package in "${packages[@]}"; do
@@ -149,11 +104,6 @@ if ((${#missing[@]} == 0)); then
 else
     record FAIL "runtime packages installed in root" "$step_start" "missing: ${missing[*]}"
 fi
-
-# The binaries go to /usr/local/bin as in the image (the only part of the cached root this script rewrites).
-for product in "${PRODUCTS[@]}"; do
-    install -m 0755 "$bin_dir/$product" "$rootfs/usr/local/bin/$product"
-done
 
 # MARK: - Pod-like mounts (always undone)
 
@@ -178,6 +128,7 @@ cleanup() {
     else
         rm -rf --one-file-system "$workdir"
     fi
+    bh rm "$container" > /dev/null 2>&1 || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -226,15 +177,11 @@ done
 
 # MARK: - --help
 
-implemented=()
 for product in "${PRODUCTS[@]}"; do
     step_start=$(date +%s.%N)
     status=0
     help_output="$(in_jail timeout 20 "/usr/local/bin/$product" --help 2>&1)" || status=$?
-    if grep -qi "$PLACEHOLDER_MARKER" <<< "$help_output"; then
-        record SKIPPED "$product --help" "$step_start" "binary not implemented"
-    elif ((status == 0)); then
-        implemented+=("$product")
+    if ((status == 0)); then
         record PASS "$product --help" "$step_start" "exit 0"
     else
         record FAIL "$product --help" "$step_start" "exit $status: $(head -n 3 <<< "$help_output" | xargs)"
@@ -282,13 +229,7 @@ print(len({(e["patient"], e["metric"], e["day"]) for e in map(json.loads, filter
 }
 
 step_start=$(date +%s.%N)
-missing=()
-for product in devbroker producer worker storectl; do
-    [[ " ${implemented[*]} " == *" $product "* ]] || missing+=("$product")
-done
-if ((${#missing[@]} > 0)); then
-    record SKIPPED "embedded-broker round trip" "$step_start" "binary not implemented: ${missing[*]}"
-elif round_trip; then
+if round_trip; then
     record PASS "embedded-broker round trip" "$step_start"
 else
     record FAIL "embedded-broker round trip" "$step_start"
@@ -297,9 +238,9 @@ fi
 # MARK: - Summary
 
 echo
-echo "check-runtime-image summary (root: $rootfs)"
+echo "check-image summary ($IMAGE_NAME, $(bh images --format '{{.Size}}' "$IMAGE_NAME" | head -n 1))"
 printf '  %s\n' "${results[@]}"
-echo "  total $(elapsed_since "$script_start")s"
+echo "  total $(seconds_since "$script_start")s"
 if ((failures > 0)); then
     echo "FAILED: $failures check(s)"
     exit 1
