@@ -22,9 +22,14 @@ struct PostgresMigrationTests {
             try await TestStores.rawExecute(location, v2)
 
             let store = try await TestStores.open(location)
-            #expect(try await store.schemaVersion() == 2)
+            #expect(try await store.schemaVersion() == 3)
             try await MigratedRowsExpectations.check(store)
             await store.close()
+            // Migration 3: resources compress with lz4 (Debian's PostgreSQL 15 is built with it).
+            let method = try await TestStores.rawText(
+                location,
+                "SELECT attcompression FROM pg_attribute WHERE attrelid = 'observation'::regclass AND attname = 'resource'")
+            #expect(method == "l", "column compression \(String(describing: method))")
         }
     }
 }

@@ -15,7 +15,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The number of schema migrations of this kind of store.
-    var schemaVersion: Int { self == .sqlite ? 3 : 2 }
+    var schemaVersion: Int { 3 }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.
