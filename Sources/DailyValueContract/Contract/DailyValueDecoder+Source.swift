@@ -1,7 +1,7 @@
 // The optional `source` object: HKSource provenance strings, each bounded and free of control characters.
 
 extension DailyValueDecoder {
-    func checkSource(_ raw: InlineArray<12, RawJSONValue?>, _ scanner: JSONScanner) throws(DailyValueError)
+    func checkSource(_ raw: DailyValueField.RawMembers, _ scanner: JSONScanner) throws(DailyValueError)
         -> DailyValue.Source?
     {
         switch raw[DailyValueField.source.rawValue] {
@@ -39,7 +39,7 @@ extension DailyValueDecoder {
                 throw DailyValueError(.invalidFieldType, field: name, "must be a string")
             }
             let text = scanner.string(try scanner.scanString())
-            try checkSourceText(text, field: name)
+            try checkSourceText(text, field: name, limit: limit(of: field))
             switch field {
             case .name: source.name = text
             case .bundleId: source.bundleId = text
@@ -54,10 +54,18 @@ extension DailyValueDecoder {
         return isEmpty ? nil : source
     }
 
-    private func checkSourceText(_ text: String, field: String) throws(DailyValueError) {
-        guard text.utf8.count <= policy.maxSourceFieldBytes else {
-            throw DailyValueError(
-                .invalidSource, field: field, "must be at most \(policy.maxSourceFieldBytes) UTF-8 bytes")
+    private func limit(of field: SourceField) -> Int {
+        switch field {
+        case .name: policy.maxSourceFieldBytes
+        case .bundleId: policy.maxBundleIdBytes
+        case .model: policy.maxModelBytes
+        case .softwareVersion: policy.maxSoftwareVersionBytes
+        }
+    }
+
+    private func checkSourceText(_ text: String, field: String, limit: Int) throws(DailyValueError) {
+        guard text.utf8.count <= limit else {
+            throw DailyValueError(.invalidSource, field: field, "must be at most \(limit) UTF-8 bytes")
         }
         guard text.utf8.contains(where: { $0 != 0x20 }) else {
             throw DailyValueError(.invalidSource, field: field, "must not be empty or blank")

@@ -18,6 +18,8 @@ extension WorkerService {
     func makeMapper(catalog: MetricCatalog) throws -> ObservationMapper {
         var mapper = ObservationMapper.Configuration(idKey: configuration.idKey)
         if let system = configuration.identifierSystem { mapper.identifierSystem = system }
+        mapper.subject = configuration.subject
+        mapper.storesDeviceName = configuration.storesDeviceName
         mapper.metaSource = configuration.metaSource ?? "urn:daily-values-pipeline:worker:\(Self.version)"
         do {
             return try ObservationMapper(configuration: mapper, catalog: catalog)
