@@ -97,6 +97,12 @@ enum ObservationSamples {
         var bare = value(for: MetricCatalog.builtin["steps"]!)
         bare.source = nil
         records["steps-no-source"] = try Fixtures.mapper.map(bare, recordTimestampMs: issued)
+        var logical = Fixtures.configuration
+        logical.subject = .logical(system: "https://hospital.example/patient-ids")
+        for key in ["blood_pressure", "heart_rate"] {
+            records["logical-\(key)"] = try ObservationMapper(configuration: logical).map(
+                value(for: MetricCatalog.builtin[key]!), recordTimestampMs: issued)
+        }
         return records
     }
 }
