@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "Essentials"],
+            name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -78,7 +78,7 @@ let package = Package(
         ),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
-            name: "TestSupport", dependencies: ["Kafka", "SeededRandom"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom"], path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ProducerTests", dependencies: ["Producer", "Kafka", "TestSupport"], swiftSettings: swiftSettings
+            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WorkerTests",

@@ -32,11 +32,21 @@ start_postgres() {
     psql -X -q "$PG_URL" -c "ALTER SYSTEM SET shared_buffers = '1GB'" -c "ALTER SYSTEM SET max_wal_size = '8GB'" \
         -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET autovacuum = off"
     "$ROOT/scripts/pg-test-cluster.sh" restart-fast "$PG_DIR"
-    for db in raw w1 w2 lat; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
+    for db in raw w1 w2 lat p1 p2; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
     log "PostgreSQL at $PG_URL"
 }
 
 db_url() { echo "$PG_URL" | sed "s#/postgres?#/$1?#"; }
+
+# CPU seconds (user+sys) the PostgreSQL cluster has used so far: the postmaster and its live children, plus the
+# children it has already reaped (the postmaster's cutime/cstime), so backends that ended during a run count too.
+pg_cpu_seconds() {
+    local pm
+    pm=$(head -n 1 "$PG_DIR/postmaster.pid")
+    { cat "/proc/$pm/stat"; for child in $(pgrep -P "$pm"); do cat "/proc/$child/stat" 2>/dev/null || true; done; } |
+        awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); t += $12 + $13; if (NR == 1) t += $14 + $15 }
+            END { printf "%.2f", t / hz }'
+}
 sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "$2"; }
 
 # MARK: - Data
@@ -97,6 +107,8 @@ publish_and_verify() {
 run_workers() {
     local label=$1 procs=$2 store=$3 topic=$4 t0 t1 i pids=() rss=0 cpu=0 group
     group="bench-$label-$RANDOM"
+    local pg0
+    pg0=$(pg_cpu_seconds)
     t0=$(now)
     for i in $(seq 1 "$procs"); do
         /usr/bin/time -f '%e %U %S %M' -o "$OUT/$label.$i.time" \
@@ -124,6 +136,7 @@ run_workers() {
     put "${label}_seconds" "$(calc "$t1 - $t0" 2)"
     put "${label}_rate" "$(calc "$EVENTS / ($t1 - $t0)")"
     put "${label}_cpu_us" "$(calc "$cpu * 1e6 / $EVENTS" 1)"
+    put "${label}_pg_cpu_us" "$(calc "($(pg_cpu_seconds) - $pg0) * 1e6 / $EVENTS" 1)"
     put "${label}_rss_mb" "$(calc "$rss / 1024" 1)"
     for field in consumed inserted updated unchanged stale dead-lettered; do
         put "${label}_${field}" "$(cat "$OUT/$label".*.out | awk -v f="$field" '$1 == f { s += $2 } END { print s + 0 }')"
@@ -143,28 +156,52 @@ measure_sqlite() {
         >"$OUT/rows.csv"
     run_workers sqlite_replay 1 "$store" "$TOPIC"
     run_workers sqlite_replace 1 "$store" "$TOPIC2"
+    measure_raw_sqlite
+}
+
+# The raw SQLite limit for the same rows: the worker's schema (storectl creates it) and pragmas (WAL,
+# synchronous=FULL), the rows imported untimed into a separate file, then timed: per 1000 rows BEGIN IMMEDIATE;
+# one set-based INSERT … SELECT … ON CONFLICT … WHERE version < merge; COMMIT.
+measure_raw_sqlite() {
+    local db=$OUT/raw.sqlite src=$OUT/raw-in.sqlite t0 t1
+    rm -f "$db" "$db"-* "$src"
+    "$BIN/storectl" counts --store "sqlite:$db" >/dev/null
+    sqlite3 "$src" "CREATE TABLE raw_in (patient TEXT, metric TEXT, day TEXT, version INTEGER, resource_id TEXT,
+        resource TEXT)" ".mode csv" ".import $OUT/rows.csv raw_in"
+    awk -v n="$EVENTS" -v B=1000 -v src="$src" 'BEGIN {
+        print "PRAGMA journal_mode = WAL;\nPRAGMA synchronous = FULL;\nATTACH \x27" src "\x27 AS src;"
+        for (a = 1; a <= n; a += B)
+            printf "BEGIN IMMEDIATE;\nINSERT INTO observation (patient, metric, day, version, resource_id, " \
+                "resource, version_id, last_updated) SELECT patient, metric, day, version, resource_id, resource, " \
+                "1, strftime(\x27%%Y-%%m-%%dT%%H:%%M:%%fZ\x27, \x27now\x27) FROM src.raw_in WHERE rowid BETWEEN " \
+                "%d AND %d ON CONFLICT (patient, metric, day) DO UPDATE SET version = excluded.version, " \
+                "resource = excluded.resource, version_id = version_id + 1, last_updated = excluded.last_updated " \
+                "WHERE version < excluded.version;\nCOMMIT;\n", a, a + B - 1
+    }' >"$OUT/raw-sqlite.sql"
+    t0=$(now)
+    sqlite3 "$db" <"$OUT/raw-sqlite.sql" >/dev/null
+    t1=$(now)
+    [ "$(sqlite3 "$db" "SELECT count(*) FROM observation")" -eq "$EVENTS" ] ||
+        { echo "error: raw SQLite load incomplete" >&2; exit 1; }
+    put raw_sqlite_new_rate "$(calc "$EVENTS / ($t1 - $t0)")"
 }
 
 # MARK: - Raw PostgreSQL limits
 
 # Writes a psql script: per 1000 rows, BEGIN; COPY into a temp table; one INSERT … ON CONFLICT … WHERE version <
-# merge (the worker's statement, meta.versionId / meta.lastUpdated written into the resource with jsonb_set, without
-# its outcome bookkeeping); COMMIT. The rows come from the SQLite store, whose resources already carry a meta: the merge
-# overwrites it like the worker's statement does.
+# merge (the worker's statement without its versionId lookup and outcome bookkeeping); COMMIT. The rows come from
+# the SQLite store, so their resources already carry the meta the worker writes (its statement builds that text by
+# concatenation before the single jsonb parse, which COPY does here).
 raw_script() {
-    awk -v B=1000 -v Q="'" '
+    awk -v B=1000 '
         BEGIN {
             print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
             print "    resource_id text, resource jsonb) ON COMMIT DELETE ROWS;"
             merge = "INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id," \
-                " last_updated)\nSELECT patient, metric, day, version + :vplus, resource_id, jsonb_set(resource," \
-                " " Q "{meta}" Q ", coalesce(resource -> " Q "meta" Q ", " Q "{}" Q ") || jsonb_build_object(" \
-                Q "versionId" Q ", " Q "1" Q ", " Q "lastUpdated" Q ", stamp.instant)), 1, now()" \
-                " FROM raw_in, (SELECT to_char(now() AT TIME ZONE " Q "UTC" Q ", " \
-                Q "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"" Q ")) AS stamp (instant) ORDER BY patient, metric, day" \
+                " last_updated)\nSELECT patient, metric, day, version + :vplus, resource_id, resource, 1, now()" \
+                " FROM raw_in ORDER BY patient, metric, day" \
                 "\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
-                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = jsonb_set(" \
-                "EXCLUDED.resource, " Q "{meta,versionId}" Q ", to_jsonb((o.version_id + 1)::text))," \
+                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource," \
                 " version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated" \
                 " WHERE o.version < EXCLUDED.version;\nCOMMIT;"
         }

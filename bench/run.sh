@@ -50,6 +50,8 @@ get() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' "$RESULTS"; }
 PG_BIN_DIR=/usr/lib/postgresql/15/bin
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
+# shellcheck source=bench/peer.sh
+source "$ROOT/bench/peer.sh"
 # shellcheck source=bench/report.sh
 source "$ROOT/bench/report.sh"
 
@@ -95,6 +97,7 @@ publish_and_verify
 measure_sqlite
 measure_raw_postgres
 measure_workers_postgres
+measure_peer
 measure_latency
 
 write_report

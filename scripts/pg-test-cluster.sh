@@ -5,9 +5,12 @@
 #                                           free port in 20000-32767 (below Linux's ephemeral range, so no broker or
 #                                           client socket can hold it) and tries another while the port is taken
 #   pg-test-cluster.sh stop DIR             fast shutdown
+#   pg-test-cluster.sh stop-immediate DIR   immediate shutdown
 #   pg-test-cluster.sh restart-fast DIR     fast shutdown (clients disconnected), then start again
 #   pg-test-cluster.sh restart-immediate DIR  immediate shutdown (crash, WAL recovery on start), then start
 #   pg-test-cluster.sh url DIR              print the connection URL
+#   pg-test-cluster.sh remove-after DIR PID  in the background: once process PID has ended (however it ended),
+#                                           stop the cluster (immediate) and remove DIR; returns at once
 #
 # DIR is the data directory (created, owned by the `postgres` OS user). The server listens on 127.0.0.1:PORT only,
 # with fsync on, trust authentication for local TCP, and its log in DIR/server.log. Scripts usually run as root and
@@ -18,7 +21,7 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_USER=${PG_USER:-postgres}
 
 usage() {
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -134,12 +137,27 @@ restart() {
     wait_ready "$dir"
 }
 
+# Detached from the caller (new session, no inherited descriptors): waits for $2 to end, then removes the cluster.
+remove_after() {
+    local dir=$1 pid=$2
+    [[ "$pid" =~ ^[0-9]+$ ]] || { echo "error: PID must be a number, got '$pid'" >&2; exit 2; }
+    [ -f "$dir/PG_VERSION" ] || { echo "error: $dir is not a cluster's data directory" >&2; exit 1; }
+    setsid bash -c '
+        for fd in /proc/self/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+        while kill -0 "$2" 2>/dev/null; do sleep 1; done
+        "$0" stop-immediate "$1" >/dev/null 2>&1 || true
+        rm -rf "$1"
+    ' "$0" "$dir" "$pid" </dev/null >/dev/null 2>&1 &
+}
+
 [ $# -ge 2 ] || usage
 command=$1
 dir=$2
 case "$command" in
     start) [ $# -eq 3 ] || usage; start "$dir" "$3" ;;
     stop) stop_mode "$dir" fast ;;
+    stop-immediate) stop_mode "$dir" immediate ;;
+    remove-after) [ $# -eq 3 ] || usage; remove_after "$dir" "$3" ;;
     restart-fast) restart "$dir" fast ;;
     restart-immediate) restart "$dir" immediate ;;
     url) url_of "$dir" ;;

@@ -21,7 +21,10 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     // MARK: - The parser's errors
 
     static func unknown(_ option: String) -> UsageError {
-        UsageError(option: option, "unknown option '\(option)' (see --help)")
+        UsageError(
+            option: option,
+            "unknown option '\(option)' (see --help; an argument that starts with '-', e.g. a patient id, "
+                + "goes after '--')")
     }
 
     static func missingValue(_ option: String) -> UsageError {

@@ -1,4 +1,5 @@
 import CommandLineOptions
+import DailyValueContract
 import Foundation
 import Kafka
 import Producer
@@ -12,6 +13,7 @@ let usage = """
     Commands:
       publish [FILE…]   validate DailyValue JSON events and publish them to Kafka
       generate          write a deterministic synthetic population (to a file or to Kafka)
+      schema            print the JSON Schema of the DailyValue v1 event (from the metric catalog)
       help [COMMAND]    show this text or a command's help
 
     Run `producer <command> --help` for the options of a command.
@@ -37,10 +39,15 @@ do {
             exit(0)
         }
         exit(try await GenerateCommand(options: options).run())
+    case "schema":
+        let command = try SchemaCommand(arguments: arguments, environment: environment)
+        print(command.help ? SchemaCommand.help : try command.run(), terminator: command.help ? "\n" : "")
+        exit(0)
     case "help", "--help", "-h":
         switch arguments.first {
         case "publish": print(PublishOptions.help)
         case "generate": print(GenerateOptions.help)
+        case "schema": print(SchemaCommand.help)
         default: print(usage)
         }
         exit(0)
@@ -49,6 +56,9 @@ do {
         exit(UsageError.exitStatus)
     }
 } catch let error as UsageError {
+    StandardError.print("producer \(command): \(error)")
+    exit(UsageError.exitStatus)
+} catch let error as MetricCatalogError {
     StandardError.print("producer \(command): \(error)")
     exit(UsageError.exitStatus)
 } catch let error as ProducerConfigurationError {

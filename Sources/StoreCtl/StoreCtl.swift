@@ -9,7 +9,6 @@ enum StoreCtl {
         var usage: String
         var summary: String
         var options: [CommandLineOption] = [ParsedCommandLine.storeOption]
-        var hidden = false
         var run: @Sendable (ParsedCommandLine) async throws -> Int32
 
         /// The command's parser: its options, positional arguments allowed, an option given twice rejected.
@@ -46,9 +45,6 @@ enum StoreCtl {
             name: "audit-check", usage: "audit-check [--store S]",
             summary: "Print the number of logged version decreases; exit 1 if any.",
             run: Audit.check),
-        Command(
-            name: "_bench", usage: Bench.usage, summary: "Upsert throughput: inserts, replaces, duplicates.",
-            options: Bench.options, hidden: true, run: Bench.run),
     ]
 
     static let overview = """
@@ -58,7 +54,7 @@ enum StoreCtl {
         LOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE.
 
         commands:
-        \(commands.filter { !$0.hidden }.map(\.listing).joined(separator: "\n"))
+        \(commands.map(\.listing).joined(separator: "\n"))
 
         Run `storectl COMMAND --help` for a command's usage.
         """

@@ -54,6 +54,13 @@ struct CommandLineParserTests {
         #expect(UsageError.exitStatus == 2)
     }
 
+    @Test("A positional that starts with '-' (a patient id '-p1') goes after '--'; the error says so")
+    func dashedPositionals() throws {
+        let error = #expect(throws: UsageError.self) { try Self.parser.parse(["-p1"]) }
+        #expect(error?.option == "-p1" && "\(error!)".contains("goes after '--'"), "\(String(describing: error))")
+        #expect(try Self.parser.parse(["--brokers", "a:1", "--", "-p1"]).positionals == ["-p1"])
+    }
+
     @Test("Positional arguments, and repeats when rejected, are usage errors")
     func strictness() throws {
         let strict = CommandLineParser([.value("--store", "S", help: "store")], repeats: .rejected)

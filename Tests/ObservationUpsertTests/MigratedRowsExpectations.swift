@@ -24,8 +24,10 @@ enum MigratedRowsExpectations {
                 bareRow.resource, #"{"resourceType":"Observation","id":"def"}"#, versionId: 1,
                 lastUpdated: "2026-10-03T06:15:03.000Z"))
 
-        // A resource that already carries meta (the migrated one) is written with the store's new meta.
-        let record = ObservationRecord(identity: withMeta, version: 8, resourceID: "abc", resource: row.resource)
+        // A replace of the migrated row is written with the store's new meta.
+        let record = ObservationRecord(
+            identity: withMeta, version: 8, resourceID: "abc",
+            resourceHead: #"{"resourceType":"Observation","id":"abc","meta":{"#, resourceTail: #""source":"s"}}"#)
         #expect(try await store.upsert([record]) == [.updated])
         let replaced = try #require(try await store.observation(for: withMeta))
         #expect(replaced.versionId == 4)

@@ -123,8 +123,8 @@ func record(
     ObservationRecord(
         identity: ObservationIdentity(patient: patient, metric: metric, day: day), version: version,
         resourceID: "obs-\(patient)-\(metric)-\(day)",
-        resource: #"{"resourceType":"Observation","id":"obs-\#(patient)-\#(metric)-\#(day)","meta":{"source":"test"},"#
-            + #""valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
+        resourceHead: #"{"resourceType":"Observation","id":"obs-\#(patient)-\#(metric)-\#(day)","meta":{"#,
+        resourceTail: #""source":"test"},"valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
 }
 
 /// `stored` equals `mapped` plus the `meta.versionId` and `meta.lastUpdated` the store writes into the resource it

@@ -80,6 +80,9 @@ public final class ChildProcess: @unchecked Sendable {
         if let ownedDirectory { try? FileManager.default.removeItem(at: ownedDirectory) }
     }
 
+    /// The executable and its arguments, for messages.
+    public var commandLine: String { ([name] + (process.arguments ?? [])).joined(separator: " ") }
+
     /// The process id.
     public var pid: Int32 { process.processIdentifier }
     /// Whether the process still runs.

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The PostgreSQL server the tests share: `DVP_POSTGRES_URL` when set (`scripts/test.sh` starts one), else a
-/// throwaway cluster this test process starts on first use and stops when it exits.
+/// throwaway cluster this test process starts on first use; a detached watcher (`pg-test-cluster.sh remove-after`)
+/// stops and removes it once this process has ended, however it ended (a crash included).
 ///
 /// Everything here is `async`: the first use starts a server, which must not hold a thread of Swift's small
 /// cooperative pool (tests running meanwhile may need every one of them).
@@ -34,18 +35,16 @@ public enum TestPostgres {
         }
         do {
             let cluster = try await PostgresCluster.start()
-            ownCluster = cluster
-            atexit { TestPostgres.stopOwnCluster() }
+            ownCluster = cluster  // never released: the watcher removes it after this process
+            try await PostgresCluster.script([
+                "remove-after", cluster.directory.path, "\(ProcessInfo.processInfo.processIdentifier)",
+            ])
             return cluster.url
         } catch {
             throw TestSetupError(
                 "\(urlVariable) is not set and a throwaway PostgreSQL could not be started (PostgreSQL refuses to "
                     + "run as root unless the `postgres` user exists; see scripts/pg-test-cluster.sh): \(error)")
         }
-    }
-
-    private static func stopOwnCluster() {
-        ownCluster = nil  // deinit: stop, remove the data directory
     }
 
     /// A fresh, empty database on the shared server (created with psql); returns its URL.

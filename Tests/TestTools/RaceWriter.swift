@@ -30,6 +30,14 @@ enum RaceWriter {
             day: String(format: "2026-01-%02d", 1 + (index / 2) % 10))
     }
 
+    /// The required `--store` of a test tool.
+    static func storeLocation(_ arguments: ParsedCommandLine) throws -> StoreLocation {
+        guard let text = arguments.value("--store") else { throw UsageError(option: "--store", "missing --store") }
+        do { return try StoreLocation(parsing: text) } catch let error as StoreError {
+            throw UsageError.invalid("--store", error.message)
+        }
+    }
+
     /// Runs one writer and returns its exit status.
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         let writers = try arguments.requiredInteger("--writers", in: 1...64)
@@ -37,11 +45,7 @@ enum RaceWriter {
         let identities = try arguments.requiredInteger("--identities", in: 1...1_000_000)
         let top = try arguments.requiredInteger("--versions", in: 3...1_000_000)
         let batchSize = try arguments.requiredInteger("--batch", in: 1...100_000)
-        guard let text = arguments.value("--store") else { throw UsageError(option: "--store", "missing --store") }
-        let location: StoreLocation
-        do { location = try StoreLocation(parsing: text) } catch let error as StoreError {
-            throw UsageError.invalid("--store", error.message)
-        }
+        let location = try storeLocation(arguments)
 
         var records: [ObservationRecord] = []
         for index in 0..<identities {
@@ -49,9 +53,8 @@ enum RaceWriter {
                 records.append(
                     ObservationRecord(
                         identity: identity(index), version: Int64(version), resourceID: "race-\(index)",
-                        resource:
-                            #"{"resourceType":"Observation","id":"race-\#(index)","#
-                            + #""meta":{"source":"writer-\#(writer)"},"valueQuantity":{"value":\#(version)}}"#
+                        resourceHead: #"{"resourceType":"Observation","id":"race-\#(index)","meta":{"#,
+                        resourceTail: #""source":"writer-\#(writer)"},"valueQuantity":{"value":\#(version)}}"#
                     ))
             }
         }

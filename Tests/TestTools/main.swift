@@ -10,6 +10,8 @@ let usage = """
     commands:
       \(RaceWriter.usage)
           one concurrent writer of the store race tests
+      \(UpsertBench.usage)
+          upsert throughput of a store: new rows, replaces, duplicates
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -23,6 +25,13 @@ do {
             exit(0)
         }
         exit(try await RaceWriter.run(parsed))
+    case "upsert-bench":
+        let parsed = try UpsertBench.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
+        if parsed.wantsHelp {
+            print(UpsertBench.parser.helpText(header: "usage: dvp-test-tools \(UpsertBench.usage)"))
+            exit(0)
+        }
+        exit(try await UpsertBench.run(parsed))
     case "help", "--help", "-h":
         print(usage)
         exit(0)

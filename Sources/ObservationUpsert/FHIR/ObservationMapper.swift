@@ -61,6 +61,8 @@ public struct ObservationMapper: Sendable {
         w.member("id", resourceID)
         w.key("meta")
         w.beginObject()
+        // The store writes `versionId` and `lastUpdated` here, in FHIR's element order (see ObservationRecord).
+        let storeMembersAt = w.bytes.count
         w.member("source", configuration.metaSource)
         w.endObject()
         writeProvenance(value.source, &w)
@@ -95,7 +97,9 @@ public struct ObservationMapper: Sendable {
         writeComponents(value, metric, parts, &w)
         w.endObject()
         return ObservationRecord(
-            identity: identity, version: validated.version, resourceID: resourceID, resource: w.string)
+            identity: identity, version: validated.version, resourceID: resourceID,
+            resourceHead: String(decoding: w.bytes[..<storeMembersAt], as: UTF8.self),
+            resourceTail: String(decoding: w.bytes[storeMembersAt...], as: UTF8.self))
     }
 
     // MARK: - Pieces

@@ -6,8 +6,8 @@ public struct StoredObservation: Sendable, Hashable {
     public var version: Int64
     public var resourceID: String
     /// The full FHIR resource as stored: the mapped Observation with `meta.versionId` and `meta.lastUpdated` (equal
-    /// to ``versionId`` and ``lastUpdated``), written by the store in the upsert that decided them. PostgreSQL returns
-    /// its `jsonb` text (keys in `jsonb` order, a blank after `:` and `,`); SQLite the compact JSON it stored.
+    /// to ``versionId`` and ``lastUpdated``), written by the store in the upsert that decided them. Compact JSON from
+    /// both stores; PostgreSQL's keys come in `jsonb` order (shorter keys first), SQLite's as mapped.
     public var resource: String
     /// FHIR `meta.versionId`: 1 on insert, grows by one on each real replace.
     public var versionId: Int64

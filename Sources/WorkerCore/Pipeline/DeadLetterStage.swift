@@ -14,39 +14,34 @@ struct DeadLetterStage: Sendable {
     func deliver(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
         var remaining = output.deadLetters
         guard !remaining.isEmpty else { return true }
-        var backoff = Backoff()
-        while true {
-            let results = await producer.send(remaining)
-            var failed: [KafkaOutgoingMessage] = []
-            var lastError: KafkaError?
-            for (message, result) in zip(remaining, results) {
-                if case .failure(let error) = result {
-                    failed.append(message)
-                    lastError = error
+        let retrying = RetryingStage(pause: pause, logger: logger)
+        let delivered = await retrying.run(
+            "dead-letter delivery failed; retrying", abandoned: abandoned,
+            failed: { failure in health.deadLetterFailed(failure.error) },
+            recovered: { _ in health.deadLetterRecovered() },
+            attempt: {
+                let results = await producer.send(remaining)
+                var failed: [KafkaOutgoingMessage] = []
+                var lastError: KafkaError?
+                for (message, result) in zip(remaining, results) {
+                    if case .failure(let error) = result {
+                        failed.append(message)
+                        lastError = error
+                    }
                 }
+                guard !failed.isEmpty else { return nil }
+                // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
+                // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
+                remaining = failed
+                metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
+                return RetryingStage.Failure(
+                    error: lastError.map { "\($0)" } ?? "unknown", fields: [("records", .int(Int64(failed.count)))])
+            })
+        if delivered {
+            for (name, n) in output.deadLetterClasses {
+                metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
             }
-            if failed.isEmpty {
-                if backoff.attempt > 0 {
-                    health.deadLetterRecovered()
-                    pause.resumeAfterRecovery()
-                }
-                for (name, n) in output.deadLetterClasses {
-                    metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
-                }
-                return true
-            }
-            // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
-            // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
-            remaining = failed
-            metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
-            health.deadLetterFailed(lastError.map { "\($0)" } ?? "unknown")
-            if backoff.attempt == 0 { pause.pauseForFailure() }
-            let delay = backoff.next()
-            logger.error("dead-letter delivery failed; retrying",
-                         [("error", .string(lastError.map { "\($0)" } ?? "")), ("records", .int(Int64(failed.count)))])
-            if abandoned() { return false }
-            try? await Task.sleep(for: delay)
-            if abandoned() { return false }
         }
+        return delivered
     }
 }

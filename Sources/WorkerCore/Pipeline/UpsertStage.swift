@@ -31,29 +31,25 @@ struct UpsertStage: Sendable {
         metrics.countSkipped(skipped)
         guard !toStore.isEmpty else { return true }
         let records = toStore.map(\.record)
-        var backoff = Backoff()
-        while true {
-            do {
-                let outcomes = try await store.upsert(records)
-                if backoff.attempt > 0 {
-                    health.storeRecovered()
-                    pause.resumeAfterRecovery()
-                    logger.info("store recovered", [("attempts", .int(Int64(backoff.attempt)))])
-                }
-                learn(records, outcomes)
-                return true
-            } catch {
+        let retrying = RetryingStage(pause: pause, logger: logger)
+        return await retrying.run(
+            "store upsert failed; retrying", abandoned: abandoned,
+            failed: { failure in
                 metrics.increment("dvp_store_errors_total")
-                health.storeFailed("\(error)")
-                if backoff.attempt == 0 { pause.pauseForFailure() }
-                let delay = backoff.next()
-                logger.error("store upsert failed; retrying",
-                             [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
-                if abandoned() { return false }
-                try? await Task.sleep(for: delay)
-                if abandoned() { return false }
-            }
-        }
+                health.storeFailed(failure.error)
+            },
+            recovered: { attempts in
+                health.storeRecovered()
+                logger.info("store recovered", [("attempts", .int(Int64(attempts)))])
+            },
+            attempt: {
+                do {
+                    learn(records, try await store.upsert(records))
+                    return nil
+                } catch {
+                    return RetryingStage.Failure(error: "\(error)")
+                }
+            })
     }
 
     /// Counts the outcomes and records the versions the store now holds at least.

@@ -159,7 +159,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
             identity: ObservationIdentity(
                 patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2)),
             version: result.integer(row, 3), resourceID: result.text(row, 4),
-            resource: result.text(row, 5), versionId: result.integer(row, 6),
+            resource: JSONWhitespace.removed(from: result.text(row, 5)), versionId: result.integer(row, 6),
             lastUpdated: result.text(row, 7))
     }
 }

@@ -10,24 +10,30 @@ import PostgresClient
 /// arbitrates races between workers: a conflicting row is locked and the guard is evaluated against its latest
 /// committed version, so the higher version always wins and an equal one rewrites nothing.
 ///
-/// The statement that decides `meta.versionId` and `meta.lastUpdated` also writes them into the stored resource
-/// (`jsonb_set`), so the `resource` column holds the whole FHIR resource: the insert sets versionId `"1"` and the
-/// statement's instant, a real replace turns versionId into the row's `version_id + 1`. `jsonb` keeps `meta`'s keys
-/// in its own order (by length: `source`, `versionId`, `lastUpdated`).
+/// The statement that decides `meta.versionId` and `meta.lastUpdated` also writes them into the stored resource, so
+/// the `resource` column holds the whole FHIR resource, built once by concatenation (``StoredResourceSQL``) and
+/// parsed once into `jsonb`. The versionId written is `stored.version_id + 1` from the statement's snapshot (1 for a
+/// new row); when a concurrent writer committed a replace after that snapshot, `DO UPDATE` sees the newer row and
+/// corrects the versionId with `jsonb_set` — correct always, and the costly rebuild only on that race.
 enum PostgresUpsert {
     static let upsertSQL = """
         INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-        SELECT patient, metric, day, version, resource_id,
-            jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}')
-                || jsonb_build_object('versionId', '1', 'lastUpdated', stamp.instant)),
-            1, now()
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[])
-                AS input (patient, metric, day, version, resource_id, resource),
-            (SELECT \(lastUpdatedText("now()"))) AS stamp (instant)
-        ORDER BY patient, metric, day
+        SELECT input.patient, input.metric, input.day, input.version, input.resource_id,
+            \(StoredResourceSQL.compose(
+                head: "input.head", tail: "input.tail", versionId: "next.version_id::text",
+                lastUpdated: "stamp.instant"))::jsonb,
+            next.version_id, stamp.at
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+                AS input (patient, metric, day, version, resource_id, head, tail)
+            LEFT JOIN observation AS stored
+                ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
+            CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, 0) + 1) AS next (version_id)
+            CROSS JOIN (SELECT now(), \(lastUpdatedText("now()"))) AS stamp (at, instant)
+        ORDER BY input.patient, input.metric, input.day
         ON CONFLICT (patient, metric, day) DO UPDATE
             SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
-                resource = jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text)),
+                resource = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.resource
+                    ELSE jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text)) END,
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
         RETURNING o.patient, o.metric, o.day, o.version_id
@@ -63,7 +69,7 @@ enum PostgresUpsert {
             "dvp_upsert", upsertSQL,
             keyArrays(winners) + [
                 PostgresText.array(winners.map(\.version)), PostgresText.array(winners.map(\.resourceID)),
-                PostgresText.array(winners.map(\.resource)),
+                PostgresText.array(winners.map(\.resourceHead)), PostgresText.array(winners.map(\.resourceTail)),
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
         for row in 0..<written.rowCount {

@@ -103,20 +103,20 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         let plan = UpsertPlan(batch)
         let select = try connection.statement(
             "SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")
-        // The statement that decides `meta.versionId` / `meta.lastUpdated` writes them into the stored resource too
-        // (`json_set` keeps `meta.source` and adds the two after it), so the row holds the whole FHIR resource.
+        // The statement that decides `meta.versionId` / `meta.lastUpdated` writes them into the stored resource too,
+        // by concatenation (StoredResourceSQL), so the row holds the whole FHIR resource.
         let insert = try connection.statement(
             """
             INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-            SELECT ?, ?, ?, ?, ?, json_set(?, '$.meta.versionId', '1', '$.meta.lastUpdated', stamp.instant), 1,
-                stamp.instant
+            SELECT ?, ?, ?, ?, ?, \(StoredResourceSQL.compose(
+                head: "?", tail: "?", versionId: "'1'", lastUpdated: "stamp.instant")), 1, stamp.instant
             FROM \(Self.lastUpdatedNow)
             """)
         let update = try connection.statement(
             """
             UPDATE observation SET version = ?, resource_id = ?,
-                resource = json_set(?, '$.meta.versionId', CAST(version_id + 1 AS TEXT),
-                    '$.meta.lastUpdated', stamp.instant),
+                resource = \(StoredResourceSQL.compose(
+                    head: "?", tail: "?", versionId: "CAST(version_id + 1 AS TEXT)", lastUpdated: "stamp.instant")),
                 version_id = version_id + 1, last_updated = stamp.instant
             FROM \(Self.lastUpdatedNow)
             WHERE patient = ? AND metric = ? AND day = ? AND version < ?
@@ -127,16 +127,17 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             let key: [SQLiteValue] = [
                 .text(record.identity.patient), .text(record.identity.metric), .text(record.identity.day),
             ]
+            let row: [SQLiteValue] = [
+                .integer(record.version), .text(record.resourceID), .text(record.resourceHead),
+                .text(record.resourceTail),
+            ]
             let stored = try select.query(key) { $0.integer(0) }.first
             switch stored {
             case nil:
-                try insert.run(
-                    key + [.integer(record.version), .text(record.resourceID), .text(record.resource)])
+                try insert.run(key + row)
                 winnerOutcomes[index] = .inserted
             case let version? where version < record.version:
-                try update.run(
-                    [.integer(record.version), .text(record.resourceID), .text(record.resource)] + key
-                        + [.integer(record.version)])
+                try update.run(row + key + [.integer(record.version)])
                 winnerOutcomes[index] = .updated
             case let version?:
                 winnerOutcomes[index] = version == record.version ? .unchanged : .stale

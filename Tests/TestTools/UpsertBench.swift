@@ -2,17 +2,20 @@ import CommandLineOptions
 import Foundation
 import ObservationUpsert
 
-/// `storectl _bench`: upsert throughput of a store for new rows, replaces (higher versions) and duplicates.
-enum Bench {
-    static let usage = "_bench [--store S] --records N --batch B"
-    static let options: [CommandLineOption] = [
-        ParsedCommandLine.storeOption,
-        .value("--records", "N", help: "records per pass"),
-        .value("--batch", "B", help: "records per upsert"),
-    ]
+/// `dvp-test-tools upsert-bench`: upsert throughput of a store for new rows, replaces (higher versions) and
+/// duplicates, straight through the store API (no Kafka, no mapping).
+enum UpsertBench {
+    static let usage = "upsert-bench --store S --records N --batch B"
+    static let parser = CommandLineParser(
+        [
+            .value("--store", "S", help: "the store: a SQLite path or a postgresql:// URL"),
+            .value("--records", "N", help: "records per pass"),
+            .value("--batch", "B", help: "records per upsert"),
+        ], repeats: .rejected)
 
-    @Sendable static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
-        try arguments.expectPositionals(0, "")
+    /// Runs the three passes and returns the exit status.
+    static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
+        let location = try RaceWriter.storeLocation(arguments)
         let count = try arguments.requiredInteger("--records", in: 1...10_000_000)
         let batchSize = try arguments.requiredInteger("--batch", in: 1...100_000)
         let run = UUID().uuidString.prefix(8)
@@ -23,14 +26,14 @@ enum Bench {
                     day: String(format: "2026-%02d-%02d", 1 + (index % 100) / 28, 1 + index % 28))
                 return ObservationRecord(
                     identity: identity, version: version, resourceID: "bench-\(index)",
-                    resource:
-                        #"{"resourceType":"Observation","id":"bench-\#(index)","status":"final","#
-                        + #""meta":{"source":"bench"},"valueQuantity":{"value":\#(60 + index % 40),"unit":"/min","#
-                        + #""system":"http://unitsofmeasure.org","code":"/min"}}"#
+                    resourceHead: #"{"resourceType":"Observation","id":"bench-\#(index)","meta":{"#,
+                    resourceTail: #""source":"bench"},"status":"final","valueQuantity":{"value":\#(60 + index % 40),"#
+                        + #""unit":"/min","system":"http://unitsofmeasure.org","code":"/min"}}"#
                 )
             }
         }
-        try await StoreCtl.withStore(arguments) { store in
+        let store = try await makeObservationStore(location)
+        do {
             for (label, version) in [("insert", Int64(1)), ("update", 2), ("unchanged", 2)] {
                 let all = records(version: version)
                 let start = ContinuousClock.now
@@ -43,7 +46,11 @@ enum Bench {
                         + " = \(Int(Double(count) / seconds)) records/s"
                 )
             }
+        } catch {
+            await store.close()
+            throw error
         }
+        await store.close()
         return 0
     }
 }

@@ -1,0 +1,140 @@
+/// The published JSON Schema (draft 2020-12) of the DailyValue v1 event, generated from a metric catalog.
+///
+/// One source of truth: `schema/daily-value-v1.schema.json` is `producer schema`'s output for the built-in catalog,
+/// and a test keeps the two equal, so a catalog change cannot leave the published schema behind. The schema states
+/// every rule of ``DailyValueDecoder`` that JSON Schema can express; the others (a day within the window, a zone
+/// that exists, `min <= value <= max`, the 64 KiB limit, …) are listed in `docs/SCHEMA.md` and stay with the decoder.
+///
+/// ```swift
+/// let text = DailyValueSchema(catalog: .builtin).document().pretty()
+/// ```
+public struct DailyValueSchema: Sendable {
+    /// The schema's `$id`.
+    public static let id = "urn:daily-values-pipeline:daily-value:v1"
+    /// The JSON Schema dialect.
+    public static let dialect = "https://json-schema.org/draft/2020-12/schema"
+
+    public let catalog: MetricCatalog
+    /// The source-string length limit comes from here (`maxSourceFieldBytes`).
+    public let policy: ValidationPolicy
+    /// Whether events of a metric may omit `unit`; see ``unitMayBeOmitted(_:)``.
+    public let unitMayBeOmitted: @Sendable (Metric) -> Bool
+
+    /// - Parameter unitMayBeOmitted: the per-metric unit rule; the default is the decoder's current rule.
+    public init(
+        catalog: MetricCatalog, policy: ValidationPolicy = .init(),
+        unitMayBeOmitted: @escaping @Sendable (Metric) -> Bool = DailyValueSchema.unitMayBeOmitted
+    ) {
+        self.catalog = catalog
+        self.policy = policy
+        self.unitMayBeOmitted = unitMayBeOmitted
+    }
+
+    /// The schema as pretty-printed JSON (what `producer schema` prints and the repository publishes).
+    public func json() -> String { document().pretty() }
+
+    // MARK: - Document
+
+    /// The whole schema document.
+    package func document() -> SchemaNode {
+        let metrics = catalog.allMetrics
+        return [
+            "$schema": .string(Self.dialect),
+            "$id": .string(Self.id),
+            "title": "DailyValue v1",
+            "description": """
+            One metric's value for one person's local calendar day, one event per Kafka message (UTF-8 JSON, \
+            at most 64 KiB, key = patient). Generated from the metric catalog by `producer schema`; do not edit. \
+            Rules this schema cannot express are checked by the decoder only: see docs/SCHEMA.md.
+            """,
+            "type": "object",
+            "required": ["schema", "patient", "metric", "day"],
+            "properties": properties(metrics),
+            "oneOf": [Self.present("timeZone"), Self.present("utcOffset")],
+            "allOf": .array(metrics.map(metricBranch)),
+            "$defs": .object([("sourceText", sourceText)] + metrics.map { ("metric." + $0.key, metricRules($0)) }),
+        ]
+    }
+
+    private func properties(_ metrics: [Metric]) -> SchemaNode {
+        [
+            "schema": ["description": "The contract version; only 1 exists.", "const": 1],
+            "patient": [
+                "description": "The patient id (also the Kafka key).",
+                "type": "string", "minLength": 1, "maxLength": 64, "not": Self.string(matching: "[^A-Za-z0-9._-]"),
+            ],
+            "metric": ["description": "A metric catalog key.", "enum": .array(metrics.map { .string($0.key) })],
+            "day": [
+                "description": "The person's local calendar day, a real Gregorian date YYYY-MM-DD (0001-9999).",
+                "type": "string", "format": "date", "minLength": 10, "maxLength": 10,
+                "pattern": .string(Self.calendarDatePattern),
+            ],
+            "timeZone": [
+                "description": "An IANA time zone name (preferred: DST days are 23 or 25 hours).",
+                "type": ["string", "null"], "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z]",
+                "not": Self.string(matching: "[^A-Za-z0-9/_+-]|//"),
+            ],
+            "utcOffset": [
+                "description": "A fixed UTC offset ±HH:MM within ±14:00, when no zone name is known.",
+                "type": ["string", "null"], "minLength": 6, "maxLength": 6,
+                "pattern": "^[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00)",
+            ],
+            "value": ["description": "The day's value (sum, mean or latest, per the catalog).", "type": Self.number],
+            "min": ["description": "The day's minimum (metrics that take min/max).", "type": Self.number],
+            "max": ["description": "The day's maximum (metrics that take min/max).", "type": Self.number],
+            "unit": ["description": "The catalog's UCUM code for the metric or an exact alias.", "type": Self.text],
+            "version": [
+                "description": "Grows each time the phone recomputes the day; absent: the Kafka record timestamp.",
+                "type": ["integer", "null"], "minimum": 0, "maximum": .integer(Int64.max),
+            ],
+            "source": [
+                "description": "HKSource provenance; unknown members are ignored.",
+                "type": ["object", "null"],
+                "properties": .object(
+                    ["name", "bundleId", "model", "softwareVersion"].map { ($0, ["$ref": "#/$defs/sourceText"]) }),
+            ],
+        ]
+    }
+
+    /// A `source` string: not blank, no control characters, at most the policy's length.
+    private var sourceText: SchemaNode {
+        [
+            "description": """
+            Not blank, no control characters, at most \(policy.maxSourceFieldBytes) UTF-8 bytes (the schema \
+            bounds characters; the byte limit is the decoder's).
+            """,
+            "type": Self.text, "maxLength": .integer(Int64(policy.maxSourceFieldBytes)), "pattern": "[^ ]",
+            "not": Self.string(matching: "[\\u0000-\\u001f\\u007f-\\u009f]"),
+        ]
+    }
+
+    /// `if metric == key then #/$defs/metric.key`.
+    private func metricBranch(_ metric: Metric) -> SchemaNode {
+        [
+            "if": ["required": ["metric"], "properties": ["metric": ["const": .string(metric.key)]]],
+            "then": ["$ref": .string("#/$defs/metric." + metric.key)],
+        ]
+    }
+
+    // MARK: - Shared pieces
+
+    /// Optional members: `null` means absent, as in the decoder.
+    static let number: SchemaNode = ["number", "null"]
+    static let text: SchemaNode = ["string", "null"]
+
+    /// `member` is present and not null.
+    static func present(_ member: String) -> SchemaNode {
+        ["required": [.string(member)], "properties": [member: ["not": ["type": "null"]]]]
+    }
+
+    /// A string in which `pattern` finds a match; under `not`, non-strings (e.g. `null`) pass. Unanchored searches
+    /// for a forbidden character avoid `$`, which Python's `re` lets match before a trailing newline.
+    static func string(matching pattern: String) -> SchemaNode { ["type": "string", "pattern": .string(pattern)] }
+
+    /// A real proleptic Gregorian date, years 0001-9999, leap years included (used with length 10, so no `$`,
+    /// which Python's `re` would let match before a trailing newline).
+    static let calendarDatePattern =
+        "^(?:(?!0000)[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+        + "|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+        + "-02-29)"
+}

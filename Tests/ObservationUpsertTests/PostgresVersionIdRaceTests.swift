@@ -1,0 +1,54 @@
+import Essentials
+import PostgresClient
+import Testing
+import TestSupport
+
+@testable import ObservationUpsert
+
+/// The PostgreSQL upsert writes `meta.versionId` into the resource from its statement snapshot (stored version_id
+/// + 1). When another writer commits a replace after that snapshot, the row lock makes the upsert wait and
+/// `DO UPDATE` then sees the newer row: the resource's versionId must follow the row, not the snapshot.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct PostgresVersionIdRaceTests {
+    @Test func aReplaceCommittedAfterTheSnapshotStillGivesTheRightVersionId() async throws {
+        try await TestStores.withFreshLocation(.postgres) { location in
+            guard case .postgres(let url) = location else { return }
+            let store = try await PostgresObservationStore(
+                connectionString: url, options: PostgresClientOptions(applicationName: "dvp-versionid-race"))
+            #expect(try await store.upsert([record(version: 1)]) == [.inserted])
+
+            // Another writer replaces the row (versionId 1 → 2) and holds its transaction open.
+            let other = QueueConfined(label: "test.other-writer", try PostgresConnection(connectionString: url))
+            try await other.run { connection in
+                _ = try connection.execute("BEGIN")
+                _ = try connection.execute(
+                    """
+                    UPDATE observation SET version = 2, version_id = version_id + 1,
+                        resource = jsonb_set(resource, '{meta,versionId}', '"2"')
+                    WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
+                    """)
+            }
+            let upsert = Task { try await store.upsert([record(version: 3)]) }
+            let waiting = try await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
+                try await TestStores.rawText(
+                    location,
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE application_name = 'dvp-versionid-race' AND wait_event_type = 'Lock'
+                    """) == "1"
+            }
+            #expect(waiting, "the upsert never waited for the other writer's row lock")
+            try await other.run { connection in _ = try connection.execute("COMMIT") }
+
+            #expect(try await upsert.value == [.updated])
+            let raw = try await TestStores.rawText(
+                location,
+                """
+                SELECT version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || version
+                FROM observation WHERE patient = 'p-1'
+                """)
+            #expect(raw == "3 3 3", "version_id, the resource's meta.versionId and version")
+            await store.close()
+        }
+    }
+}

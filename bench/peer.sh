@@ -1,0 +1,80 @@
+# The Python peer of bench/run.sh (sourced; uses its variables and lib.sh): ../shared/bench/peer/peer_worker.py,
+# the worker a Python user would write, on the same topics and the same PostgreSQL cluster in the same run.
+
+PEER_DIR=${PEER_DIR:-$ROOT/../shared/bench/peer}
+PEER_IDLE=5   # the peer exits after this many seconds without records
+
+# Whether the peer and its Debian dependencies are here (installs python3-confluent-kafka and python3-psycopg2 as
+# root when missing); says why not otherwise.
+peer_available() {
+    if [ ! -f "$PEER_DIR/peer_worker.py" ]; then
+        log "peer not run: $PEER_DIR/peer_worker.py is absent"
+        return 1
+    fi
+    if ! /usr/bin/python3 -c 'import confluent_kafka, psycopg2' 2>/dev/null; then
+        if [ "$(id -u)" -eq 0 ]; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-confluent-kafka python3-psycopg2 >&2
+        fi
+        /usr/bin/python3 -c 'import confluent_kafka, psycopg2' 2>/dev/null || {
+            log "peer not run: python3-confluent-kafka / python3-psycopg2 missing (apt-get install them)"
+            return 1
+        }
+    fi
+}
+
+# run_peers LABEL PROCS DB TOPIC: PROCS peer processes in a new group until idle. Steady rate = events /
+# (last commit − first record) over all processes (the peer's own figure: no group join); wall rate leaves out
+# the final idle wait; CPU per event for the peer processes and for the PostgreSQL cluster.
+run_peers() {
+    local label=$1 procs=$2 db=$3 topic=$4 group="peer-$1-$RANDOM" t0 t1 i pids=() cpu=0 pg0
+    pg0=$(pg_cpu_seconds)
+    t0=$(now)
+    for i in $(seq 1 "$procs"); do
+        /usr/bin/python3 "$PEER_DIR/peer_worker.py" --bootstrap "$BROKERS" --topic "$topic" --group "$group" \
+            --dsn "$(db_url "$db")" --idle "$PEER_IDLE" >"$OUT/$label.$i.out" 2>"$OUT/$label.$i.log" &
+        pids+=($!)
+    done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || { echo "error: peer $label.$((i + 1)) failed (see $OUT/$label.$((i + 1)).log)" >&2; exit 1; }
+    done
+    t1=$(now)
+    local first last msgs
+    first=$(cat "$OUT/$label".*.out | /usr/bin/python3 -c 'import sys, json; print(min(json.loads(l)["t_first"] for l in sys.stdin if json.loads(l)["t_first"]))')
+    last=$(cat "$OUT/$label".*.out | /usr/bin/python3 -c 'import sys, json; print(max(json.loads(l)["t_last"] or 0 for l in sys.stdin))')
+    msgs=$(cat "$OUT/$label".*.out | /usr/bin/python3 -c 'import sys, json; print(sum(json.loads(l)["msgs"] for l in sys.stdin))')
+    cpu=$(cat "$OUT/$label".*.out | /usr/bin/python3 -c 'import sys, json; print(sum(json.loads(l)["cpu_s"] for l in sys.stdin))')
+    [ "$msgs" -ge "$EVENTS" ] || { echo "error: peer $label consumed $msgs of $EVENTS events" >&2; exit 1; }
+    put "${label}_steady_rate" "$(calc "$EVENTS / ($last - $first)")"
+    put "${label}_seconds" "$(calc "$t1 - $t0 - $PEER_IDLE" 2)"
+    put "${label}_rate" "$(calc "$EVENTS / ($t1 - $t0 - $PEER_IDLE)")"
+    put "${label}_cpu_us" "$(calc "$cpu * 1e6 / $EVENTS" 1)"
+    put "${label}_pg_cpu_us" "$(calc "($(pg_cpu_seconds) - $pg0) * 1e6 / $EVENTS" 1)"
+    put "${label}_consumed" "$msgs"
+}
+
+# Same order as the worker: first load, exact replay (new group), higher versions; 1 process, then 2.
+measure_peer() {
+    if ! peer_available; then
+        put peer_ran 0
+        return 0
+    fi
+    put peer_ran 1
+    log "Python peer on PostgreSQL, one process"
+    checkpoint p1
+    run_peers peer1_load 1 p1 "$TOPIC"
+    [ "$(sql p1 "SELECT count(*) FROM peer_observation")" -eq "$(sql w1 "SELECT count(*) FROM observation")" ] ||
+        { echo "error: the peer stored a different number of rows than the worker" >&2; exit 1; }
+    checkpoint p1
+    run_peers peer1_replay 1 p1 "$TOPIC"
+    checkpoint p1
+    run_peers peer1_replace 1 p1 "$TOPIC2"
+    log "Python peer on PostgreSQL, two processes"
+    checkpoint p2
+    run_peers peer2_load 2 p2 "$TOPIC"
+    checkpoint p2
+    run_peers peer2_replay 2 p2 "$TOPIC"
+    checkpoint p2
+    run_peers peer2_replace 2 p2 "$TOPIC2"
+    put peer_row_bytes_avg "$(sql p1 "SELECT round(avg(pg_column_size(resource))) FROM peer_observation")"
+    put worker_row_bytes_avg "$(sql w1 "SELECT round(avg(pg_column_size(resource))) FROM observation")"
+}
