@@ -19,6 +19,11 @@ extension DailyValueDecoder {
             var nested = scanner
             nested.seek(to: start)
             var part = try scanReading(&nested, key: component.key)
+            if !metric.allowsMinMax, part.min != nil || part.max != nil {
+                throw DailyValueError(
+                    .minMaxNotAllowed, field: component.key + (part.min != nil ? ".min" : ".max"),
+                    "the metric does not take min/max")
+            }
             part.value = Self.convert(part.value, factor)
             part.min = part.min.map { Self.convert($0, factor) }
             part.max = part.max.map { Self.convert($0, factor) }
@@ -36,7 +41,7 @@ extension DailyValueDecoder {
 
     /// Rejects `systolic`/`diastolic` on a metric that is not a panel.
     func checkNoPanelMembers(_ raw: DailyValueField.RawMembers) throws(DailyValueError) {
-        for field in [DailyValueField.systolic, .diastolic] where !Self.isAbsent(raw[field.rawValue]) {
+        for field in DailyValueField.panelMembers where !Self.isAbsent(raw[field.rawValue]) {
             throw DailyValueError(.conflictingFields, field: field.name, "only a panel metric takes this member")
         }
     }

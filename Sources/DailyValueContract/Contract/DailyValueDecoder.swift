@@ -92,11 +92,12 @@ public struct DailyValueDecoder: Sendable {
         }
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
-        let source = try checkSource(raw, scanner)
+        let (source, omitted) = try checkSource(raw, scanner)
         let event = DailyValue(
             patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
             components: components, version: version, source: source)
-        return ValidatedDailyValue(event: event, version: version, date: day.date, zone: zone.resolved)
+        return ValidatedDailyValue(
+            event: event, version: version, date: day.date, zone: zone.resolved, omittedSourceFields: omitted)
     }
 
     // MARK: - Typed member access

@@ -25,6 +25,9 @@ enum DailyValueField: Int, CaseIterable {
         }
     }
 
+    /// The members only a panel metric takes (one object per component); any other metric rejects them.
+    static let panelMembers: [DailyValueField] = [.systolic, .diastolic]
+
     /// Every field with its name as bytes, for matching without creating strings.
     static let table: [(bytes: [UInt8], field: DailyValueField)] = allCases.map { (Array($0.name.utf8), $0) }
 

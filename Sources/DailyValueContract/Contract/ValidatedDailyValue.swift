@@ -22,13 +22,17 @@ public struct ValidatedDailyValue: Sendable, Hashable {
     /// The person's local calendar day.
     public let date: CivilDate
     public let zone: Zone
+    /// The `source` fields left out of ``event`` because they exceed their stored cap (e.g. `source.bundleId`,
+    /// see ``ValidationPolicy/maxBundleIdBytes``); the event is valid without them.
+    public let omittedSourceFields: [String]
 
     /// Assembles the parts the decoder has already checked.
-    init(event: DailyValue, version: Int64, date: CivilDate, zone: Zone) {
+    init(event: DailyValue, version: Int64, date: CivilDate, zone: Zone, omittedSourceFields: [String] = []) {
         self.event = event
         self.version = version
         self.date = date
         self.zone = zone
+        self.omittedSourceFields = omittedSourceFields
     }
 
     /// Validates a value built in code (not decoded): its metric is a key of `catalog`, its numbers are finite, its

@@ -8,10 +8,12 @@ public struct ValidationPolicy: Sendable {
     public var maxDaysInFuture: Int
     /// How many days before today (UTC) `day` may be (about ten years).
     public var maxDaysInPast: Int
-    /// The longest accepted `source.name`, in UTF-8 bytes (not stored unless the mapper opts in).
+    /// The longest accepted `source` field, in UTF-8 bytes (longer: `InvalidSource`); `source.name` is not stored
+    /// unless the mapper opts in.
     public var maxSourceFieldBytes: Int
-    /// The longest accepted stored `source` fields, in UTF-8 bytes: `bundleId` (reverse DNS, e.g.
-    /// `com.apple.health`), `model` (`Watch7,3`) and `softwareVersion` (`11.0.1`). They bound the resource size.
+    /// The longest stored `source` fields, in UTF-8 bytes: `bundleId` (reverse DNS, e.g. `com.apple.health`),
+    /// `model` (`Watch7,3`) and `softwareVersion` (`11.0.1`). They bound the resource size: a longer field is left
+    /// out (see ``ValidatedDailyValue/omittedSourceFields``), the event is still accepted.
     public var maxBundleIdBytes: Int
     public var maxModelBytes: Int
     public var maxSoftwareVersionBytes: Int
