@@ -8,7 +8,7 @@
 //   clinical/terminology review"). A deployment can add them through an override file.
 // - Blood pressure: one panel metric `blood_pressure` (85354-9 + 96607-7, components 8480-6/96608-5 and
 //   8462-4/96609-3, see docs/CLINICAL.md). The separate systolic/diastolic keys stay for producers that already send
-//   them (deprecated; valid stand-alone vital signs), the generator sends only the panel.
+//   them (deprecated; valid stand-alone vital signs); the generator sends mostly the panel, the pair rarely.
 // - `unitOptional` only where one unit is universal (step and flight counts, heart and breathing rates per minute);
 //   every other event without `unit` is rejected with `MissingUnit`.
 // - Means: HealthKit's daily average is coded by a specific LOINC where one exists (41924-2, 96607-7); the mapper
