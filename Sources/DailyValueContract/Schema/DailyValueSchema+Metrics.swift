@@ -83,8 +83,9 @@ extension DailyValueSchema {
         return groups
     }
 
-    /// The plausible range `bounds` (in the catalog unit) in every unit group, as `allOf` branches: a plain `properties` rule for a
-    /// single group, else one `if unit in group then range` per group (an absent or null unit: the catalog unit).
+    /// The plausible range `bounds` (in the catalog unit) in every unit group, as `allOf` branches: a plain
+    /// `properties` rule for a single group, else one `if unit in group then range` per group (an absent or null
+    /// unit: the catalog unit).
     ///
     /// Bounds in an alias unit are the catalog bounds converted and rounded to 9 decimals, as the decoder rounds a
     /// converted value; a value within that rounding of such a bound may be judged differently (docs/SCHEMA.md).
