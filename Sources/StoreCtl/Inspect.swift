@@ -54,14 +54,19 @@ enum Inspect {
             let patients = Set(try await store.allVersions().keys.map(\.patient))
             var sizes: [(String, Int)] = []
             for patient in patients.sorted() {
-                sizes += try await store.observations(patient: patient).map { ($0.identity.metric, $0.resource.utf8.count) }
+                sizes += try await store.observations(patient: patient).map {
+                    ($0.identity.metric, $0.resource.utf8.count)
+                }
             }
             return sizes
         }
         var byMetric: [String: [Int]] = [:]
         for size in sizes { byMetric[size.metric, default: []].append(size.bytes) }
         func row(_ name: String, _ bytes: [Int]) -> [String] {
-            [name, String(bytes.count), String(bytes.isEmpty ? 0 : bytes.reduce(0, +) / bytes.count), String(bytes.max() ?? 0)]
+            [
+                name, String(bytes.count), String(bytes.isEmpty ? 0 : bytes.reduce(0, +) / bytes.count),
+                String(bytes.max() ?? 0),
+            ]
         }
         let rows = byMetric.keys.sorted().map { row($0, byMetric[$0]!) } + [row("(all)", sizes.map(\.bytes))]
         print(table([["metric", "resources", "average bytes", "max bytes"]] + rows))

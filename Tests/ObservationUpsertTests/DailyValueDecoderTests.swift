@@ -175,8 +175,10 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
         #expect(value.value == stored)
     }
 
-    @Test(arguments: ["steps", "flights_climbed", "heart_rate", "resting_heart_rate", "walking_heart_rate_average",
-        "respiratory_rate"])
+    @Test(arguments: [
+        "steps", "flights_climbed", "heart_rate", "resting_heart_rate", "walking_heart_rate_average",
+        "respiratory_rate",
+    ])
     func universalUnitMetricsMayOmitTheUnit(_ metric: String) throws {
         let catalog = MetricCatalog.builtin[metric]!
         #expect(catalog.unitOptional)
@@ -186,8 +188,11 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
 
     @Test func onlyTheUniversalUnitMetricsMayOmitIt() {
         let optional = Set(MetricCatalog.builtin.allMetrics.filter(\.unitOptional).map(\.key))
-        #expect(optional == ["steps", "flights_climbed", "heart_rate", "resting_heart_rate",
-            "walking_heart_rate_average", "respiratory_rate"])
+        #expect(
+            optional == [
+                "steps", "flights_climbed", "heart_rate", "resting_heart_rate",
+                "walking_heart_rate_average", "respiratory_rate",
+            ])
     }
 
     @Test func bloodPressurePanelDecodesAndRoundTrips() throws {
@@ -196,10 +201,11 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
             "systolic": #"{"value":121,"min":110,"max":138}"#, "diastolic": #"{"value":79,"min":70,"max":88}"#,
         ])
         #expect(value.value == nil)
-        #expect(value.components == [
-            DailyValue.Component(key: "systolic", value: 121, min: 110, max: 138),
-            DailyValue.Component(key: "diastolic", value: 79, min: 70, max: 88),
-        ])
+        #expect(
+            value.components == [
+                DailyValue.Component(key: "systolic", value: 121, min: 110, max: 138),
+                DailyValue.Component(key: "diastolic", value: 79, min: 70, max: 88),
+            ])
         let again = try Fixtures.decoder.decode(Array(value.jsonLine().utf8), recordTimestampMs: nil)
         #expect(again == value)
     }

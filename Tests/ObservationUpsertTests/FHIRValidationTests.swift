@@ -1,7 +1,7 @@
 import Foundation
 import ObservationUpsert
-import Testing
 import TestSupport
+import Testing
 
 /// Runs `scripts/validate_fhir.py` (fhirkit-rs + fhir.resources R4 + product lint) on what the mapper emits.
 @Suite(.serialized) struct FHIRValidationTests {

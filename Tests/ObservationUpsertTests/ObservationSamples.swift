@@ -21,7 +21,8 @@ enum ObservationSamples {
             components: metric.components.map { part in
                 DailyValue.Component(
                     key: part.key, value: at(0.4, part.plausibleMin, part.plausibleMax),
-                    min: at(0.1, part.plausibleMin, part.plausibleMax), max: at(0.7, part.plausibleMin, part.plausibleMax))
+                    min: at(0.1, part.plausibleMin, part.plausibleMax),
+                    max: at(0.7, part.plausibleMin, part.plausibleMax))
             },
             version: 1_759_384_503_000,
             source: .init(name: "Apple Watch", bundleId: "com.apple.health", model: "Watch7,3", softwareVersion: "11.0")

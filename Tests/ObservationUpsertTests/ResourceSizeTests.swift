@@ -80,7 +80,9 @@ import Testing
     @Test func theDeviceNameIsStoredOnlyWithTheOptIn() throws {
         let value = ObservationSamples.value(for: MetricCatalog.builtin["steps"]!)
         let issued = Fixtures.ms("2026-11-01T06:15:03Z")
-        #expect(!(try Fixtures.mapper.map(value, recordTimestampMs: issued).resource.contains(#""valueString":"Apple Watch""#)))
+        #expect(
+            !(try Fixtures.mapper.map(value, recordTimestampMs: issued).resource.contains(
+                #""valueString":"Apple Watch""#)))
         var configuration = Fixtures.configuration
         configuration.storesDeviceName = true
         let optedIn = try ObservationMapper(configuration: configuration).map(value, recordTimestampMs: issued)
@@ -106,6 +108,8 @@ import Testing
             record.resource.contains(
                 #""subject":{"identifier":{"system":"https://hospital.example/patient-ids","value":"p-000123"}}"#))
         configuration.subject = .logical(system: "not a uri")
-        #expect(throws: ObservationMapper.ConfigurationError.self) { try ObservationMapper(configuration: configuration) }
+        #expect(throws: ObservationMapper.ConfigurationError.self) {
+            try ObservationMapper(configuration: configuration)
+        }
     }
 }

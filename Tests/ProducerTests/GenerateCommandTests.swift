@@ -129,7 +129,8 @@ struct GenerateCommandTests {
         // A panel's parts are the catalog's components, each inside the component's plausible range.
         #expect(profile.parts.map(\.key) == metric.components.map(\.key))
         for (part, component) in zip(profile.parts, metric.components) {
-            #expect(component.plausibleMin <= part.bounds.lowerBound && part.bounds.upperBound <= component.plausibleMax)
+            #expect(
+                component.plausibleMin <= part.bounds.lowerBound && part.bounds.upperBound <= component.plausibleMax)
             #expect(part.absurdValue > component.plausibleMax)
         }
         // Systolic above diastolic whatever is drawn: the parts' bounds do not overlap.

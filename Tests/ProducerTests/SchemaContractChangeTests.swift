@@ -30,7 +30,9 @@ import Testing
         let verdicts = try await verdicts(DailyValueSchema(catalog: .builtin), cases.map(\.event))
         for (index, check) in cases.enumerated() {
             #expect(verdicts[index].accepts == (check.rejected == nil), "\(check.event): \(verdicts[index].errors)")
-            let decoded = Result { try SchemaAgreementTests.decoder.decode(Array(check.event.utf8), recordTimestampMs: 0) }
+            let decoded = Result {
+                try SchemaAgreementTests.decoder.decode(Array(check.event.utf8), recordTimestampMs: 0)
+            }
             switch decoded {
             case .success: #expect(check.rejected == nil, "\(check.event): decoder accepted")
             case .failure(let error as DailyValueError):

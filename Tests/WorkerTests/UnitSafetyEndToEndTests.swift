@@ -51,7 +51,8 @@ struct UnitSafetyEndToEndTests {
 
         let day = Self.recentDay()
         let dump = try harness.storeDump(store)
-        #expect(Set(dump.keys) == ["p-2/steps/\(day)", "p-3/blood_glucose/\(day)"], "glucose without a unit not stored")
+        #expect(
+            Set(dump.keys) == ["p-2/steps/\(day)", "p-3/blood_glucose/\(day)"], "glucose without a unit not stored")
         let shown = try runCommand(
             TestEnvironment.binary("storectl"), ["show", "--store", store, "p-3/blood_glucose/\(day)"])
         #expect(shown.status == 0, "\(shown.stderr)")

@@ -32,17 +32,22 @@ struct WorkerMapperFlagsTests {
     }
 
     @Test func environmentTwins() throws {
-        let config = try Self.parse([], environment: [
-            "DVP_SUBJECT_REFERENCE": "logical", "DVP_PATIENT_IDENTIFIER_SYSTEM": "urn:oid:2.16.840.1.113883.4.1",
-            "DVP_STORE_DEVICE_NAME": "true",
-        ])
+        let config = try Self.parse(
+            [],
+            environment: [
+                "DVP_SUBJECT_REFERENCE": "logical", "DVP_PATIENT_IDENTIFIER_SYSTEM": "urn:oid:2.16.840.1.113883.4.1",
+                "DVP_STORE_DEVICE_NAME": "true",
+            ])
         #expect(config.subject == .logical(system: "urn:oid:2.16.840.1.113883.4.1"))
         #expect(config.storesDeviceName)
     }
 
     @Test(arguments: [
         (["--subject-reference", "logical"], "needs --patient-identifier-system"),
-        (["--patient-identifier-system", "https://hospital.example/mrn"], "only used with --subject-reference logical"),
+        (
+            ["--patient-identifier-system", "https://hospital.example/mrn"],
+            "only used with --subject-reference logical"
+        ),
         (
             ["--subject-reference", "literal", "--patient-identifier-system", "https://hospital.example/mrn"],
             "only used with --subject-reference logical"
@@ -73,8 +78,10 @@ struct WorkerMapperFlagsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await ChildProcess.run(
             TestEnvironment.binary("worker"),
-            ["--brokers", "127.0.0.1:1", "--allow-development-key", "--http-port", "0",
-             "--store", "sqlite:\(directory.path)/observations.sqlite"] + arguments,
+            [
+                "--brokers", "127.0.0.1:1", "--allow-development-key", "--http-port", "0",
+                "--store", "sqlite:\(directory.path)/observations.sqlite",
+            ] + arguments,
             timeout: .seconds(60))
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")

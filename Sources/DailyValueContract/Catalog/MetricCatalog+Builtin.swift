@@ -56,7 +56,7 @@ extension MetricCatalog {
         Metric(
             key: "heart_rate_variability_sdnn",
             codings: [
-                .loinc("80404-7", "R-R interval.standard deviation (Heart rate variability)"),
+                .loinc("80404-7", "R-R interval.standard deviation (Heart rate variability)")
             ],
             text: "Heart rate variability (SDNN), daily mean of short-window readings", ucum: "ms",
             unitDisplay: "millisecond", aggregation: .mean, category: .procedure, plausibleMin: 0,
@@ -73,7 +73,7 @@ extension MetricCatalog {
         Metric(
             key: "respiratory_rate",
             codings: [
-                .loinc("9279-1", "Respiratory rate"),
+                .loinc("9279-1", "Respiratory rate")
             ],
             text: "Respiratory rate, daily mean", ucum: "/min", unitDisplay: "breaths/minute", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 2, plausibleMax: 80, allowsMinMax: true,
@@ -83,7 +83,7 @@ extension MetricCatalog {
         Metric(
             key: "steps",
             codings: [
-                .loinc("41950-7", "Number of steps in 24 hour Measured"),
+                .loinc("41950-7", "Number of steps in 24 hour Measured")
             ],
             text: "Steps, daily total", ucum: "/d", unitDisplay: "steps/day", aggregation: .sum, category: .activity,
             plausibleMin: 0, plausibleMax: 200_000,
@@ -119,7 +119,7 @@ extension MetricCatalog {
         Metric(
             key: "sleep_duration",
             codings: [
-                .loinc("93832-4", "Sleep duration"),
+                .loinc("93832-4", "Sleep duration")
             ],
             text: "Sleep duration (asleep stages), assigned to the wake-up day", ucum: "min", unitDisplay: "minutes",
             aggregation: .sum, category: .activity, plausibleMin: 0, plausibleMax: 1_500,
@@ -135,7 +135,7 @@ extension MetricCatalog {
         Metric(
             key: "body_mass_index",
             codings: [
-                .loinc("39156-5", "Body mass index (BMI) [Ratio]"),
+                .loinc("39156-5", "Body mass index (BMI) [Ratio]")
             ],
             text: "Body mass index, latest of the day", ucum: "kg/m2", unitDisplay: "kg/m2", aggregation: .latest,
             category: .vitalSigns, plausibleMin: 5, plausibleMax: 200,
@@ -149,23 +149,25 @@ extension MetricCatalog {
         Metric(
             key: "body_temperature",
             codings: [
-                .loinc("8310-5", "Body temperature"),
+                .loinc("8310-5", "Body temperature")
             ],
             text: "Body temperature, daily mean", ucum: "Cel", unitDisplay: "degrees C", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 25, plausibleMax: 45, allowsMinMax: true),
         Metric(
             key: "blood_pressure_systolic",
             codings: [
-                .loinc("8480-6", "Systolic blood pressure"),
+                .loinc("8480-6", "Systolic blood pressure")
             ],
-            text: "Systolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
+            text: "Systolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]",
+            unitDisplay: "mmHg", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 40, plausibleMax: 300, allowsMinMax: true),
         Metric(
             key: "blood_pressure_diastolic",
             codings: [
-                .loinc("8462-4", "Diastolic blood pressure"),
+                .loinc("8462-4", "Diastolic blood pressure")
             ],
-            text: "Diastolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
+            text: "Diastolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]",
+            unitDisplay: "mmHg", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 200, allowsMinMax: true),
         Metric(
             key: "blood_pressure",
@@ -195,7 +197,7 @@ extension MetricCatalog {
         Metric(
             key: "blood_glucose",
             codings: [
-                .loinc("41653-7", "Glucose [Mass/volume] in Capillary blood by Glucometer"),
+                .loinc("41653-7", "Glucose [Mass/volume] in Capillary blood by Glucometer")
             ],
             text: "Blood glucose (capillary), daily mean", ucum: "mg/dL", unitDisplay: "mg/dL", aggregation: .mean,
             category: .laboratory, plausibleMin: 20, plausibleMax: 1_500, allowsMinMax: true,
@@ -213,7 +215,8 @@ extension MetricCatalog {
             codings: [
                 .healthKit("HKQuantityTypeIdentifierSixMinuteWalkTestDistance", "Six-Minute Walk Test Distance")
             ],
-            text: "Six-minute walk distance, Apple Watch estimate (not the clinical test), latest", ucum: "m", unitDisplay: "m",
+            text: "Six-minute walk distance, Apple Watch estimate (not the clinical test), latest", ucum: "m",
+            unitDisplay: "m",
             aggregation: .latest, category: .activity, plausibleMin: 1, plausibleMax: 2_000,
             unitAliases: [Alias(unit: "km", factor: 1000)]),
     ]

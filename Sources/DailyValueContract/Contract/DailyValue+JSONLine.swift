@@ -2,8 +2,8 @@ extension DailyValue {
     /// The canonical DailyValue v1 event JSON (one line, deterministic member order), as the producer publishes it.
     ///
     /// Values are in the catalog unit, and `unit` names it (the ``Metric/ucum`` of `metric` in `catalog`; an event
-    /// without `unit` is rejected for most metrics); ``DailyValueDecoder`` reads the line back to an equal value. `min`, `max`, `version` and
-    /// `source` appear only when set; a panel's parts as objects under their keys.
+    /// without `unit` is rejected for most metrics); ``DailyValueDecoder`` reads the line back to an equal value.
+    /// `min`, `max`, `version` and `source` appear only when set; a panel's parts as objects under their keys.
     public func jsonLine(catalog: MetricCatalog = .builtin) -> String {
         var w = JSONWriter(capacity: 256)
         w.beginObject()

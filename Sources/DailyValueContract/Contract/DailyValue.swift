@@ -18,7 +18,8 @@ public struct DailyValue: Sendable, Hashable {
         public var model: String?
         public var softwareVersion: String?
 
-        public init(name: String? = nil, bundleId: String? = nil, model: String? = nil, softwareVersion: String? = nil) {
+        public init(name: String? = nil, bundleId: String? = nil, model: String? = nil, softwareVersion: String? = nil)
+        {
             self.name = name
             self.bundleId = bundleId
             self.model = model

@@ -65,8 +65,8 @@ extension DailyValueDecoder {
         return isEmpty ? nil : source
     }
 
-    /// The longest value of `field` that is kept (longer ones are left out; over ``ValidationPolicy/maxSourceFieldBytes``
-    /// the event is rejected).
+    /// The longest value of `field` that is kept (longer ones are left out; over
+    /// ``ValidationPolicy/maxSourceFieldBytes`` the event is rejected).
     private func storedCap(of field: SourceField) -> Int {
         switch field {
         case .name: policy.maxSourceFieldBytes

@@ -49,8 +49,10 @@ public struct ValidatedDailyValue: Sendable, Hashable {
         guard numbers.allSatisfy({ $0?.isFinite ?? true }) else {
             throw DailyValueError(.invalidNumber, field: "value", "value, min and max must be finite")
         }
-        guard metric.isPanel ? value.value == nil && value.components.map(\.key) == metric.components.map(\.key)
-            : value.value != nil && value.components.isEmpty
+        guard
+            metric.isPanel
+                ? value.value == nil && value.components.map(\.key) == metric.components.map(\.key)
+                : value.value != nil && value.components.isEmpty
         else {
             throw DailyValueError(
                 .missingField, field: metric.isPanel ? "systolic" : "value",

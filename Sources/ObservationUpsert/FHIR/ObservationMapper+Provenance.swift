@@ -38,7 +38,8 @@ extension ObservationMapper {
     /// A UUID (8-4-4-4-12 hex digits) or a run of 16 or more hex digits.
     private static func isDeviceID(_ segment: Substring) -> Bool {
         let utf8 = Array(segment.utf8)
-        let isHex = { (b: UInt8) in (0x30...0x39).contains(b) || (0x41...0x46).contains(b) || (0x61...0x66).contains(b) }
+        let isHex = { (b: UInt8) in (0x30...0x39).contains(b) || (0x41...0x46).contains(b) || (0x61...0x66).contains(b)
+        }
         if utf8.count >= 16, utf8.allSatisfy(isHex) { return true }
         let groups = segment.split(separator: "-", omittingEmptySubsequences: false).map(\.utf8.count)
         return groups == [8, 4, 4, 4, 12] && utf8.allSatisfy { isHex($0) || $0 == 0x2D }
