@@ -69,16 +69,34 @@ private func checkValue(_ value: DailyValue, recordTimestampMs: Int64?) {
     require((1...64).contains(value.patient.utf8.count), "patient length")
     require(value.day.utf8.count == 10, "day is YYYY-MM-DD")
     require(value.version.map { $0 >= 0 } == true, "a version is always resolved and non-negative")
-    let range = metric.plausibleMin...metric.plausibleMax
-    for number in [value.value, value.min, value.max].compactMap({ $0 }) {
-        require(number.isFinite && range.contains(number), "value/min/max within the plausible range")
+    if metric.isPanel {
+        require(value.value == nil && value.min == nil && value.max == nil, "a panel has no top-level value")
+        require(value.components.map(\.key) == metric.components.map(\.key), "a panel has exactly its components")
+        for (reading, component) in zip(value.components, metric.components) {
+            checkReading(reading.value, reading.min, reading.max, component.plausibleMin...component.plausibleMax)
+            require(metric.allowsMinMax || (reading.min == nil && reading.max == nil), "min/max only where allowed")
+        }
+        if value.components.count == 2 {
+            require(value.components[0].value > value.components[1].value, "systolic above diastolic")
+        }
+    } else {
+        guard let number = value.value else { fail("a single-quantity metric has a value") }
+        require(value.components.isEmpty, "components only on a panel")
+        checkReading(number, value.min, value.max, metric.plausibleMin...metric.plausibleMax)
+        require(metric.allowsMinMax || (value.min == nil && value.max == nil), "min/max only where allowed")
     }
-    require(value.min.map { $0 <= value.value } ?? true, "min <= value")
-    require(value.max.map { $0 >= value.value } ?? true, "max >= value")
-    require(metric.allowsMinMax || (value.min == nil && value.max == nil), "min/max only where allowed")
     if case .utcOffset(let seconds) = value.zone {
         require(abs(seconds) <= 14 * 3600 && seconds % 60 == 0, "utcOffset within ±14:00 in whole minutes")
     }
+}
+
+/// A value and its optional range: finite, plausible, `min <= value <= max`.
+private func checkReading(_ value: Double, _ min: Double?, _ max: Double?, _ range: ClosedRange<Double>) {
+    for number in [value, min, max].compactMap({ $0 }) {
+        require(number.isFinite && range.contains(number), "value/min/max within the plausible range")
+    }
+    require(min.map { $0 <= value } ?? true, "min <= value")
+    require(max.map { $0 >= value } ?? true, "max >= value")
 }
 
 /// The canonical line decodes to an equal value, and is itself canonical (a fixed point).
@@ -111,9 +129,18 @@ private func checkMapping(_ value: DailyValue, recordTimestampMs: Int64) {
     guard let resource = parsed as? [String: Any] else { fail("resource is not a JSON object: \(record.resource)") }
     require(resource["resourceType"] as? String == "Observation", "resourceType")
     require(resource["id"] as? String == record.resourceID, "id")
-    let quantity = resource["valueQuantity"] as? [String: Any]
-    guard let number = (quantity?["value"] as? NSNumber)?.doubleValue else { fail("valueQuantity.value missing") }
-    require(abs(number - value.value) <= abs(value.value) * 1e-15, "valueQuantity.value is the event value")
+    if let expected = value.value {
+        let quantity = resource["valueQuantity"] as? [String: Any]
+        guard let number = (quantity?["value"] as? NSNumber)?.doubleValue else { fail("valueQuantity.value missing") }
+        require(abs(number - expected) <= abs(expected) * 1e-15, "valueQuantity.value is the event value")
+    } else {
+        require(resource["valueQuantity"] == nil, "a panel has no valueQuantity")
+        let components = resource["component"] as? [[String: Any]] ?? []
+        let numbers = components.prefix(value.components.count).map {
+            (($0["valueQuantity"] as? [String: Any])?["value"] as? NSNumber)?.doubleValue
+        }
+        require(numbers == value.components.map(\.value), "the panel's first components are its readings in order")
+    }
     let issued = resource["issued"] as? String ?? ""
     require(isInstant(issued), "issued is a FHIR instant: \(issued)")
 }

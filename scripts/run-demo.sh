@@ -71,6 +71,8 @@ fi
 
 step "Result: upsert outcomes per metric"
 "$bin/storectl" counts --store "$store"
+step "Stored resource sizes (compact JSON)"
+"$bin/storectl" sizes --store "$store" | tee "$run/sizes.txt"
 step "Compared with the generator's oracle"
 "$bin/storectl" dump --store "$store" | sort >"$run/store.tsv"
 grep -v '^#' "$run/oracle.tsv" | grep -v '^invalid' | sort >"$run/expected.tsv" || true
@@ -79,7 +81,8 @@ step "One Observation in full"
 echo >&2
 if diff -q "$run/expected.tsv" "$run/store.tsv" >/dev/null; then
     echo "store == oracle: $(wc -l <"$run/store.tsv") identities at their highest version;" \
-        "$(grep -c '^invalid' "$run/oracle.tsv") invalid events in the dead-letter topic" >&2
+        "$(grep -c '^invalid' "$run/oracle.tsv") invalid events in the dead-letter topic;" \
+        "average stored resource $(awk '$1 == "(all)" {print $3}' "$run/sizes.txt") bytes" >&2
 else
     echo "store differs from the oracle (see $run/expected.tsv vs $run/store.tsv)" >&2
     exit 1

@@ -7,7 +7,9 @@ Three independent checks per file; any failure prints `path: message` and makes 
 2. fhir.resources 6.4.0 (pydantic<2): a second R4 model implementation.
 3. Product lint of what neither checks (see shared reference §0.7): status code set, category / code codings /
    UCUM code per metric (from the exported metric catalog), system URLs, every dateTime with seconds and an offset,
-   effectivePeriod = the identifier's local day, 23-25 h long, the id alphabet and length, subject/performer.
+   effectivePeriod = the identifier's local day, 23-25 h long, the id alphabet and length, subject (literal or
+   logical), method for daily means, one provenance form, the blood-pressure panel's parts, and for vital signs
+   the R4 vital-signs profile rules (value-set code, ucum-vitals-common units, the sub-profile's code and units).
 
 Usage: validate_fhir.py [--catalog metric-catalog.json] PATH...   (PATH: a .json file or a directory of them)
 Without --catalog, `metric-catalog.json` next to the resources is used (the Swift tests write it there).
@@ -29,6 +31,54 @@ CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category"
 STATISTICS = "http://terminology.hl7.org/CodeSystem/observation-statistics"
 STATUSES = {"preliminary", "final"}  # what the product emits (a subset of the R4 required binding)
 STATISTICS_CODES = {"minimum", "maximum"}
+# R4 vital-signs profile: observation-vitalsignresult codes (+ US Core 59408-5) and the required
+# ucum-vitals-common binding of every valueQuantity / component.valueQuantity code.
+VITAL_SIGN_CODES = {"85353-1", "9279-1", "8867-4", "2708-6", "8310-5", "8302-2", "9843-4", "29463-7", "39156-5",
+                    "85354-9", "8480-6", "8462-4", "59408-5"}
+UCUM_VITALS_COMMON = {"%", "cm", "[in_i]", "kg", "g", "[lb_av]", "Cel", "[degF]", "mm[Hg]", "/min", "kg/m2", "m2"}
+# The R4 vital-signs sub-profile each LOINC code selects (http://hl7.org/fhir/StructureDefinition/<name>) and
+# the UCUM codes it fixes.
+PROFILES = {"8867-4": ("heartrate", {"/min"}), "9279-1": ("resprate", {"/min"}), "2708-6": ("oxygensat", {"%"}),
+            "29463-7": ("bodyweight", {"kg", "g", "[lb_av]"}), "8302-2": ("bodyheight", {"cm", "[in_i]"}),
+            "39156-5": ("bmi", {"kg/m2"}), "8310-5": ("bodytemp", {"Cel", "[degF]"}),
+            "85354-9": ("bp", {"mm[Hg]"}), "8480-6": ("vitalsigns", {"mm[Hg]"}),
+            "8462-4": ("vitalsigns", {"mm[Hg]"})}
+
+
+def profile_of(metric):
+    """The R4 profile a metric's Observations conform to (checked by vital_signs_problems), or None."""
+    if metric["category"] != "vital-signs":
+        return None
+    for coding in metric["codings"]:
+        if coding["system"] == "http://loinc.org" and coding["code"] in PROFILES:
+            return PROFILES[coding["code"]][0]
+    return "vitalsigns"
+
+
+def vital_signs_problems(res, metric):
+    """The R4 vital-signs profile rules the R4 validators do not check, for a vital-signs metric."""
+    problems = []
+    codes = {c.get("code") for c in (res.get("code") or {}).get("coding") or [] if c.get("system") == "http://loinc.org"}
+    if not codes & VITAL_SIGN_CODES:
+        problems.append("code: a vital sign needs a LOINC code of the vital-signs value set")
+    quantities = [res.get("valueQuantity")] + [c.get("valueQuantity") for c in res.get("component") or []]
+    for q in filter(None, quantities):
+        if q.get("code") not in UCUM_VITALS_COMMON:
+            problems.append(f"valueQuantity.code {q.get('code')!r}: not in ucum-vitals-common (required binding)")
+    for code in codes & set(PROFILES):
+        name, units = PROFILES[code]
+        for q in filter(None, quantities):
+            if q.get("code") not in units:
+                problems.append(f"profile {name}: unit {q.get('code')!r} must be one of {sorted(units)}")
+    if "85354-9" in codes:
+        parts = [{c.get("code") for c in (comp.get("code") or {}).get("coding") or []}
+                 for comp in res.get("component") or []]
+        for code in ("8480-6", "8462-4"):
+            if sum(code in p for p in parts) != 1:
+                problems.append(f"profile bp: exactly one component coded {code} is required")
+        if res.get("valueQuantity") is not None:
+            problems.append("profile bp: a panel has no valueQuantity")
+    return problems
 ID_RE = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
 URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s\"\\]+$")
 DATETIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$")
@@ -53,7 +103,7 @@ def check_uri(value, where, problems):
         problems.append(f"{where}: {value!r} is not an absolute URI")
 
 
-def check_quantity(quantity, metric, where, problems):
+def check_quantity(quantity, metric, where, problems, plausible=None):
     if not isinstance(quantity, dict):
         problems.append(f"{where}: missing")
         return
@@ -66,7 +116,8 @@ def check_quantity(quantity, metric, where, problems):
     value = quantity.get("value")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(f"{where}.value: must be a number")
-    elif not metric["plausibleMin"] <= value <= metric["plausibleMax"]:
+    elif not (plausible or (metric["plausibleMin"], metric["plausibleMax"]))[0] <= value <= \
+            (plausible or (metric["plausibleMin"], metric["plausibleMax"]))[1]:
         problems.append(f"{where}.value: outside the plausible range of the metric")
 
 
@@ -105,11 +156,17 @@ def lint(res, catalog):
     if not (res.get("code") or {}).get("text"):
         problems.append("code.text: required")
 
-    reference = f"Patient/{patient}"
-    if (res.get("subject") or {}).get("reference") != reference:
-        problems.append("subject.reference: must be Patient/{patient} of the identifier")
-    if [p.get("reference") for p in res.get("performer") or []] != [reference]:
-        problems.append("performer: must be the subject patient")
+    subject = res.get("subject") or {}
+    logical = subject.get("identifier") or {}
+    if "reference" in subject:
+        if subject["reference"] != f"Patient/{patient}" or logical:
+            problems.append("subject.reference: must be Patient/{patient} of the identifier")
+    elif logical.get("value") != patient or len(subject) != 1:
+        problems.append("subject: must be Patient/{patient} or a logical identifier with the patient id")
+    else:
+        check_uri(logical.get("system"), "subject.identifier.system", problems)
+    if "performer" in res:
+        problems.append("performer: not written (it would repeat subject)")
 
     period = res.get("effectivePeriod") or {}
     start = parse_datetime(period.get("start"), "effectivePeriod.start", problems)
@@ -122,23 +179,47 @@ def lint(res, catalog):
             problems.append("effectivePeriod.start: must fall on the identifier's local day")
     parse_datetime(res.get("issued"), "issued", problems)
 
-    check_quantity(res.get("valueQuantity"), metric, "valueQuantity", problems)
+    parts = metric.get("components") or []
+    if parts:
+        if "valueQuantity" in res:
+            problems.append("valueQuantity: a panel carries its values in components")
+    else:
+        check_quantity(res.get("valueQuantity"), metric, "valueQuantity", problems)
     components = res.get("component") or []
-    if components and not metric["allowsMinMax"]:
+    if components and not metric["allowsMinMax"] and not parts:
         problems.append("component: the metric does not take min/max components")
     allowed = [metric.get("minimumCoding"), metric.get("maximumCoding")]
+    custom = [(c["system"], c["code"]) for c in allowed if c]
+    part_codes = {(c["system"], c["code"]): p for p in parts for c in p["codings"]}
     for i, component in enumerate(components):
-        for coding in (component.get("code") or {}).get("coding") or []:
-            pair = (coding.get("system"), coding.get("code"))
-            custom = [(c["system"], c["code"]) for c in allowed if c]
-            if pair not in custom and not (pair[0] == STATISTICS and pair[1] in STATISTICS_CODES):
-                problems.append(f"component[{i}].code: {pair} is not a min/max code of the metric")
-        check_quantity(component.get("valueQuantity"), metric, f"component[{i}].valueQuantity", problems)
+        pairs = [(c.get("system"), c.get("code")) for c in (component.get("code") or {}).get("coding") or []]
+        plausible = None
+        if parts and pairs and all(p in part_codes for p in pairs):
+            part = part_codes[pairs[0]]
+            plausible = (part["plausibleMin"], part["plausibleMax"])
+        elif parts:
+            label = (component.get("code") or {}).get("text", "")
+            named = [p for p in parts if label.lower().startswith(p["key"])]
+            if len(pairs) != 1 or pairs[0][0] != STATISTICS or pairs[0][1] not in STATISTICS_CODES or not named:
+                problems.append(f"component[{i}].code: {pairs} is not a part or a part's min/max of the panel")
+            else:
+                plausible = (named[0]["plausibleMin"], named[0]["plausibleMax"])
+        else:
+            for pair in pairs:
+                if pair not in custom and not (pair[0] == STATISTICS and pair[1] in STATISTICS_CODES):
+                    problems.append(f"component[{i}].code: {pair} is not a min/max code of the metric")
+        check_quantity(component.get("valueQuantity"), metric, f"component[{i}].valueQuantity", problems, plausible)
 
-    contained = {c.get("id") for c in res.get("contained") or []}
-    device = (res.get("device") or {}).get("reference")
-    if contained and device not in {f"#{c}" for c in contained}:
-        problems.append("device: contained resources must be referenced from device")
+    method = [(c.get("system"), c.get("code")) for c in (res.get("method") or {}).get("coding") or []]
+    states_mean = metric["aggregation"] == "mean" and not metric.get("codesAggregation")
+    if method != ([(STATISTICS, "average")] if states_mean else []):
+        problems.append(f"method: {method} must be {STATISTICS}#average exactly for a mean without a mean code")
+    if "contained" in res or "device" in res:
+        problems.append("contained/device: provenance is written once, in the source extension")
+    for ext in res.get("extension") or []:
+        check_uri(ext.get("url"), "extension.url", problems)
+    if metric["category"] == "vital-signs":
+        problems += vital_signs_problems(res, metric)
     return problems
 
 

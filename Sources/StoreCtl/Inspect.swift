@@ -2,7 +2,7 @@ import CommandLineOptions
 import Foundation
 import ObservationUpsert
 
-/// The read-only commands: `counts`, `show`, `dump`.
+/// The read-only commands: `counts`, `show`, `dump`, `sizes`.
 enum Inspect {
     @Sendable static func counts(_ arguments: ParsedCommandLine) async throws -> Int32 {
         try arguments.expectPositionals(0, "")
@@ -45,6 +45,31 @@ enum Inspect {
             out += "\(identity.key)\t\(version)\n"
         }
         FileHandle.standardOutput.write(Data(out.utf8))
+        return 0
+    }
+
+    @Sendable static func sizes(_ arguments: ParsedCommandLine) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        let sizes: [(metric: String, bytes: Int)] = try await StoreCtl.withStore(arguments) { store in
+            let patients = Set(try await store.allVersions().keys.map(\.patient))
+            var sizes: [(String, Int)] = []
+            for patient in patients.sorted() {
+                sizes += try await store.observations(patient: patient).map {
+                    ($0.identity.metric, $0.resource.utf8.count)
+                }
+            }
+            return sizes
+        }
+        var byMetric: [String: [Int]] = [:]
+        for size in sizes { byMetric[size.metric, default: []].append(size.bytes) }
+        func row(_ name: String, _ bytes: [Int]) -> [String] {
+            [
+                name, String(bytes.count), String(bytes.isEmpty ? 0 : bytes.reduce(0, +) / bytes.count),
+                String(bytes.max() ?? 0),
+            ]
+        }
+        let rows = byMetric.keys.sorted().map { row($0, byMetric[$0]!) } + [row("(all)", sizes.map(\.bytes))]
+        print(table([["metric", "resources", "average bytes", "max bytes"]] + rows))
         return 0
     }
 

@@ -38,6 +38,10 @@ enum StoreCtl {
             summary: "One line per identity, `PATIENT/METRIC/DAY<TAB>VERSION`, sorted.",
             run: Inspect.dump),
         Command(
+            name: "sizes", usage: "sizes [--store S]",
+            summary: "Stored resource sizes (compact JSON bytes) per metric and overall: count, average, max.",
+            run: Inspect.sizes),
+        Command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),

@@ -23,6 +23,8 @@ public final class Metrics: Sendable {
         ("dvp_skipped_not_newer_total", "counter",
          "Records dropped before the store because a cached stored version was already at least as new."),
         ("dvp_dead_lettered_total", "counter", "Records sent to the dead-letter topic, by error class."),
+        ("dvp_source_fields_omitted_total", "counter",
+         "Source fields left out of accepted records because they exceed their stored cap, by field."),
         ("dvp_store_errors_total", "counter", "Failed store calls (each is retried with backoff)."),
         ("dvp_dead_letter_errors_total", "counter", "Failed dead-letter deliveries (each is retried)."),
         ("dvp_offset_commit_errors_total", "counter", "Offset commit calls that failed."),
@@ -94,6 +96,7 @@ public final class Metrics: Sendable {
                 .sorted { $0.key < $1.key }
             if series.isEmpty && family.type == "counter" && !family.name.contains("upserts")
                 && !family.name.contains("dead_lettered") && !family.name.contains("rebalances")
+                && !family.name.contains("source_fields")
             {
                 out += "\(family.name) 0\n"
             }

@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Foundation
 import Kafka
+import ObservationUpsert
 
 /// Everything the worker is told at start-up, from flags or their `DVP_*` environment twins, validated once.
 public struct WorkerConfiguration: Sendable {
@@ -28,6 +29,10 @@ public struct WorkerConfiguration: Sendable {
     public var metaSource: String?
     /// URL of the HealthKit source extension (`--source-extension-url`); nil keeps the mapper's development default.
     public var sourceExtensionURL: String?
+    /// `--subject-reference` / `--patient-identifier-system`: how Observation.subject names the patient.
+    public var subject = ObservationMapper.SubjectReference.literal
+    /// `--store-device-name`: keep the free-text `source.name` (PHI; off by default).
+    public var storesDeviceName = false
     public var httpAddress = "0.0.0.0"
     public var httpPort = 9464
     public var drainTimeoutSeconds = 30.0
@@ -89,6 +94,8 @@ public struct WorkerConfiguration: Sendable {
         config.metaSource = value("meta-source")
         config.sourceExtensionURL = value("source-extension-url")
         config.catalogFile = value("catalog")
+        config.subject = try subjectReference(value("subject-reference"), system: value("patient-identifier-system"))
+        config.storesDeviceName = args.isSet("--store-device-name")
         if let v = value("http-address") { config.httpAddress = v }
         config.batchSize = try integer(args, "--batch-size", default: 1000, range: 1...100_000)
         config.batchMilliseconds = try integer(args, "--batch-ms", default: 100, range: 1...60_000)
@@ -133,6 +140,22 @@ public struct WorkerConfiguration: Sendable {
             throw WorkerError.configuration(Self.developmentKeyRefusal)
         }
         return config
+    }
+
+    /// `--subject-reference literal|logical` with `--patient-identifier-system` (required for, and only for, logical).
+    static func subjectReference(_ mode: String?, system: String?) throws(WorkerError)
+        -> ObservationMapper.SubjectReference
+    {
+        switch (mode ?? "literal", system) {
+        case ("literal", nil): return .literal
+        case ("literal", _?):
+            throw WorkerError.configuration("--patient-identifier-system: only used with --subject-reference logical")
+        case ("logical", let system?): return .logical(system: system)
+        case ("logical", nil):
+            throw WorkerError.configuration("--subject-reference logical needs --patient-identifier-system URI")
+        case (let other, _):
+            throw WorkerError.configuration("--subject-reference: '\(other)' is not one of literal, logical")
+        }
     }
 
     /// Why the worker refuses to start without an id key, and what to do about it.

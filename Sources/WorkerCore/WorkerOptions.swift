@@ -75,6 +75,20 @@ enum WorkerOptions {
         .flag("--allow-development-key", help: "run without an id key against any broker (development only)"),
         .value("--meta-source", "URI", help: "Observation.meta.source"),
         .value("--source-extension-url", "URI", help: "URL of the HealthKit source provenance extension"),
+        .value(
+            "--subject-reference", "MODE",
+            help: """
+                literal (default): subject {"reference":"Patient/{id}"}; logical: subject
+                {"identifier":{"system":…,"value":"{id}"}} for servers with referential
+                integrity that hold no Patient/{id} (needs --patient-identifier-system)
+                """),
+        .value("--patient-identifier-system", "URI", help: "subject.identifier.system in logical mode"),
+        .flag(
+            "--store-device-name",
+            help: """
+                also store source.name, the free-text device name (off by default: it is
+                often a person's name, i.e. PHI); only with a documented reason
+                """),
         .value("--catalog", "FILE", help: "metric catalog overrides (JSON; codes, units, ranges)"),
     ]
 

@@ -148,8 +148,65 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
             value: 8432, version: 3)
         #expect(
             offset.jsonLine()
-                == #"{"schema":1,"patient":"p","metric":"steps","day":"2026-10-01","utcOffset":"-03:30","value":8432,"version":3}"#
+                == #"{"schema":1,"patient":"p","metric":"steps","day":"2026-10-01","utcOffset":"-03:30","value":8432,"unit":"/d","version":3}"#
         )
         #expect(try Fixtures.decoder.decode(Array(offset.jsonLine().utf8), recordTimestampMs: nil) == offset)
+    }
+}
+
+/// Issue 12: the unit rule's accepted cases and the blood-pressure panel.
+@Suite struct UnitRuleAndPanelTests {
+    static func decode(_ overrides: [String: String?]) throws -> DailyValue {
+        try Fixtures.decoder.decode(Fixtures.event(overrides), recordTimestampMs: nil)
+    }
+
+    @Test(arguments: [
+        ("blood_glucose", "mg/dL", "105", 105.0), ("blood_glucose", "mmol/L", "5.5", 99.0858),
+        ("body_mass", "[lb_av]", "180", 81.6466266), ("body_height", "[in_i]", "70", 177.8),
+        ("sleep_duration", "h", "7.5", 450), ("heart_rate_variability_sdnn", "s", "0.045", 45),
+        ("exercise_time", "h", "1.5", 90),
+    ])
+    func riskyMetricsWithTheirUnitAreConverted(_ metric: String, _ unit: String, _ sent: String, _ stored: Double)
+        throws
+    {
+        let value = try Self.decode([
+            "metric": "\"\(metric)\"", "unit": "\"\(unit)\"", "value": sent, "min": nil, "max": nil,
+        ])
+        #expect(value.value == stored)
+    }
+
+    @Test(arguments: [
+        "steps", "flights_climbed", "heart_rate", "resting_heart_rate", "walking_heart_rate_average",
+        "respiratory_rate",
+    ])
+    func universalUnitMetricsMayOmitTheUnit(_ metric: String) throws {
+        let catalog = MetricCatalog.builtin[metric]!
+        #expect(catalog.unitOptional)
+        let value = try Self.decode(["metric": "\"\(metric)\"", "unit": nil, "value": "60", "min": nil, "max": nil])
+        #expect(value.value == 60)
+    }
+
+    @Test func onlyTheUniversalUnitMetricsMayOmitIt() {
+        let optional = Set(MetricCatalog.builtin.allMetrics.filter(\.unitOptional).map(\.key))
+        #expect(
+            optional == [
+                "steps", "flights_climbed", "heart_rate", "resting_heart_rate",
+                "walking_heart_rate_average", "respiratory_rate",
+            ])
+    }
+
+    @Test func bloodPressurePanelDecodesAndRoundTrips() throws {
+        let value = try Self.decode([
+            "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": nil, "min": nil, "max": nil,
+            "systolic": #"{"value":121,"min":110,"max":138}"#, "diastolic": #"{"value":79,"min":70,"max":88}"#,
+        ])
+        #expect(value.value == nil)
+        #expect(
+            value.components == [
+                DailyValue.Component(key: "systolic", value: 121, min: 110, max: 138),
+                DailyValue.Component(key: "diastolic", value: 79, min: 70, max: 88),
+            ])
+        let again = try Fixtures.decoder.decode(Array(value.jsonLine().utf8), recordTimestampMs: nil)
+        #expect(again == value)
     }
 }

@@ -100,7 +100,79 @@ import Testing
             [
                 "metric": #""oxygen_saturation""#, "unit": nil, "value": "0.97",
                 "min": nil, "max": nil,
-            ], .valueOutOfRange, "value"),
+            ], .missingUnit, "unit"),
+        // Issue 12: a value whose unit cannot be known is dead-lettered, never stored in a guessed unit.
+        RejectCase(
+            "glucose 15.2 without unit (mmol/L?)",
+            ["metric": #""blood_glucose""#, "unit": nil, "value": "15.2", "min": nil, "max": nil], .missingUnit, "unit"),
+        RejectCase(
+            "weight 180 without unit (lb?)",
+            ["metric": #""body_mass""#, "unit": nil, "value": "180", "min": nil, "max": nil], .missingUnit, "unit"),
+        RejectCase(
+            "height 70 without unit (in?)",
+            ["metric": #""body_height""#, "unit": nil, "value": "70", "min": nil, "max": nil], .missingUnit, "unit"),
+        RejectCase(
+            "sleep 7.5 without unit (h?)",
+            ["metric": #""sleep_duration""#, "unit": nil, "value": "7.5", "min": nil, "max": nil], .missingUnit,
+            "unit"),
+        RejectCase(
+            "HRV 0.045 without unit (s?)",
+            ["metric": #""heart_rate_variability_sdnn""#, "unit": nil, "value": "0.045", "min": nil, "max": nil],
+            .missingUnit, "unit"),
+        RejectCase(
+            "exercise 1.5 without unit (h?)",
+            ["metric": #""exercise_time""#, "unit": nil, "value": "1.5", "min": nil, "max": nil], .missingUnit, "unit"),
+        RejectCase(
+            "glucose below 20 mg/dL",
+            ["metric": #""blood_glucose""#, "unit": #""mg/dL""#, "value": "15.2", "min": nil, "max": nil],
+            .valueOutOfRange, "value"),
+        RejectCase(
+            "glucose 1.0 mmol/L is 18 mg/dL, below 20",
+            ["metric": #""blood_glucose""#, "unit": #""mmol/L""#, "value": "1.0", "min": nil, "max": nil],
+            .valueOutOfRange, "value"),
+        RejectCase(
+            "blood pressure with a top-level value",
+            [
+                "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": "120", "min": nil, "max": nil,
+                "systolic": #"{"value":121}"#, "diastolic": #"{"value":79}"#,
+            ], .conflictingFields, "value"),
+        RejectCase(
+            "blood pressure without diastolic",
+            [
+                "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": nil, "min": nil, "max": nil,
+                "systolic": #"{"value":121}"#,
+            ], .missingField, "diastolic"),
+        RejectCase(
+            "blood pressure without unit",
+            [
+                "metric": #""blood_pressure""#, "unit": nil, "value": nil, "min": nil, "max": nil,
+                "systolic": #"{"value":121}"#, "diastolic": #"{"value":79}"#,
+            ], .missingUnit, "unit"),
+        RejectCase(
+            "systolic not above diastolic",
+            [
+                "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": nil, "min": nil, "max": nil,
+                "systolic": #"{"value":80}"#, "diastolic": #"{"value":80}"#,
+            ], .panelInconsistent, "systolic.value"),
+        RejectCase(
+            "systolic min above its value",
+            [
+                "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": nil, "min": nil, "max": nil,
+                "systolic": #"{"value":121,"min":130}"#, "diastolic": #"{"value":79}"#,
+            ], .minMaxInconsistent, "systolic.min"),
+        RejectCase(
+            "diastolic implausible",
+            [
+                "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": nil, "min": nil, "max": nil,
+                "systolic": #"{"value":121}"#, "diastolic": #"{"value":5}"#,
+            ], .valueOutOfRange, "diastolic.value"),
+        RejectCase(
+            "systolic value a string",
+            [
+                "metric": #""blood_pressure""#, "unit": #""mm[Hg]""#, "value": nil, "min": nil, "max": nil,
+                "systolic": #"{"value":"121"}"#, "diastolic": #"{"value":79}"#,
+            ], .invalidFieldType, "systolic.value"),
+        RejectCase("systolic on heart rate", ["systolic": #"{"value":121}"#], .conflictingFields, "systolic"),
         RejectCase("unit bpm", ["unit": #""bpm""#], .invalidUnit, "unit"),
         RejectCase("unit of another metric", ["unit": #""kg""#], .invalidUnit, "unit"),
         RejectCase(

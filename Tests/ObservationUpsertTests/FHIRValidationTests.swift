@@ -1,7 +1,7 @@
 import Foundation
 import ObservationUpsert
-import Testing
 import TestSupport
+import Testing
 
 /// Runs `scripts/validate_fhir.py` (fhirkit-rs + fhir.resources R4 + product lint) on what the mapper emits.
 @Suite(.serialized) struct FHIRValidationTests {
@@ -25,7 +25,7 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(2))) func everyEmittedResourcePassesBothValidatorsAndTheLint() async throws {
         let records = try ObservationSamples.records()
-        #expect(records.count == MetricCatalog.builtin.allMetrics.count + ObservationSamples.days.count + 1)
+        #expect(records.count == MetricCatalog.builtin.allMetrics.count + ObservationSamples.days.count + 3)
         let dir = try Self.directory(records.mapValues(\.resource))
         defer { try? FileManager.default.removeItem(at: dir) }
         let (status, output) = try await Self.validate(dir)

@@ -8,7 +8,7 @@ import Testing
         "oxygen_saturation", "respiratory_rate", "steps", "distance_walking_running", "active_energy_burned",
         "basal_energy_burned", "flights_climbed", "exercise_time", "body_mass", "body_mass_index", "body_height",
         "body_temperature", "blood_pressure_systolic", "blood_pressure_diastolic", "blood_glucose", "vo2_max",
-        "six_minute_walk_distance", "sleep_duration",
+        "six_minute_walk_distance", "sleep_duration", "blood_pressure",
     ]
 
     @Test func builtinHasEveryReferenceMetricAndPassesItsOwnChecks() throws {
@@ -20,8 +20,8 @@ import Testing
 
     @Test func weakLOINCFitsShipTheHealthKitCodingOnly() {
         for key in [
-            "walking_heart_rate_average", "basal_energy_burned", "active_energy_burned",
-            "distance_walking_running", "flights_climbed", "exercise_time", "vo2_max",
+            "basal_energy_burned", "active_energy_burned",
+            "distance_walking_running", "flights_climbed", "exercise_time", "vo2_max", "six_minute_walk_distance",
         ] {
             let codings = MetricCatalog.builtin[key]!.codings
             #expect(codings.first?.system == FHIRCoding.healthKitSystem, "\(key)")
@@ -31,7 +31,15 @@ import Testing
 
     @Test func verifiedCodesFromTheReference() {
         let c = MetricCatalog.builtin
-        #expect(c["heart_rate"]!.codings.map(\.code) == ["8867-4", "41924-2", "HKQuantityTypeIdentifierHeartRate"])
+        // Issue 12: the HealthKit coding only where no LOINC coding names the concept (lean resources).
+        #expect(c["heart_rate"]!.codings.map(\.code) == ["8867-4", "41924-2"])
+        #expect(c["resting_heart_rate"]!.codings.map(\.code) == ["8867-4", "40443-4"])
+        #expect(c["walking_heart_rate_average"]!.codings.first?.code == "8867-4")
+        #expect(!c["six_minute_walk_distance"]!.codings.contains { $0.code == "64098-7" })
+        #expect(c["heart_rate_variability_sdnn"]!.category == .procedure)
+        #expect(c["blood_pressure"]!.codings.map(\.code) == ["85354-9", "96607-7"])
+        #expect(c["blood_pressure"]!.components.map { $0.codings.first!.code } == ["8480-6", "8462-4"])
+        #expect(c["blood_glucose"]!.plausibleMin >= 20)
         #expect(c["heart_rate"]!.minimumCoding?.code == "8883-1" && c["heart_rate"]!.maximumCoding?.code == "8873-2")
         #expect(c["steps"]!.ucum == "/d" && c["steps"]!.codings.first?.code == "41950-7")
         #expect(c["oxygen_saturation"]!.codings.prefix(2).map(\.code) == ["2708-6", "59408-5"])

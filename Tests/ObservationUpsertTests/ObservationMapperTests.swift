@@ -21,18 +21,26 @@ import Testing
         #expect(code["text"] as? String == metric.text)
         let category = try #require((json["category"] as? [[String: Any]])?.first?["coding"] as? [[String: Any]])
         #expect(category.first?["code"] as? String == metric.category.rawValue)
-        let quantity = try #require(json["valueQuantity"] as? [String: Any])
-        #expect(quantity["code"] as? String == metric.ucum)
-        #expect(quantity["system"] as? String == "http://unitsofmeasure.org")
-        #expect((quantity["value"] as? NSNumber)?.doubleValue == value.value)
         let components = json["component"] as? [[String: Any]] ?? []
-        #expect(components.count == (metric.allowsMinMax ? 2 : 0))
+        if metric.isPanel {
+            #expect(json["valueQuantity"] == nil)
+            #expect(components.count == 6)  // systolic, diastolic, then each part's minimum and maximum
+        } else {
+            let quantity = try #require(json["valueQuantity"] as? [String: Any])
+            #expect(quantity["code"] as? String == metric.ucum)
+            #expect(quantity["system"] as? String == "http://unitsofmeasure.org")
+            #expect((quantity["value"] as? NSNumber)?.doubleValue == value.value)
+            #expect(components.count == (metric.allowsMinMax ? 2 : 0))
+        }
         let period = try #require(json["effectivePeriod"] as? [String: String])
         #expect(period == ["start": "2026-10-01T00:00:00+02:00", "end": "2026-10-02T00:00:00+02:00"])
         #expect(json["issued"] as? String == "2026-11-01T06:15:03.000Z")
         #expect(json["status"] as? String == "final")
         #expect((json["subject"] as? [String: String])?["reference"] == "Patient/p-000123")
-        #expect((json["device"] as? [String: String])?["reference"] == "#dev")
+        // Issue 12: provenance once (the source extension), no contained Device, no performer, no device name.
+        #expect(json["device"] == nil && json["contained"] == nil && json["performer"] == nil)
+        #expect(record.resource.contains(#"{"url":"model","valueString":"Watch7,3"}"#))
+        #expect(!record.resource.contains(#""valueString":"Apple Watch""#))
         #expect(record.resource.hasPrefix(#"{"resourceType":"Observation","id":""#))
     }
 
@@ -54,7 +62,7 @@ import Testing
             ObservationSamples.value(for: MetricCatalog.builtin["oxygen_saturation"]!), recordTimestampMs: issued)
         #expect(
             spo2.resource.contains(
-                #"{"system":"http://terminology.hl7.org/CodeSystem/observation-statistics","code":"minimum","display":"Minimum"}"#
+                #"{"system":"http://terminology.hl7.org/CodeSystem/observation-statistics","code":"minimum"}"#
             ))
         #expect(spo2.resource.contains(#""code":"maximum""#))
     }

@@ -9,12 +9,21 @@ enum ObservationSamples {
         for metric: Metric, patient: String = "p-000123", day: String = "2026-10-01",
         zone: DailyValue.Zone = .timeZone("Europe/Bratislava")
     ) -> DailyValue {
-        let span = metric.plausibleMax - metric.plausibleMin
-        let value = ((metric.plausibleMin + span * 0.4) * 10).rounded() / 10
+        func at(_ share: Double, _ low: Double, _ high: Double) -> Double {
+            ((low + (high - low) * share) * 10).rounded() / 10
+        }
+        let range = (metric.plausibleMin, metric.plausibleMax)
+        let panel = metric.isPanel
         return DailyValue(
-            patient: patient, metric: metric.key, day: day, zone: zone, value: value,
-            min: metric.allowsMinMax ? ((metric.plausibleMin + span * 0.1) * 10).rounded() / 10 : nil,
-            max: metric.allowsMinMax ? ((metric.plausibleMin + span * 0.7) * 10).rounded() / 10 : nil,
+            patient: patient, metric: metric.key, day: day, zone: zone, value: panel ? nil : at(0.4, range.0, range.1),
+            min: metric.allowsMinMax && !panel ? at(0.1, range.0, range.1) : nil,
+            max: metric.allowsMinMax && !panel ? at(0.7, range.0, range.1) : nil,
+            components: metric.components.map { part in
+                DailyValue.Component(
+                    key: part.key, value: at(0.4, part.plausibleMin, part.plausibleMax),
+                    min: at(0.1, part.plausibleMin, part.plausibleMax),
+                    max: at(0.7, part.plausibleMin, part.plausibleMax))
+            },
             version: 1_759_384_503_000,
             source: .init(name: "Apple Watch", bundleId: "com.apple.health", model: "Watch7,3", softwareVersion: "11.0")
         )
@@ -89,6 +98,12 @@ enum ObservationSamples {
         var bare = value(for: MetricCatalog.builtin["steps"]!)
         bare.source = nil
         records["steps-no-source"] = try Fixtures.mapper.map(bare, recordTimestampMs: issued)
+        var logical = Fixtures.configuration
+        logical.subject = .logical(system: "https://hospital.example/patient-ids")
+        for key in ["blood_pressure", "heart_rate"] {
+            records["logical-\(key)"] = try ObservationMapper(configuration: logical).map(
+                value(for: MetricCatalog.builtin[key]!), recordTimestampMs: issued)
+        }
         return records
     }
 }

@@ -126,5 +126,14 @@ struct GenerateCommandTests {
         #expect(profile.bounds.upperBound <= metric.plausibleMax)
         #expect(profile.absurdValue > metric.plausibleMax)
         if profile.shape == .meanWithRange { #expect(metric.allowsMinMax) }
+        // A panel's parts are the catalog's components, each inside the component's plausible range.
+        #expect(profile.parts.map(\.key) == metric.components.map(\.key))
+        for (part, component) in zip(profile.parts, metric.components) {
+            #expect(
+                component.plausibleMin <= part.bounds.lowerBound && part.bounds.upperBound <= component.plausibleMax)
+            #expect(part.absurdValue > component.plausibleMax)
+        }
+        // Systolic above diastolic whatever is drawn: the parts' bounds do not overlap.
+        if profile.parts.count == 2 { #expect(profile.parts[0].bounds.lowerBound > profile.parts[1].bounds.upperBound) }
     }
 }

@@ -50,6 +50,7 @@ enum SchemaGap: String, CaseIterable {
     case dayWindow = "DayOutOfWindow: day outside the window around today"
     case zoneExists = "InvalidTimeZone: a well-formed name not in the tz database"
     case minMaxOrder = "MinMaxInconsistent: min <= value <= max"
+    case panelOrder = "PanelInconsistent: systolic above diastolic"
     case sourceBytes = "InvalidSource: over 256 UTF-8 bytes within 256 characters"
     case nestingDepth = "InvalidJSON: nesting deeper than 16"
     case integerForm = "SchemaVersionUnsupported/InvalidVersion: 1.0 or 1e3 where an integer is due"
@@ -66,6 +67,7 @@ enum SchemaGap: String, CaseIterable {
         case .dayOutOfWindow: return .dayWindow
         case .invalidTimeZone: return .zoneExists
         case .minMaxInconsistent: return .minMaxOrder
+        case .panelInconsistent: return .panelOrder
         case .invalidSource:
             let text = member(input, path: error.field.split(separator: ".").map(String.init)) as? String
             return (text?.utf8.count ?? 0) > policy.maxSourceFieldBytes ? .sourceBytes : nil
@@ -147,7 +149,7 @@ struct AgreementTally: CustomStringConvertible {
 /// beyond the plausible bounds, min/max where allowed and where not, and a unit of another metric.
 enum CatalogProbes {
     static func all(_ catalog: MetricCatalog) -> [(name: String, json: String)] {
-        catalog.allMetrics.flatMap(probes)
+        catalog.allMetrics.flatMap { $0.isPanel ? panelProbes($0) : probes($0) }
     }
 
     private static func probes(_ metric: Metric) -> [(name: String, json: String)] {
@@ -174,13 +176,53 @@ enum CatalogProbes {
         return out
     }
 
-    private static func event(_ metric: Metric, _ unit: String?, _ numbers: [String: Double]) -> String {
+    /// A panel: each component at and beyond its bounds (the others mid-range), with min/max, without a unit,
+    /// with a top-level value, and the parts in the wrong order.
+    private static func panelProbes(_ metric: Metric) -> [(name: String, json: String)] {
+        let middles = metric.components.map { ($0.plausibleMin + $0.plausibleMax) / 2 }
+        func event(_ unit: String?, _ readings: [String], extra: [String] = []) -> String {
+            let parts = zip(metric.components, readings).map { "\"\($0.key)\":{\($1)}" }
+            return Self.event(metric, unit, [:], extra: parts + extra)
+        }
+        let plain = middles.map { "\"value\":\($0)" }
+        var out: [(String, String)] = []
+        for unit in [nil, metric.ucum] + metric.unitAliases.map(\.unit) {
+            let name = "\(metric.key) \(unit ?? "no unit")"
+            out.append(("\(name) mid-range", event(unit, plain)))
+            for (index, component) in metric.components.enumerated() {
+                let step = (component.plausibleMax - component.plausibleMin) / 100
+                let edges = [
+                    component.plausibleMin, component.plausibleMax, component.plausibleMin - step,
+                    component.plausibleMax + step, component.plausibleMin + step, component.plausibleMax - step,
+                ]
+                for number in edges {
+                    var readings = plain
+                    readings[index] = "\"value\":\(number)"
+                    out.append(("\(name) \(component.key) \(number)", event(unit, readings)))
+                }
+                var ranged = plain
+                let low = component.plausibleMin + step
+                let high = component.plausibleMax - step
+                ranged[index] = "\"value\":\(middles[index]),\"min\":\(low),\"max\":\(high)"
+                out.append(("\(name) \(component.key) with min/max", event(unit, ranged)))
+                ranged[index] = "\"value\":\(middles[index]),\"min\":\(low - 2 * step)"
+                out.append(("\(name) \(component.key) min out of range", event(unit, ranged)))
+            }
+            out.append(("\(name) with a top-level value", event(unit, plain, extra: ["\"value\":100"])))
+            out.append(("\(name) parts in the wrong order", event(unit, plain.reversed())))
+        }
+        return out
+    }
+
+    private static func event(
+        _ metric: Metric, _ unit: String?, _ numbers: [String: Double], extra: [String] = []
+    ) -> String {
         var members = [
             #""schema":1"#, #""patient":"p-1""#, "\"metric\":\"\(metric.key)\"", #""day":"2026-10-01""#,
             #""utcOffset":"+02:00""#,
         ]
         members += numbers.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
         if let unit { members.append("\"unit\":\"\(unit)\"") }
-        return "{" + members.joined(separator: ",") + "}"
+        return "{" + (members + extra).joined(separator: ",") + "}"
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The schema generator's pieces for the contract changes of issue 12 items 1-2, checked with Python `jsonschema`
-/// before the catalog has them: `unit` required per metric, and the `blood_pressure` panel.
+/// The catalog-driven rules of issue 12 items 1-2 in the published schema, checked with Python `jsonschema` and the
+/// decoder side by side: `unit` required per metric (`MissingUnit`), and the `blood_pressure` panel.
 @Suite struct SchemaContractChangeTests {
     /// The metrics whose unit is universal (issue 12 item 1): the only ones that may omit `unit`.
     static let universalUnit: Set<String> = [
@@ -24,9 +24,33 @@ import Testing
         #"{"schema":1,"patient":"p-1","metric":"\#(metric)","day":"2026-10-01","utcOffset":"+02:00",\#(members)}"#
     }
 
+    /// Checks each case with both the schema and the decoder: both must give the expected verdict, and the
+    /// decoder's rejection must be the expected reason.
+    static func expectBoth(_ cases: [(event: String, rejected: DailyValueError.Kind?)]) async throws {
+        let verdicts = try await verdicts(DailyValueSchema(catalog: .builtin), cases.map(\.event))
+        for (index, check) in cases.enumerated() {
+            #expect(verdicts[index].accepts == (check.rejected == nil), "\(check.event): \(verdicts[index].errors)")
+            let decoded = Result {
+                try SchemaAgreementTests.decoder.decode(Array(check.event.utf8), recordTimestampMs: 0)
+            }
+            switch decoded {
+            case .success: #expect(check.rejected == nil, "\(check.event): decoder accepted")
+            case .failure(let error as DailyValueError):
+                #expect(error.kind == check.rejected, "\(check.event): decoder \(error)")
+            case .failure(let error): Issue.record("\(check.event): \(error)")
+            }
+        }
+    }
+
+    /// The catalog flag is the rule: exactly the universal-unit metrics may omit `unit`.
+    @Test func unitMayBeOmittedOnlyWhereTheUnitIsUniversal() {
+        let optional = MetricCatalog.builtin.allMetrics.filter(DailyValueSchema.unitMayBeOmitted).map(\.key)
+        #expect(Set(optional) == Self.universalUnit)
+    }
+
     /// The schema's unit rule is the decoder's: an event without `unit` decodes exactly for the metrics where
     /// ``DailyValueSchema/unitMayBeOmitted(_:)`` says so (this fails when the decoder changes the rule alone).
-    @Test(arguments: MetricCatalog.builtin.allMetrics.map(\.key).filter { DailyValueSchema.panels[$0] == nil })
+    @Test(arguments: MetricCatalog.builtin.allMetrics.filter { !$0.isPanel }.map(\.key))
     func unitRuleMatchesTheDecoder(_ key: String) throws {
         let metric = try #require(MetricCatalog.builtin[key])
         let middle = (metric.plausibleMin + metric.plausibleMax) / 2
@@ -36,53 +60,39 @@ import Testing
     }
 
     @Test func unitRequiredWhereTheRuleSaysSo() async throws {
-        let schema = DailyValueSchema(catalog: .builtin) { Self.universalUnit.contains($0.key) }
-        let cases: [(event: String, accepted: Bool)] = [
-            (Self.event(metric: "blood_glucose", #""value":95"#), false),
-            (Self.event(metric: "blood_glucose", #""value":95,"unit":null"#), false),
-            (Self.event(metric: "blood_glucose", #""value":95,"unit":"mg/dL""#), true),
-            (Self.event(metric: "body_mass", #""value":80"#), false),
-            (Self.event(metric: "body_mass", #""value":180,"unit":"[lb_av]""#), true),
-            (Self.event(metric: "steps", #""value":8042"#), true),
-            (Self.event(metric: "heart_rate", #""value":71"#), true),
-        ]
-        let verdicts = try await Self.verdicts(schema, cases.map(\.event))
-        for (index, check) in cases.enumerated() {
-            #expect(verdicts[index].accepts == check.accepted, "\(check.event): \(verdicts[index].errors)")
-        }
-        let current = try await Self.verdicts(DailyValueSchema(catalog: .builtin), [cases[0].event])
-        #expect(current[0].accepts, "today's rule lets glucose omit its unit")
+        try await Self.expectBoth([
+            (Self.event(metric: "blood_glucose", #""value":95"#), .missingUnit),
+            (Self.event(metric: "blood_glucose", #""value":95,"unit":null"#), .missingUnit),
+            (Self.event(metric: "blood_glucose", #""value":95,"unit":"mg/dL""#), nil),
+            (Self.event(metric: "body_mass", #""value":80"#), .missingUnit),
+            (Self.event(metric: "body_mass", #""value":180,"unit":"[lb_av]""#), nil),
+            (Self.event(metric: "sleep_duration", #""value":7.5"#), .missingUnit),
+            (Self.event(metric: "steps", #""value":8042"#), nil),
+            (Self.event(metric: "heart_rate", #""value":71"#), nil),
+        ])
     }
 
-    @Test func bloodPressurePanelOnceTheCatalogHasIt() async throws {
-        let panel = Metric(
-            key: "blood_pressure", codings: [.loinc("85354-9", "Blood pressure panel")],
-            text: "Blood pressure, daily mean", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
-            category: .vitalSigns, plausibleMin: 20, plausibleMax: 300, allowsMinMax: true)
-        let catalog = try MetricCatalog(metrics: MetricCatalog.builtin.allMetrics + [panel])
-        #expect(!DailyValueSchema(catalog: .builtin).json().contains("\"systolic\""), "inactive without the metric")
+    @Test func bloodPressurePanel() async throws {
         let bp = { (members: String) in Self.event(metric: "blood_pressure", members) }
-        let cases: [(event: String, accepted: Bool)] = [
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121,"min":104,"max":150},"diastolic":{"value":79}"#), true),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":79},"value":null"#), true),
-            (bp(#""systolic":{"value":121},"diastolic":{"value":79}"#), false),
-            (bp(#""unit":"kPa","systolic":{"value":16},"diastolic":{"value":10}"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":79},"value":100"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":79},"min":70"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121}"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":121,"diastolic":{"value":79}"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"min":110},"diastolic":{"value":79}"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":"121"},"diastolic":{"value":79}"#), false),
-            // Component ranges come from the systolic (40-300) and diastolic (20-200) catalog entries.
-            (bp(#""unit":"mm[Hg]","systolic":{"value":30},"diastolic":{"value":25}"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":250}"#), false),
-            (bp(#""unit":"mm[Hg]","systolic":{"value":121,"max":301},"diastolic":{"value":79}"#), false),
-            // The panel's components do not leak into other metrics: there they are unknown members.
-            (Self.event(metric: "heart_rate", #""value":71,"systolic":5"#), true),
-        ]
-        let verdicts = try await Self.verdicts(DailyValueSchema(catalog: catalog), cases.map(\.event))
-        for (index, check) in cases.enumerated() {
-            #expect(verdicts[index].accepts == check.accepted, "\(check.event): \(verdicts[index].errors)")
-        }
+        try await Self.expectBoth([
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121,"min":104,"max":150},"diastolic":{"value":79}"#), nil),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":79},"value":null"#), nil),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":300},"diastolic":{"value":20,"min":20,"max":21}"#), nil),
+            (bp(#""systolic":{"value":121},"diastolic":{"value":79}"#), .missingUnit),
+            (bp(#""unit":"kPa","systolic":{"value":16},"diastolic":{"value":10}"#), .invalidUnit),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":79},"value":100"#), .conflictingFields),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":79},"min":70"#), .conflictingFields),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121}"#), .missingField),
+            (bp(#""unit":"mm[Hg]","systolic":121,"diastolic":{"value":79}"#), .invalidFieldType),
+            (bp(#""unit":"mm[Hg]","systolic":{"min":110},"diastolic":{"value":79}"#), .missingField),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":"121"},"diastolic":{"value":79}"#), .invalidFieldType),
+            // Component ranges come from the catalog's components: systolic 40-300, diastolic 20-200.
+            (bp(#""unit":"mm[Hg]","systolic":{"value":30},"diastolic":{"value":25}"#), .valueOutOfRange),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121},"diastolic":{"value":250}"#), .valueOutOfRange),
+            (bp(#""unit":"mm[Hg]","systolic":{"value":121,"max":301},"diastolic":{"value":79}"#), .valueOutOfRange),
+            // A panel's members belong to the panel: any other metric rejects them (null means absent).
+            (Self.event(metric: "heart_rate", #""value":71,"systolic":{"value":5}"#), .conflictingFields),
+            (Self.event(metric: "heart_rate", #""value":71,"diastolic":null"#), nil),
+        ])
     }
 }

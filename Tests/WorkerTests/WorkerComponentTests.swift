@@ -74,6 +74,31 @@ struct WorkerComponentTests {
         #expect(envelope.headers.contains { $0.key == "x-dlq.payload-sha256" })
     }
 
+    @Test("A source field over its stored cap is left out, the record mapped, the field counted for metrics")
+    func omittedSourceFieldsAreCounted() throws {
+        let mapper = try ObservationMapper(configuration: .init(idKey: Array("0123456789abcdef".utf8)))
+        let processor = BatchProcessor(
+            decoder: DailyValueDecoder(), mapper: mapper,
+            deadLetter: DeadLetter(topic: "t.dlq", group: "g", workerID: "w", workerVersion: "1"))
+        let model = String(repeating: "m", count: 25)
+        let event = #"{"schema":1,"patient":"p-1","metric":"steps","day":"2026-11-20","utcOffset":"+01:00","value":5,"#
+            + #""version":1,"source":{"bundleId":"com.apple.health","model":"\#(model)"}}"#
+        let message = KafkaMessage(
+            topic: "t", partition: 0, offset: 0, key: nil, value: Array(event.utf8), headers: [],
+            timestampMs: 1_764_000_000_000, timestampType: .createTime)
+        var output = processor.decode([message])
+        #expect(output.deadLetters.isEmpty)
+        #expect(output.omittedSourceFields == ["source.model": 1])
+        processor.map(&output, storedAtLeast: [nil])
+        let resource = try #require(output.mapped.first).record.resource
+        #expect(resource.contains("com.apple.health") && !resource.contains(model))
+
+        let metrics = Metrics()
+        #expect(!metrics.render().contains("\ndvp_source_fields_omitted_total 0"), "no unlabelled zero series")
+        metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"source.model\"")
+        #expect(metrics.render().contains("dvp_source_fields_omitted_total{field=\"source.model\"} 1"))
+    }
+
     @Test("Metrics render as Prometheus text with families, labels and the histogram")
     func metrics() {
         let metrics = Metrics()

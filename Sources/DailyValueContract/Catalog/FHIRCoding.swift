@@ -26,6 +26,11 @@ public struct FHIRCoding: Sendable, Hashable, Codable {
         FHIRCoding(system: loincSystem, code: code, display: display)
     }
 
+    /// An observation-statistics coding: `minimum`, `maximum` or `average`.
+    public static func statistic(_ code: String) -> FHIRCoding {
+        FHIRCoding(system: statisticsSystem, code: code, display: code.prefix(1).uppercased() + code.dropFirst())
+    }
+
     /// A HealthKit coding, e.g. `healthKit("HKQuantityTypeIdentifierHeartRate", "Heart Rate")`.
     public static func healthKit(_ code: String, _ display: String) -> FHIRCoding {
         FHIRCoding(system: healthKitSystem, code: code, display: display)

@@ -18,6 +18,8 @@ public struct Metric: Sendable, Hashable, Codable {
         case vitalSigns = "vital-signs"
         case activity
         case laboratory
+        /// Non-interventional procedures such as electrodiagnostics (HRV, an ECG-class measurement).
+        case procedure
 
         /// The R4 display text of the category code.
         public var display: String {
@@ -25,6 +27,7 @@ public struct Metric: Sendable, Hashable, Codable {
             case .vitalSigns: "Vital Signs"
             case .activity: "Activity"
             case .laboratory: "Laboratory"
+            case .procedure: "Procedure"
             }
         }
     }
@@ -39,6 +42,32 @@ public struct Metric: Sendable, Hashable, Codable {
         public init(unit: String, factor: Double) {
             self.unit = unit
             self.factor = factor
+        }
+    }
+
+    /// One named part of a panel metric (blood pressure: `systolic`, `diastolic`), sent as an object
+    /// `{"value", "min"?, "max"?}` under its key and mapped to one `Observation.component`.
+    public struct Component: Sendable, Hashable, Codable {
+        /// The event member and component name: `systolic` or `diastolic` (the names the contract knows).
+        public var key: String
+        /// `component.code.coding`, the profile's code first (e.g. 8480-6).
+        public var codings: [FHIRCoding]
+        public var plausibleMin: Double
+        public var plausibleMax: Double
+        /// Codings of the day's minimum and maximum of this part; `nil` means observation-statistics codes.
+        public var minimumCoding: FHIRCoding?
+        public var maximumCoding: FHIRCoding?
+
+        public init(
+            key: String, codings: [FHIRCoding], plausibleMin: Double, plausibleMax: Double,
+            minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil
+        ) {
+            self.key = key
+            self.codings = codings
+            self.plausibleMin = plausibleMin
+            self.plausibleMax = plausibleMax
+            self.minimumCoding = minimumCoding
+            self.maximumCoding = maximumCoding
         }
     }
 
@@ -65,12 +94,22 @@ public struct Metric: Sendable, Hashable, Codable {
     public var maximumCoding: FHIRCoding?
     /// Exact unit aliases converted by a factor (never an offset), e.g. SpO2 fraction `1` × 100 → `%`.
     public var unitAliases: [UnitAlias]
+    /// Whether an event may omit `unit`: only where one unit is universal (counts, rates per minute). Everywhere
+    /// else a missing unit is rejected (`MissingUnit`): a value is never stored in a guessed unit.
+    public var unitOptional: Bool
+    /// The parts of a panel metric (blood pressure); empty for a single-quantity metric. A panel event carries
+    /// these members instead of `value`/`min`/`max`, and its Observation has components instead of a value.
+    public var components: [Component]
+    /// Whether a coding already says how the day was aggregated (41924-2 "24 hour mean", 96607-7 "mean"); when
+    /// false, a `mean` metric's Observation states it as `method` = observation-statistics#average.
+    public var codesAggregation: Bool
 
     public init(
         key: String, codings: [FHIRCoding], text: String, ucum: String, unitDisplay: String,
         aggregation: Aggregation, category: Category, plausibleMin: Double, plausibleMax: Double,
         allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil,
-        unitAliases: [UnitAlias] = []
+        unitAliases: [UnitAlias] = [], unitOptional: Bool = false, components: [Component] = [],
+        codesAggregation: Bool = false
     ) {
         self.key = key
         self.codings = codings
@@ -85,17 +124,19 @@ public struct Metric: Sendable, Hashable, Codable {
         self.minimumCoding = minimumCoding
         self.maximumCoding = maximumCoding
         self.unitAliases = unitAliases
+        self.unitOptional = unitOptional
+        self.components = components
+        self.codesAggregation = codesAggregation
     }
+
+    /// Whether events carry ``components`` instead of `value`.
+    public var isPanel: Bool { !components.isEmpty }
 
     /// The component coding for the day's minimum.
-    public var resolvedMinimumCoding: FHIRCoding {
-        minimumCoding ?? FHIRCoding(system: FHIRCoding.statisticsSystem, code: "minimum", display: "Minimum")
-    }
+    public var resolvedMinimumCoding: FHIRCoding { minimumCoding ?? .statistic("minimum") }
 
     /// The component coding for the day's maximum.
-    public var resolvedMaximumCoding: FHIRCoding {
-        maximumCoding ?? FHIRCoding(system: FHIRCoding.statisticsSystem, code: "maximum", display: "Maximum")
-    }
+    public var resolvedMaximumCoding: FHIRCoding { maximumCoding ?? .statistic("maximum") }
 
     /// The factor that converts `unit` into the catalog unit, or `nil` when the unit is not accepted.
     public func conversionFactor(forUnit unit: String) -> Double? {

@@ -6,15 +6,22 @@
 // - Weak or missing LOINC fits (walking HR average, basal/active energy, distance 41953-1, flights 100304-5,
 //   exercise 55411-3, VO2max 94122-9): the HealthKit coding only, as §4 advises ("add the LOINC code only after a
 //   clinical/terminology review"). A deployment can add them through an override file.
-// - Blood pressure: systolic and diastolic are separate metric keys, each mapped to its own Observation (HealthKit
-//   reports them as two quantity types with independent daily statistics); there is no panel (85354-9) Observation.
-// - Unit aliases convert by a factor only. Affine conversions ([degF] → Cel) and inexact ones (mmol/L glucose, kJ)
-//   are not aliases: such events are rejected with `InvalidUnit`.
+// - Blood pressure: one panel metric `blood_pressure` (85354-9 + 96607-7, components 8480-6/96608-5 and
+//   8462-4/96609-3, see docs/CLINICAL.md). The separate systolic/diastolic keys stay for producers that already send
+//   them (deprecated; valid stand-alone vital signs); the generator sends mostly the panel, the pair rarely.
+// - `unitOptional` only where one unit is universal (step and flight counts, heart and breathing rates per minute);
+//   every other event without `unit` is rejected with `MissingUnit`.
+// - Means: HealthKit's daily average is coded by a specific LOINC where one exists (41924-2, 96607-7); the mapper
+//   writes `method` = observation-statistics#average for every other `mean` metric (`codesAggregation` false).
+// - Resting and walking heart rate take no min/max: Apple writes about one value a day (reference §1).
+// - Lean resources (≤ 1,600 bytes): the HealthKit coding only where no LOINC coding names the concept fully.
+// - Unit aliases convert by a factor only. Affine conversions ([degF] → Cel) and kJ are not aliases: such events are
+//   rejected with `InvalidUnit`. Glucose mmol/L converts by the molar mass of glucose (180.156 g/mol).
 
 private typealias Alias = Metric.UnitAlias
 
 extension MetricCatalog {
-    /// The built-in catalog: every metric of the terminology reference (22 keys).
+    /// The built-in catalog: every metric of the terminology reference (23 keys).
     public static let builtin = MetricCatalog(unchecked: builtinMetrics)
 
     static let builtinMetrics: [Metric] = [
@@ -23,43 +30,42 @@ extension MetricCatalog {
             key: "heart_rate",
             codings: [
                 .loinc("8867-4", "Heart rate"), .loinc("41924-2", "Heart rate 24 hour mean"),
-                .healthKit("HKQuantityTypeIdentifierHeartRate", "Heart Rate"),
             ],
             text: "Heart rate, daily mean", ucum: "/min", unitDisplay: "beats/minute", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 300, allowsMinMax: true,
             minimumCoding: .loinc("8883-1", "Heart rate 24 hour minimum"),
             maximumCoding: .loinc("8873-2", "Heart rate 24 hour maximum"),
-            unitAliases: [Alias(unit: "count/min", factor: 1)]),
+            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true, codesAggregation: true),
         Metric(
             key: "resting_heart_rate",
             codings: [
-                .loinc("40443-4", "Heart rate --resting"),
-                .healthKit("HKQuantityTypeIdentifierRestingHeartRate", "Resting Heart Rate"),
+                .loinc("8867-4", "Heart rate"), .loinc("40443-4", "Heart rate --resting"),
             ],
             text: "Resting heart rate, daily value", ucum: "/min", unitDisplay: "beats/minute", aggregation: .mean,
-            category: .vitalSigns, plausibleMin: 20, plausibleMax: 250, allowsMinMax: true,
-            unitAliases: [Alias(unit: "count/min", factor: 1)]),
+            category: .vitalSigns, plausibleMin: 20, plausibleMax: 250,
+            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true),
         Metric(
             key: "walking_heart_rate_average",
-            codings: [.healthKit("HKQuantityTypeIdentifierWalkingHeartRateAverage", "Walking Heart Rate Average")],
+            codings: [
+                .loinc("8867-4", "Heart rate"),
+                .healthKit("HKQuantityTypeIdentifierWalkingHeartRateAverage", "Walking Heart Rate Average"),
+            ],
             text: "Walking heart rate average, daily value", ucum: "/min", unitDisplay: "beats/minute",
-            aggregation: .mean, category: .vitalSigns, plausibleMin: 20, plausibleMax: 250, allowsMinMax: true,
-            unitAliases: [Alias(unit: "count/min", factor: 1)]),
+            aggregation: .mean, category: .vitalSigns, plausibleMin: 20, plausibleMax: 250,
+            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true),
         Metric(
             key: "heart_rate_variability_sdnn",
             codings: [
-                .loinc("80404-7", "R-R interval.standard deviation (Heart rate variability)"),
-                .healthKit("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", "Heart Rate Variability SDNN"),
+                .loinc("80404-7", "R-R interval.standard deviation (Heart rate variability)")
             ],
             text: "Heart rate variability (SDNN), daily mean of short-window readings", ucum: "ms",
-            unitDisplay: "millisecond", aggregation: .mean, category: .vitalSigns, plausibleMin: 0,
+            unitDisplay: "millisecond", aggregation: .mean, category: .procedure, plausibleMin: 0,
             plausibleMax: 1000, allowsMinMax: true, unitAliases: [Alias(unit: "s", factor: 1000)]),
         Metric(
             key: "oxygen_saturation",
             codings: [
                 .loinc("2708-6", "Oxygen saturation in Arterial blood"),
                 .loinc("59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry"),
-                .healthKit("HKQuantityTypeIdentifierOxygenSaturation", "Oxygen Saturation"),
             ],
             text: "Oxygen saturation, daily mean", ucum: "%", unitDisplay: "%", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 50, plausibleMax: 100, allowsMinMax: true,
@@ -67,23 +73,21 @@ extension MetricCatalog {
         Metric(
             key: "respiratory_rate",
             codings: [
-                .loinc("9279-1", "Respiratory rate"),
-                .healthKit("HKQuantityTypeIdentifierRespiratoryRate", "Respiratory Rate"),
+                .loinc("9279-1", "Respiratory rate")
             ],
             text: "Respiratory rate, daily mean", ucum: "/min", unitDisplay: "breaths/minute", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 2, plausibleMax: 80, allowsMinMax: true,
-            unitAliases: [Alias(unit: "count/min", factor: 1)]),
+            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true),
 
         // MARK: - Activity: cumulative daily totals
         Metric(
             key: "steps",
             codings: [
-                .loinc("41950-7", "Number of steps in 24 hour Measured"),
-                .healthKit("HKQuantityTypeIdentifierStepCount", "Step Count"),
+                .loinc("41950-7", "Number of steps in 24 hour Measured")
             ],
             text: "Steps, daily total", ucum: "/d", unitDisplay: "steps/day", aggregation: .sum, category: .activity,
             plausibleMin: 0, plausibleMax: 200_000,
-            unitAliases: [Alias(unit: "count", factor: 1), Alias(unit: "{steps}", factor: 1)]),
+            unitAliases: [Alias(unit: "count", factor: 1), Alias(unit: "{steps}", factor: 1)], unitOptional: true),
         Metric(
             key: "distance_walking_running",
             codings: [.healthKit("HKQuantityTypeIdentifierDistanceWalkingRunning", "Walking + Running Distance")],
@@ -105,7 +109,7 @@ extension MetricCatalog {
             codings: [.healthKit("HKQuantityTypeIdentifierFlightsClimbed", "Flights Climbed")],
             text: "Flights climbed, daily total", ucum: "{#}", unitDisplay: "flights", aggregation: .sum,
             category: .activity, plausibleMin: 0, plausibleMax: 2_000,
-            unitAliases: [Alias(unit: "count", factor: 1)]),
+            unitAliases: [Alias(unit: "count", factor: 1)], unitOptional: true),
         Metric(
             key: "exercise_time",
             codings: [.healthKit("HKQuantityTypeIdentifierAppleExerciseTime", "Apple Exercise Time")],
@@ -115,8 +119,7 @@ extension MetricCatalog {
         Metric(
             key: "sleep_duration",
             codings: [
-                .loinc("93832-4", "Sleep duration"),
-                .healthKit("HKCategoryTypeIdentifierSleepAnalysis", "Sleep Analysis"),
+                .loinc("93832-4", "Sleep duration")
             ],
             text: "Sleep duration (asleep stages), assigned to the wake-up day", ucum: "min", unitDisplay: "minutes",
             aggregation: .sum, category: .activity, plausibleMin: 0, plausibleMax: 1_500,
@@ -125,59 +128,80 @@ extension MetricCatalog {
         // MARK: - Vital signs: body measurements
         Metric(
             key: "body_mass",
-            codings: [.loinc("29463-7", "Body weight"), .healthKit("HKQuantityTypeIdentifierBodyMass", "Body Mass")],
+            codings: [.loinc("29463-7", "Body weight")],
             text: "Body weight, latest of the day", ucum: "kg", unitDisplay: "kg", aggregation: .latest,
             category: .vitalSigns, plausibleMin: 0.2, plausibleMax: 650,
             unitAliases: [Alias(unit: "g", factor: 0.001), Alias(unit: "[lb_av]", factor: 0.45359237)]),
         Metric(
             key: "body_mass_index",
             codings: [
-                .loinc("39156-5", "Body mass index (BMI) [Ratio]"),
-                .healthKit("HKQuantityTypeIdentifierBodyMassIndex", "Body Mass Index"),
+                .loinc("39156-5", "Body mass index (BMI) [Ratio]")
             ],
             text: "Body mass index, latest of the day", ucum: "kg/m2", unitDisplay: "kg/m2", aggregation: .latest,
             category: .vitalSigns, plausibleMin: 5, plausibleMax: 200,
             unitAliases: [Alias(unit: "count", factor: 1)]),
         Metric(
             key: "body_height",
-            codings: [.loinc("8302-2", "Body height"), .healthKit("HKQuantityTypeIdentifierHeight", "Height")],
+            codings: [.loinc("8302-2", "Body height")],
             text: "Body height, latest of the day", ucum: "cm", unitDisplay: "cm", aggregation: .latest,
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 300,
             unitAliases: [Alias(unit: "m", factor: 100), Alias(unit: "[in_i]", factor: 2.54)]),
         Metric(
             key: "body_temperature",
             codings: [
-                .loinc("8310-5", "Body temperature"),
-                .healthKit("HKQuantityTypeIdentifierBodyTemperature", "Body Temperature"),
+                .loinc("8310-5", "Body temperature")
             ],
             text: "Body temperature, daily mean", ucum: "Cel", unitDisplay: "degrees C", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 25, plausibleMax: 45, allowsMinMax: true),
         Metric(
             key: "blood_pressure_systolic",
             codings: [
-                .loinc("8480-6", "Systolic blood pressure"),
-                .healthKit("HKQuantityTypeIdentifierBloodPressureSystolic", "Blood Pressure Systolic"),
+                .loinc("8480-6", "Systolic blood pressure")
             ],
-            text: "Systolic blood pressure, daily mean", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
+            text: "Systolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]",
+            unitDisplay: "mmHg", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 40, plausibleMax: 300, allowsMinMax: true),
         Metric(
             key: "blood_pressure_diastolic",
             codings: [
-                .loinc("8462-4", "Diastolic blood pressure"),
-                .healthKit("HKQuantityTypeIdentifierBloodPressureDiastolic", "Blood Pressure Diastolic"),
+                .loinc("8462-4", "Diastolic blood pressure")
             ],
-            text: "Diastolic blood pressure, daily mean", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
+            text: "Diastolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]",
+            unitDisplay: "mmHg", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 200, allowsMinMax: true),
+        Metric(
+            key: "blood_pressure",
+            codings: [
+                .loinc("85354-9", "Blood pressure panel with all children optional"),
+                .loinc("96607-7", "Blood pressure panel mean systolic and mean diastolic"),
+            ],
+            text: "Blood pressure, daily mean", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
+            category: .vitalSigns, plausibleMin: 20, plausibleMax: 300, allowsMinMax: true,
+            components: [
+                Metric.Component(
+                    key: "systolic",
+                    codings: [
+                        .loinc("8480-6", "Systolic blood pressure"), .loinc("96608-5", "Systolic blood pressure mean"),
+                    ],
+                    plausibleMin: 40, plausibleMax: 300),
+                Metric.Component(
+                    key: "diastolic",
+                    codings: [
+                        .loinc("8462-4", "Diastolic blood pressure"),
+                        .loinc("96609-3", "Diastolic blood pressure mean"),
+                    ],
+                    plausibleMin: 20, plausibleMax: 200),
+            ], codesAggregation: true),
 
         // MARK: - Laboratory
         Metric(
             key: "blood_glucose",
             codings: [
-                .loinc("41653-7", "Glucose [Mass/volume] in Capillary blood by Glucometer"),
-                .healthKit("HKQuantityTypeIdentifierBloodGlucose", "Blood Glucose"),
+                .loinc("41653-7", "Glucose [Mass/volume] in Capillary blood by Glucometer")
             ],
             text: "Blood glucose (capillary), daily mean", ucum: "mg/dL", unitDisplay: "mg/dL", aggregation: .mean,
-            category: .laboratory, plausibleMin: 10, plausibleMax: 1_500, allowsMinMax: true),
+            category: .laboratory, plausibleMin: 20, plausibleMax: 1_500, allowsMinMax: true,
+            unitAliases: [Alias(unit: "mmol/L", factor: 18.0156)]),
 
         // MARK: - Activity: fitness estimates
         Metric(
@@ -189,10 +213,10 @@ extension MetricCatalog {
         Metric(
             key: "six_minute_walk_distance",
             codings: [
-                .loinc("64098-7", "Walking distance 6 minutes"),
-                .healthKit("HKQuantityTypeIdentifierSixMinuteWalkTestDistance", "Six-Minute Walk Test Distance"),
+                .healthKit("HKQuantityTypeIdentifierSixMinuteWalkTestDistance", "Six-Minute Walk Test Distance")
             ],
-            text: "Six-minute walk distance (weekly estimate), latest", ucum: "m", unitDisplay: "m",
+            text: "Six-minute walk distance, Apple Watch estimate (not the clinical test), latest", ucum: "m",
+            unitDisplay: "m",
             aggregation: .latest, category: .activity, plausibleMin: 1, plausibleMax: 2_000,
             unitAliases: [Alias(unit: "km", factor: 1000)]),
     ]

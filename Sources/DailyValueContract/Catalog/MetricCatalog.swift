@@ -95,6 +95,27 @@ public struct MetricCatalog: Sendable {
         guard Set(metric.unitAliases.map(\.unit)).count == metric.unitAliases.count else {
             throw fail("alias units must be distinct")
         }
+        try checkComponents(metric)
+    }
+
+    /// The member names a panel component may have: the event contract knows these and no others.
+    public static let componentKeys = ["systolic", "diastolic"]
+
+    private static func checkComponents(_ metric: Metric) throws(MetricCatalogError) {
+        func fail(_ rule: String) -> MetricCatalogError { MetricCatalogError(key: metric.key, rule) }
+        guard metric.isPanel else { return }
+        guard metric.components.map(\.key) == componentKeys else {
+            throw fail("a panel's `components` must be exactly \(componentKeys) in this order")
+        }
+        guard metric.allowsMinMax, metric.minimumCoding == nil, metric.maximumCoding == nil, !metric.unitOptional
+        else { throw fail("a panel takes min/max per component, has no own min/max codings and requires `unit`") }
+        for component in metric.components {
+            guard !component.codings.isEmpty,
+                component.codings.allSatisfy({ !$0.system.isEmpty && !$0.code.isEmpty }),
+                component.plausibleMin.isFinite, component.plausibleMax.isFinite,
+                component.plausibleMin <= component.plausibleMax
+            else { throw fail("component `\(component.key)` needs codings and a finite plausible range") }
+        }
     }
 
     private static func isPlausibleUnit(_ unit: String) -> Bool {

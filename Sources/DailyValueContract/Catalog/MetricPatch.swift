@@ -13,10 +13,14 @@ struct MetricPatch: Decodable {
     var minimumCoding: FHIRCoding?
     var maximumCoding: FHIRCoding?
     var unitAliases: [Metric.UnitAlias]?
+    var unitOptional: Bool?
+    var components: [Metric.Component]?
+    var codesAggregation: Bool?
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case key, codings, text, ucum, unitDisplay, aggregation, category, plausibleMin, plausibleMax, allowsMinMax
-        case minimumCoding, maximumCoding, unitAliases
+        case minimumCoding, maximumCoding, unitAliases, unitOptional, components
+        case codesAggregation
     }
 
     private struct AnyKey: CodingKey {
@@ -47,6 +51,9 @@ struct MetricPatch: Decodable {
         minimumCoding = try c.decodeIfPresent(FHIRCoding.self, forKey: .minimumCoding)
         maximumCoding = try c.decodeIfPresent(FHIRCoding.self, forKey: .maximumCoding)
         unitAliases = try c.decodeIfPresent([Metric.UnitAlias].self, forKey: .unitAliases)
+        unitOptional = try c.decodeIfPresent(Bool.self, forKey: .unitOptional)
+        components = try c.decodeIfPresent([Metric.Component].self, forKey: .components)
+        codesAggregation = try c.decodeIfPresent(Bool.self, forKey: .codesAggregation)
     }
 
     /// `base` with the present fields replaced, or a new metric when `base` is `nil`.
@@ -80,6 +87,9 @@ struct MetricPatch: Decodable {
         if let minimumCoding { metric.minimumCoding = minimumCoding }
         if let maximumCoding { metric.maximumCoding = maximumCoding }
         if let unitAliases { metric.unitAliases = unitAliases }
+        if let unitOptional { metric.unitOptional = unitOptional }
+        if let components { metric.components = components }
+        if let codesAggregation { metric.codesAggregation = codesAggregation }
         return metric
     }
 }

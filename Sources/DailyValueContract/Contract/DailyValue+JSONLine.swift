@@ -1,9 +1,10 @@
 extension DailyValue {
     /// The canonical DailyValue v1 event JSON (one line, deterministic member order), as the producer publishes it.
     ///
-    /// Values are in the catalog unit, so `unit` is omitted; ``DailyValueDecoder`` reads the line back to an equal
-    /// value. `min`, `max`, `version` and `source` appear only when set.
-    public func jsonLine() -> String {
+    /// Values are in the catalog unit, and `unit` names it (the ``Metric/ucum`` of `metric` in `catalog`; an event
+    /// without `unit` is rejected for most metrics); ``DailyValueDecoder`` reads the line back to an equal value.
+    /// `min`, `max`, `version` and `source` appear only when set; a panel's parts as objects under their keys.
+    public func jsonLine(catalog: MetricCatalog = .builtin) -> String {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
         w.key("schema")
@@ -15,16 +16,14 @@ extension DailyValue {
         case .timeZone(let name): w.member("timeZone", name)
         case .utcOffset(let seconds): w.member("utcOffset", Self.formatOffset(seconds))
         }
-        w.key("value")
-        w.value(value)
-        if let min {
-            w.key("min")
-            w.value(min)
+        if let value { Self.writeReading(value: value, min: min, max: max, &w) }
+        for part in components {
+            w.key(text: part.key)
+            w.beginObject()
+            Self.writeReading(value: part.value, min: part.min, max: part.max, &w)
+            w.endObject()
         }
-        if let max {
-            w.key("max")
-            w.value(max)
-        }
+        if let unit = catalog[metric]?.ucum { w.member("unit", unit) }
         if let version {
             w.key("version")
             w.value(version)
@@ -40,6 +39,19 @@ extension DailyValue {
         }
         w.endObject()
         return w.string
+    }
+
+    private static func writeReading(value: Double, min: Double?, max: Double?, _ w: inout JSONWriter) {
+        w.key("value")
+        w.value(value)
+        if let min {
+            w.key("min")
+            w.value(min)
+        }
+        if let max {
+            w.key("max")
+            w.value(max)
+        }
     }
 
     /// `±HH:MM` for seconds east of UTC.

@@ -18,11 +18,28 @@ public struct DailyValue: Sendable, Hashable {
         public var model: String?
         public var softwareVersion: String?
 
-        public init(name: String? = nil, bundleId: String? = nil, model: String? = nil, softwareVersion: String? = nil) {
+        public init(name: String? = nil, bundleId: String? = nil, model: String? = nil, softwareVersion: String? = nil)
+        {
             self.name = name
             self.bundleId = bundleId
             self.model = model
             self.softwareVersion = softwareVersion
+        }
+    }
+
+    /// One part of a panel metric (blood pressure `systolic` / `diastolic`): the day's value and optional range.
+    public struct Component: Sendable, Hashable {
+        /// The part's key, e.g. `systolic` (see ``Metric/Component``).
+        public var key: String
+        public var value: Double
+        public var min: Double?
+        public var max: Double?
+
+        public init(key: String, value: Double, min: Double? = nil, max: Double? = nil) {
+            self.key = key
+            self.value = value
+            self.min = min
+            self.max = max
         }
     }
 
@@ -35,17 +52,20 @@ public struct DailyValue: Sendable, Hashable {
     /// The person's local calendar day, `YYYY-MM-DD`.
     public var day: String
     public var zone: Zone
-    /// The value in the catalog's UCUM unit (aliases already converted, e.g. SpO2 fraction × 100).
-    public var value: Double
+    /// The value in the catalog's UCUM unit (aliases already converted, e.g. SpO2 fraction × 100); `nil` exactly
+    /// for a panel metric, whose values are in ``components``.
+    public var value: Double?
     public var min: Double?
     public var max: Double?
+    /// A panel metric's parts in catalog order (blood pressure: systolic, diastolic), in the catalog unit.
+    public var components: [Component]
     /// Grows each time the phone recomputes the day; `nil` when absent (the Kafka record timestamp is used).
     public var version: Int64?
     public var source: Source?
 
     public init(
-        patient: String, metric: String, day: String, zone: Zone, value: Double, min: Double? = nil,
-        max: Double? = nil, version: Int64? = nil, source: Source? = nil
+        patient: String, metric: String, day: String, zone: Zone, value: Double?, min: Double? = nil,
+        max: Double? = nil, components: [Component] = [], version: Int64? = nil, source: Source? = nil
     ) {
         self.patient = patient
         self.metric = metric
@@ -54,6 +74,7 @@ public struct DailyValue: Sendable, Hashable {
         self.value = value
         self.min = min
         self.max = max
+        self.components = components
         self.version = version
         self.source = source
     }

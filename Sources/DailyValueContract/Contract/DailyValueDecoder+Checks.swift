@@ -51,7 +51,7 @@ extension DailyValueDecoder {
 
     // MARK: - Zone
 
-    func checkZone(_ raw: InlineArray<12, RawJSONValue?>, _ scanner: JSONScanner) throws(DailyValueError)
+    func checkZone(_ raw: DailyValueField.RawMembers, _ scanner: JSONScanner) throws(DailyValueError)
         -> (text: DailyValue.Zone, resolved: ValidatedDailyValue.Zone)
     {
         let name = raw[DailyValueField.timeZone.rawValue]
@@ -92,12 +92,20 @@ extension DailyValueDecoder {
 
     // MARK: - Values
 
-    /// The factor from the event's `unit` into the catalog unit; `nil` when `unit` is absent.
-    func unitFactor(_ raw: InlineArray<12, RawJSONValue?>, _ entry: MetricCatalog.Entry, _ scanner: JSONScanner)
+    /// The factor from the event's `unit` into the catalog unit; `nil` when `unit` is absent and the metric's unit
+    /// is universal (``Metric/unitOptional``).
+    /// - Throws: `MissingUnit` when `unit` is absent for any other metric: the value is never taken to be in the
+    ///   catalog unit by guess (glucose 15.2 without a unit may be mmol/L).
+    func unitFactor(_ raw: DailyValueField.RawMembers, _ entry: MetricCatalog.Entry, _ scanner: JSONScanner)
         throws(DailyValueError) -> Double?
     {
         switch raw[DailyValueField.unit.rawValue] {
-        case nil, .null?: return nil
+        case nil, .null?:
+            guard entry.metric.unitOptional else {
+                throw DailyValueError(
+                    .missingUnit, field: "unit", "is required for this metric (its value is ambiguous without it)")
+            }
+            return nil
         case .string(let token)?:
             let factor = Self.withKeyBytes(token, scanner) { bytes in
                 entry.units.first { unit in unit.bytes.withUnsafeBytes { $0.elementsEqual(bytes) } }?.factor
@@ -116,23 +124,30 @@ extension DailyValueDecoder {
             throw DailyValueError(
                 .minMaxNotAllowed, field: min != nil ? "min" : "max", "the metric does not take min/max")
         }
-        let range = metric.plausibleMin...metric.plausibleMax
+        try Self.checkRanges(
+            value: value, min: min, max: max, plausible: metric.plausibleMin...metric.plausibleMax, prefix: "")
+    }
+
+    /// `value`, `min` and `max` inside `plausible`, and `min <= value <= max`; field names get `prefix`.
+    static func checkRanges(
+        value: Double, min: Double?, max: Double?, plausible range: ClosedRange<Double>, prefix: String
+    ) throws(DailyValueError) {
         func check(_ number: Double?, _ name: String) throws(DailyValueError) {
             guard let number, !range.contains(number) else { return }
-            throw DailyValueError(.valueOutOfRange, field: name, "outside the metric's plausible range")
+            throw DailyValueError(.valueOutOfRange, field: prefix + name, "outside the metric's plausible range")
         }
         try check(value, "value")
         try check(min, "min")
         try check(max, "max")
         if let min, min > value {
-            throw DailyValueError(.minMaxInconsistent, field: "min", "must not exceed `value`")
+            throw DailyValueError(.minMaxInconsistent, field: prefix + "min", "must not exceed `value`")
         }
         if let max, max < value {
-            throw DailyValueError(.minMaxInconsistent, field: "max", "must not be below `value`")
+            throw DailyValueError(.minMaxInconsistent, field: prefix + "max", "must not be below `value`")
         }
     }
 
-    func checkVersion(_ raw: InlineArray<12, RawJSONValue?>, recordTimestampMs: Int64?) throws(DailyValueError)
+    func checkVersion(_ raw: DailyValueField.RawMembers, recordTimestampMs: Int64?) throws(DailyValueError)
         -> Int64
     {
         switch raw[DailyValueField.version.rawValue] {

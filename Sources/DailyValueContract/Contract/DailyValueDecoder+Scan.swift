@@ -15,8 +15,8 @@ enum RawJSONValue {
 
 extension DailyValueDecoder {
     /// Scans one top-level JSON object and returns the known members' raw values, indexed by ``DailyValueField``.
-    func scanMembers(_ scanner: inout JSONScanner) throws(DailyValueError) -> InlineArray<12, RawJSONValue?> {
-        var raw = InlineArray<12, RawJSONValue?>(repeating: nil)
+    func scanMembers(_ scanner: inout JSONScanner) throws(DailyValueError) -> DailyValueField.RawMembers {
+        var raw = DailyValueField.RawMembers(repeating: nil)
         var unknownKeys: Set<[UInt8]>? = nil
         scanner.skipWhitespace()
         guard scanner.peek == 0x7B else {

@@ -1,21 +1,28 @@
-// The optional `source` object: HKSource provenance strings, each bounded and free of control characters.
+// The optional `source` object: HKSource provenance strings, each bounded and free of control characters. A stored
+// field (`bundleId`, `model`, `softwareVersion`) longer than its cap is left out, not rejected: provenance is
+// auxiliary and must never cost the clinical value.
 
 extension DailyValueDecoder {
-    func checkSource(_ raw: InlineArray<12, RawJSONValue?>, _ scanner: JSONScanner) throws(DailyValueError)
-        -> DailyValue.Source?
+    /// The `source` object, and the fields left out because they exceed their stored cap (e.g. `source.model`).
+    func checkSource(_ raw: DailyValueField.RawMembers, _ scanner: JSONScanner) throws(DailyValueError)
+        -> (source: DailyValue.Source?, omitted: [String])
     {
         switch raw[DailyValueField.source.rawValue] {
-        case nil, .null?: return nil
+        case nil, .null?: return (nil, [])
         case .object(let start)?:
             var nested = scanner
             nested.seek(to: start)
-            return try scanSource(&nested)
+            var omitted: [String] = []
+            let source = try scanSource(&nested, omitted: &omitted)
+            return (source, omitted)
         default: throw DailyValueError(.invalidFieldType, field: "source", "must be an object")
         }
     }
 
     /// Re-scans the (already syntax-checked) `source` object.
-    private func scanSource(_ scanner: inout JSONScanner) throws(DailyValueError) -> DailyValue.Source? {
+    private func scanSource(_ scanner: inout JSONScanner, omitted: inout [String]) throws(DailyValueError)
+        -> DailyValue.Source?
+    {
         var source = DailyValue.Source()
         var seen: UInt8 = 0
         try scanner.expect(0x7B, "'{'")
@@ -39,7 +46,11 @@ extension DailyValueDecoder {
                 throw DailyValueError(.invalidFieldType, field: name, "must be a string")
             }
             let text = scanner.string(try scanner.scanString())
-            try checkSourceText(text, field: name)
+            try checkSourceText(text, field: name, limit: policy.maxSourceFieldBytes)
+            guard text.utf8.count <= storedCap(of: field) else {
+                omitted.append(name)
+                continue
+            }
             switch field {
             case .name: source.name = text
             case .bundleId: source.bundleId = text
@@ -54,10 +65,20 @@ extension DailyValueDecoder {
         return isEmpty ? nil : source
     }
 
-    private func checkSourceText(_ text: String, field: String) throws(DailyValueError) {
-        guard text.utf8.count <= policy.maxSourceFieldBytes else {
-            throw DailyValueError(
-                .invalidSource, field: field, "must be at most \(policy.maxSourceFieldBytes) UTF-8 bytes")
+    /// The longest value of `field` that is kept (longer ones are left out; over
+    /// ``ValidationPolicy/maxSourceFieldBytes`` the event is rejected).
+    private func storedCap(of field: SourceField) -> Int {
+        switch field {
+        case .name: policy.maxSourceFieldBytes
+        case .bundleId: policy.maxBundleIdBytes
+        case .model: policy.maxModelBytes
+        case .softwareVersion: policy.maxSoftwareVersionBytes
+        }
+    }
+
+    private func checkSourceText(_ text: String, field: String, limit: Int) throws(DailyValueError) {
+        guard text.utf8.count <= limit else {
+            throw DailyValueError(.invalidSource, field: field, "must be at most \(limit) UTF-8 bytes")
         }
         guard text.utf8.contains(where: { $0 != 0x20 }) else {
             throw DailyValueError(.invalidSource, field: field, "must not be empty or blank")

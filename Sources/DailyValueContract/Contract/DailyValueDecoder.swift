@@ -75,27 +75,34 @@ public struct DailyValueDecoder: Sendable {
         let day = try checkDay(try string(raw, .day, scanner), scanner)
         let zone = try checkZone(raw, scanner)
 
-        var value = try number(raw, .value, required: true)!
-        var min = try number(raw, .min, required: false)
-        var max = try number(raw, .max, required: false)
-        if let factor = try unitFactor(raw, entry, scanner), factor != 1 {
-            value = Self.convert(value, factor)
-            min = min.map { Self.convert($0, factor) }
-            max = max.map { Self.convert($0, factor) }
+        let factor = try unitFactor(raw, entry, scanner)
+        var value: Double? = nil
+        var min: Double? = nil
+        var max: Double? = nil
+        var components: [DailyValue.Component] = []
+        if metric.isPanel {
+            components = try panelComponents(raw, metric, factor: factor ?? 1, scanner)
+        } else {
+            try checkNoPanelMembers(raw)
+            let scaled = { (number: Double) in factor.map { Self.convert(number, $0) } ?? number }
+            value = scaled(try number(raw, .value, required: true)!)
+            min = try number(raw, .min, required: false).map(scaled)
+            max = try number(raw, .max, required: false).map(scaled)
+            try checkRanges(value: value!, min: min, max: max, metric)
         }
-        try checkRanges(value: value, min: min, max: max, metric)
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
-        let source = try checkSource(raw, scanner)
+        let (source, omitted) = try checkSource(raw, scanner)
         let event = DailyValue(
             patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
-            version: version, source: source)
-        return ValidatedDailyValue(event: event, version: version, date: day.date, zone: zone.resolved)
+            components: components, version: version, source: source)
+        return ValidatedDailyValue(
+            event: event, version: version, date: day.date, zone: zone.resolved, omittedSourceFields: omitted)
     }
 
     // MARK: - Typed member access
 
-    func missingOrType(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, _ rule: String)
+    func missingOrType(_ raw: DailyValueField.RawMembers, _ field: DailyValueField, _ rule: String)
         -> DailyValueError
     {
         switch raw[field.rawValue] {
@@ -105,7 +112,7 @@ public struct DailyValueDecoder: Sendable {
     }
 
     /// A required string member's token.
-    func string(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, _ scanner: JSONScanner)
+    func string(_ raw: DailyValueField.RawMembers, _ field: DailyValueField, _ scanner: JSONScanner)
         throws(DailyValueError) -> JSONScanner.StringToken
     {
         guard case .string(let token)? = raw[field.rawValue] else {
@@ -115,7 +122,7 @@ public struct DailyValueDecoder: Sendable {
     }
 
     /// A finite number member; `nil` when optional and absent or null.
-    func number(_ raw: InlineArray<12, RawJSONValue?>, _ field: DailyValueField, required: Bool)
+    func number(_ raw: DailyValueField.RawMembers, _ field: DailyValueField, required: Bool)
         throws(DailyValueError) -> Double?
     {
         switch raw[field.rawValue] {

@@ -42,6 +42,10 @@ public struct DailyValueError: Error, Sendable, Hashable, CustomStringConvertibl
         case minMaxInconsistent = "MinMaxInconsistent"
         /// `unit` is neither the metric's UCUM code nor one of its exact aliases.
         case invalidUnit = "InvalidUnit"
+        /// `unit` is absent for a metric whose unit is not universal (everything but counts and rates per minute).
+        case missingUnit = "MissingUnit"
+        /// A panel's parts disagree (blood pressure: systolic must be greater than diastolic).
+        case panelInconsistent = "PanelInconsistent"
         /// `version` is not a non-negative integer that fits Int64, or no version can be determined.
         case invalidVersion = "InvalidVersion"
         /// A `source` field is empty, too long or contains control characters.

@@ -1,6 +1,9 @@
 /// The fields of a DailyValue v1 event and of its `source` object, matched on raw bytes.
 enum DailyValueField: Int, CaseIterable {
-    case schema, patient, metric, day, timeZone, utcOffset, value, min, max, unit, version, source
+    case schema, patient, metric, day, timeZone, utcOffset, value, min, max, unit, version, source, systolic, diastolic
+
+    /// The captured top-level members, indexed by `rawValue`.
+    typealias RawMembers = InlineArray<14, RawJSONValue?>
 
     /// The JSON member name.
     var name: String {
@@ -17,8 +20,13 @@ enum DailyValueField: Int, CaseIterable {
         case .unit: "unit"
         case .version: "version"
         case .source: "source"
+        case .systolic: "systolic"
+        case .diastolic: "diastolic"
         }
     }
+
+    /// The members only a panel metric takes (one object per component); any other metric rejects them.
+    static let panelMembers: [DailyValueField] = [.systolic, .diastolic]
 
     /// Every field with its name as bytes, for matching without creating strings.
     static let table: [(bytes: [UInt8], field: DailyValueField)] = allCases.map { (Array($0.name.utf8), $0) }

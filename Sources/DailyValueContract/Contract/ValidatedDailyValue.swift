@@ -22,13 +22,17 @@ public struct ValidatedDailyValue: Sendable, Hashable {
     /// The person's local calendar day.
     public let date: CivilDate
     public let zone: Zone
+    /// The `source` fields left out of ``event`` because they exceed their stored cap (e.g. `source.bundleId`,
+    /// see ``ValidationPolicy/maxBundleIdBytes``); the event is valid without them.
+    public let omittedSourceFields: [String]
 
     /// Assembles the parts the decoder has already checked.
-    init(event: DailyValue, version: Int64, date: CivilDate, zone: Zone) {
+    init(event: DailyValue, version: Int64, date: CivilDate, zone: Zone, omittedSourceFields: [String] = []) {
         self.event = event
         self.version = version
         self.date = date
         self.zone = zone
+        self.omittedSourceFields = omittedSourceFields
     }
 
     /// Validates a value built in code (not decoded): its metric is a key of `catalog`, its numbers are finite, its
@@ -38,11 +42,21 @@ public struct ValidatedDailyValue: Sendable, Hashable {
     public init(
         validating value: DailyValue, catalog: MetricCatalog, recordTimestampMs: Int64
     ) throws(DailyValueError) {
-        guard catalog[value.metric] != nil else {
+        guard let metric = catalog[value.metric] else {
             throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
         }
-        guard value.value.isFinite, value.min?.isFinite ?? true, value.max?.isFinite ?? true else {
+        let numbers = [value.value, value.min, value.max] + value.components.flatMap { [$0.value, $0.min, $0.max] }
+        guard numbers.allSatisfy({ $0?.isFinite ?? true }) else {
             throw DailyValueError(.invalidNumber, field: "value", "value, min and max must be finite")
+        }
+        guard
+            metric.isPanel
+                ? value.value == nil && value.components.map(\.key) == metric.components.map(\.key)
+                : value.value != nil && value.components.isEmpty
+        else {
+            throw DailyValueError(
+                .missingField, field: metric.isPanel ? "systolic" : "value",
+                "a panel metric needs exactly its components, any other metric a value")
         }
         var day = value.day
         guard let date = day.withUTF8({ CivilDate(iso: UnsafeRawBufferPointer($0)) }) else {

@@ -8,8 +8,15 @@ public struct ValidationPolicy: Sendable {
     public var maxDaysInFuture: Int
     /// How many days before today (UTC) `day` may be (about ten years).
     public var maxDaysInPast: Int
-    /// The longest accepted `source.*` string, in UTF-8 bytes.
+    /// The longest accepted `source` field, in UTF-8 bytes (longer: `InvalidSource`); `source.name` is not stored
+    /// unless the mapper opts in.
     public var maxSourceFieldBytes: Int
+    /// The longest stored `source` fields, in UTF-8 bytes: `bundleId` (reverse DNS, e.g. `com.apple.health`),
+    /// `model` (`Watch7,3`) and `softwareVersion` (`11.0.1`). They bound the resource size: a longer field is left
+    /// out (see ``ValidatedDailyValue/omittedSourceFields``), the event is still accepted.
+    public var maxBundleIdBytes: Int
+    public var maxModelBytes: Int
+    public var maxSoftwareVersionBytes: Int
     /// The deepest accepted JSON nesting (the event itself uses 2).
     public var maxNestingDepth: Int
     /// The clock the day window is measured against (tests and replays inject a fixed instant).
@@ -17,12 +24,16 @@ public struct ValidationPolicy: Sendable {
 
     public init(
         maxPayloadBytes: Int = 64 * 1024, maxDaysInFuture: Int = 1, maxDaysInPast: Int = 3653,
-        maxSourceFieldBytes: Int = 256, maxNestingDepth: Int = 16, now: @escaping @Sendable () -> Date = { Date() }
+        maxSourceFieldBytes: Int = 256, maxBundleIdBytes: Int = 48, maxModelBytes: Int = 24,
+        maxSoftwareVersionBytes: Int = 24, maxNestingDepth: Int = 16, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.maxPayloadBytes = maxPayloadBytes
         self.maxDaysInFuture = maxDaysInFuture
         self.maxDaysInPast = maxDaysInPast
         self.maxSourceFieldBytes = maxSourceFieldBytes
+        self.maxBundleIdBytes = maxBundleIdBytes
+        self.maxModelBytes = maxModelBytes
+        self.maxSoftwareVersionBytes = maxSoftwareVersionBytes
         self.maxNestingDepth = maxNestingDepth
         self.now = now
     }

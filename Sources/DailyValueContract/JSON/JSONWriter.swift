@@ -43,6 +43,14 @@ package struct JSONWriter {
         needsComma = false
     }
 
+    /// Writes `"name":` for a member name known only at run time (escaped like a string value).
+    package mutating func key(text name: String) {
+        separate()
+        Self.appendQuoted(name, to: &bytes)
+        bytes.append(0x3A)
+        needsComma = false
+    }
+
     // MARK: - Values
 
     package mutating func value(_ text: String) {

@@ -1,76 +1,68 @@
 // The per-metric part of the published schema: allowed units, whether `unit` may be omitted, min/max allowed or not,
-// plausible ranges in every accepted unit, and the panel shape (blood pressure) once the catalog has it.
+// plausible ranges in every accepted unit, and the panel shape (blood pressure, from the catalog's components).
 
 extension DailyValueSchema {
-    // MARK: - Contract rules that issue 12 items 1-2 move into the catalog
+    // MARK: - The catalog's unit rule
 
-    /// The decoder's current unit rule: every metric may omit `unit` (the value is then in the catalog unit).
-    ///
-    /// CONNECT (issue 12 item 1): when the catalog gains its per-metric flag, return it here, e.g.
-    /// `metric.unitMayBeOmitted`; everything else in the schema follows from this one lookup.
-    public static func unitMayBeOmitted(_ metric: Metric) -> Bool { true }
-
-    /// Panel metrics (issue 12 item 2): events carry one object per component instead of `value`/`min`/`max`, and
-    /// always a `unit`. Each component takes its plausible range from the named catalog entry when the catalog has
-    /// it, else from the panel's own entry. A panel's rules apply only when the catalog has its key.
-    ///
-    /// CONNECT: if the catalog describes components itself (keys and ranges), read them here instead.
-    public static let panels: [String: [(member: String, rangeFrom: String)]] = [
-        "blood_pressure": [("systolic", "blood_pressure_systolic"), ("diastolic", "blood_pressure_diastolic")]
-    ]
+    /// Whether events of `metric` may omit `unit`: the catalog's ``Metric/unitOptional`` (only where one unit is
+    /// universal), the decoder's rule; any other event without `unit` is rejected with `MissingUnit`.
+    public static func unitMayBeOmitted(_ metric: Metric) -> Bool { metric.unitOptional }
 
     // MARK: - One metric
 
     /// The rules for events of `metric` (`#/$defs/metric.<key>`).
     func metricRules(_ metric: Metric) -> SchemaNode {
-        if let components = Self.panels[metric.key] { return panelRules(metric, components) }
         let optional = unitMayBeOmitted(metric)
+        if metric.isPanel { return panelRules(metric, unitOptional: optional) }
         let units = Self.unitGroups(metric)
         var properties: [(String, SchemaNode)] = [
             ("value", ["type": "number"]),
             ("unit", ["enum": .array((optional ? [.null] : []) + units.flatMap { $0.units.map(SchemaNode.string) })]),
         ]
         if !metric.allowsMinMax { properties += [("min", ["type": "null"]), ("max", ["type": "null"])] }
+        properties += DailyValueField.panelMembers.map { ($0.name, ["type": "null"]) }  // a panel's members only
         let ranged = metric.allowsMinMax ? ["value", "min", "max"] : ["value"]
         var rules: [(String, SchemaNode)] = [
             ("description", .string(Self.describe(metric, unitOptional: optional))),
             ("required", optional ? ["value"] : ["value", "unit"]),
             ("properties", .object(properties)),
         ]
-        rules.append(("allOf", .array(rangeRules(metric, units) { range in .object(ranged.map { ($0, range) }) })))
+        let bounds = (min: metric.plausibleMin, max: metric.plausibleMax)
+        rules.append(("allOf", .array(rangeRules(bounds, units) { range in .object(ranged.map { ($0, range) }) })))
         return .object(rules)
     }
 
-    /// A panel: `value`/`min`/`max` absent, each component an object with its own value (and min/max when allowed).
-    private func panelRules(_ metric: Metric, _ components: [(member: String, rangeFrom: String)]) -> SchemaNode {
+    /// A panel (``Metric/components``): `value`/`min`/`max` absent, each component an object with its own value
+    /// (and min/max when the metric allows them) in the component's plausible range.
+    private func panelRules(_ metric: Metric, unitOptional optional: Bool) -> SchemaNode {
         let units = Self.unitGroups(metric)
         var properties: [(String, SchemaNode)] = [
             ("value", ["type": "null"]), ("min", ["type": "null"]), ("max", ["type": "null"]),
-            ("unit", ["enum": .array(units.flatMap { $0.units.map(SchemaNode.string) })]),
+            ("unit", ["enum": .array((optional ? [.null] : []) + units.flatMap { $0.units.map(SchemaNode.string) })]),
         ]
+        let extra: [(String, SchemaNode)] =
+            metric.allowsMinMax
+            ? [("min", ["type": Self.number]), ("max", ["type": Self.number])]
+            : [("min", ["type": "null"]), ("max", ["type": "null"])]
+        let ranged = metric.allowsMinMax ? ["value", "min", "max"] : ["value"]
         var ranges: [SchemaNode] = []
-        for component in components {
-            let extra: [(String, SchemaNode)] =
-                metric.allowsMinMax
-                ? [("min", ["type": Self.number]), ("max", ["type": Self.number])]
-                : [("min", ["type": "null"]), ("max", ["type": "null"])]
-            properties.append(
-                (
-                    component.member,
-                    [
-                        "type": "object", "required": ["value"],
-                        "properties": .object([("value", ["type": "number"])] + extra),
-                    ]
-                ))
-            let source = catalog[component.rangeFrom] ?? metric
-            let ranged = metric.allowsMinMax ? ["value", "min", "max"] : ["value"]
-            ranges += rangeRules(source, units) { range in
-                [component.member: ["properties": .object(ranged.map { ($0, range) })]]
+        for component in metric.components {
+            let reading: SchemaNode = [
+                "type": "object", "required": ["value"],
+                "properties": .object([("value", ["type": "number"])] + extra),
+            ]
+            properties.append((component.key, reading))
+            let bounds = (min: component.plausibleMin, max: component.plausibleMax)
+            ranges += rangeRules(bounds, units) { range in
+                [component.key: ["properties": .object(ranged.map { ($0, range) })]]
             }
         }
+        let keys = metric.components.map(\.key)
         return [
-            "description": .string("\(metric.text) (\(metric.ucum)): a panel; `unit` is required."),
-            "required": .array((components.map(\.member) + ["unit"]).map(SchemaNode.string)),
+            "description": .string(
+                "\(metric.text) (\(metric.ucum)): a panel of \(keys.joined(separator: ", "))"
+                    + (optional ? "." : "; `unit` is required.")),
+            "required": .array((keys + (optional ? [] : ["unit"])).map(SchemaNode.string)),
             "properties": .object(properties),
             "allOf": .array(ranges),
         ]
@@ -91,19 +83,20 @@ extension DailyValueSchema {
         return groups
     }
 
-    /// The plausible range of `source` in every unit group, as `allOf` branches: a plain `properties` rule for a
-    /// single group, else one `if unit in group then range` per group (an absent or null unit: the catalog unit).
+    /// The plausible range `bounds` (in the catalog unit) in every unit group, as `allOf` branches: a plain
+    /// `properties` rule for a single group, else one `if unit in group then range` per group (an absent or null
+    /// unit: the catalog unit).
     ///
     /// Bounds in an alias unit are the catalog bounds converted and rounded to 9 decimals, as the decoder rounds a
     /// converted value; a value within that rounding of such a bound may be judged differently (docs/SCHEMA.md).
     private func rangeRules(
-        _ source: Metric, _ groups: [(factor: Double, units: [String])],
+        _ bounds: (min: Double, max: Double), _ groups: [(factor: Double, units: [String])],
         _ wrap: (SchemaNode) -> SchemaNode
     ) -> [SchemaNode] {
         func range(_ factor: Double) -> SchemaNode {
             [
-                "minimum": .number(DailyValueDecoder.convert(source.plausibleMin, 1 / factor)),
-                "maximum": .number(DailyValueDecoder.convert(source.plausibleMax, 1 / factor)),
+                "minimum": .number(DailyValueDecoder.convert(bounds.min, 1 / factor)),
+                "maximum": .number(DailyValueDecoder.convert(bounds.max, 1 / factor)),
             ]
         }
         guard groups.count > 1 else { return [["properties": wrap(range(1))]] }

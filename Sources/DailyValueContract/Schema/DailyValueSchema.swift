@@ -101,7 +101,9 @@ public struct DailyValueSchema: Sendable {
         [
             "description": """
             Not blank, no control characters, at most \(policy.maxSourceFieldBytes) UTF-8 bytes (the schema \
-            bounds characters; the byte limit is the decoder's).
+            bounds characters; the byte limit is the decoder's). Accepted but not stored when longer than its \
+            cap: bundleId \(policy.maxBundleIdBytes), model \(policy.maxModelBytes), softwareVersion \
+            \(policy.maxSoftwareVersionBytes) bytes (name: only with the worker's opt-in).
             """,
             "type": Self.text, "maxLength": .integer(Int64(policy.maxSourceFieldBytes)), "pattern": "[^ ]",
             "not": Self.string(matching: "[\\u0000-\\u001f\\u007f-\\u009f]"),

@@ -1,34 +1,45 @@
 import DailyValueContract
 
 /// The parts of an Observation that depend only on the metric, rendered once per catalog entry.
+///
+/// Lean by rule: no fact twice. Codings carry no `display` (the code system defines it), `category` has no `text`,
+/// component codes have no `text` unless it names which part of a panel a statistic belongs to.
 struct MetricFragments: Sendable {
-    /// `[{"coding":[…],"text":…}]` for `category`.
+    /// One `component.code` and the codes of its minimum and maximum.
+    struct Part: Sendable {
+        /// The panel component's key (`systolic`), or `nil` for a single-quantity metric's own min/max.
+        let key: String?
+        let code: [UInt8]
+        let minimumCode: [UInt8]
+        let maximumCode: [UInt8]
+    }
+
+    /// `[{"coding":[…]}]` for `category`.
     let category: [UInt8]
     /// `{"coding":[…],"text":…}` for `code`.
     let code: [UInt8]
+    /// `{"coding":[observation-statistics#average]}` for `method` of a daily mean; `nil` otherwise.
+    let method: [UInt8]?
     /// `"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N`
     /// (the writer adds the comma).
     let quantityTail: [UInt8]
-    /// `component.code` for the day's minimum and maximum (metrics that allow min/max).
-    let minimumCode: [UInt8]
-    let maximumCode: [UInt8]
+    /// The metric's own min/max codes (single-quantity metrics that allow min/max).
+    let own: Part
+    /// A panel's parts in catalog order.
+    let parts: [Part]
 
     init(_ metric: Metric) {
-        var category = JSONWriter(capacity: 160)
+        let categoryCoding = FHIRCoding(
+            system: FHIRCoding.categorySystem, code: metric.category.rawValue, display: metric.category.display)
+        var category = JSONWriter(capacity: 120)
         category.beginArray()
-        Self.writeConcept(
-            [
-                FHIRCoding(
-                    system: FHIRCoding.categorySystem, code: metric.category.rawValue,
-                    display: metric.category.display)
-            ],
-            text: metric.category.display, to: &category)
+        Self.writeConcept([categoryCoding], text: nil, to: &category)
         category.endArray()
         self.category = category.bytes
-
-        var code = JSONWriter(capacity: 400)
-        Self.writeConcept(metric.codings, text: metric.text, to: &code)
-        self.code = code.bytes
+        self.code = Self.concept(metric.codings, text: metric.text)
+        self.method =
+            metric.aggregation == .mean && !metric.codesAggregation
+            ? Self.concept([.statistic("average")], text: nil) : nil
 
         var tail = JSONWriter(capacity: 100)
         tail.beginObject()  // the caller has already written `{"value":N`; drop the brace below
@@ -38,16 +49,30 @@ struct MetricFragments: Sendable {
         tail.endObject()
         self.quantityTail = Array(tail.bytes.dropFirst())
 
-        var minimum = JSONWriter(capacity: 200)
-        Self.writeConcept([metric.resolvedMinimumCoding], text: "Minimum, local day", to: &minimum)
-        self.minimumCode = minimum.bytes
-        var maximum = JSONWriter(capacity: 200)
-        Self.writeConcept([metric.resolvedMaximumCoding], text: "Maximum, local day", to: &maximum)
-        self.maximumCode = maximum.bytes
+        self.own = Part(
+            key: nil, code: [], minimumCode: Self.concept([metric.resolvedMinimumCoding], text: nil),
+            maximumCode: Self.concept([metric.resolvedMaximumCoding], text: nil))
+        self.parts = metric.components.map { component in
+            // Without own codings, the statistic's text names the part (observation-statistics has no systolic).
+            let label = component.key.prefix(1).uppercased() + component.key.dropFirst()
+            return Part(
+                key: component.key, code: Self.concept(component.codings, text: nil),
+                minimumCode: component.minimumCoding.map { Self.concept([$0], text: nil) }
+                    ?? Self.concept([.statistic("minimum")], text: label + " minimum"),
+                maximumCode: component.maximumCoding.map { Self.concept([$0], text: nil) }
+                    ?? Self.concept([.statistic("maximum")], text: label + " maximum"))
+        }
     }
 
-    /// A `CodeableConcept`: `{"coding":[{"system","code","display"}…],"text":…}`.
-    private static func writeConcept(_ codings: [FHIRCoding], text: String, to writer: inout JSONWriter) {
+    private static func concept(_ codings: [FHIRCoding], text: String?) -> [UInt8] {
+        var writer = JSONWriter(capacity: 300)
+        writeConcept(codings, text: text, to: &writer)
+        return writer.bytes
+    }
+
+    /// A `CodeableConcept`: `{"coding":[{"system","code"}…],"text"?}`. No `display`: it repeats what the code system
+    /// defines for the code (the catalog keeps it for docs/CLINICAL.md); `code.text` is the human label.
+    private static func writeConcept(_ codings: [FHIRCoding], text: String?, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("coding")
         writer.beginArray()
@@ -55,11 +80,10 @@ struct MetricFragments: Sendable {
             writer.beginObject()
             writer.member("system", coding.system)
             writer.member("code", coding.code)
-            writer.member("display", coding.display)
             writer.endObject()
         }
         writer.endArray()
-        writer.member("text", text)
+        if let text { writer.member("text", text) }
         writer.endObject()
     }
 }

@@ -13,18 +13,26 @@ extension ObservationMapper {
         public var finalGraceSeconds: Int64
         /// The URL of the HKSource provenance extension.
         public var sourceExtensionURL: String
+        /// How `subject` names the patient.
+        public var subject: SubjectReference
+        /// Whether the free-text device name (`source.name`, often a person's name) is stored. Off by default: it
+        /// is PHI; turn it on only where the deployment has a documented reason (worker `--store-device-name`).
+        public var storesDeviceName: Bool
 
         public init(
             identifierSystem: String = "https://fhir.example.org/identifiers/daily-summary", idKey: [UInt8],
             metaSource: String = "https://fhir.example.org/sources/daily-values-pipeline/1.0.0",
             finalGraceSeconds: Int64 = 6 * 3600,
-            sourceExtensionURL: String = "https://fhir.example.org/StructureDefinition/hk-source"
+            sourceExtensionURL: String = "https://fhir.example.org/StructureDefinition/hk-source",
+            subject: SubjectReference = .literal, storesDeviceName: Bool = false
         ) {
             self.identifierSystem = identifierSystem
             self.idKey = idKey
             self.metaSource = metaSource
             self.finalGraceSeconds = finalGraceSeconds
             self.sourceExtensionURL = sourceExtensionURL
+            self.subject = subject
+            self.storesDeviceName = storesDeviceName
         }
 
         /// Checks every setting.
@@ -33,7 +41,7 @@ extension ObservationMapper {
             for (field, uri) in [
                 ("identifierSystem", identifierSystem), ("metaSource", metaSource),
                 ("sourceExtensionURL", sourceExtensionURL),
-            ] where !Self.isAbsoluteURI(uri) {
+            ] + subject.systems where !Self.isAbsoluteURI(uri) {
                 throw ConfigurationError(field: field, "must be an absolute URI such as https://host/path")
             }
             guard finalGraceSeconds >= 0, finalGraceSeconds <= 30 * 86_400 else {
@@ -50,6 +58,23 @@ extension ObservationMapper {
             return scheme.first!.isLetter && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
                 && text[text.index(after: colon)...].count > 0
                 && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }
+        }
+    }
+
+    /// How `Observation.subject` refers to the patient.
+    public enum SubjectReference: Sendable, Hashable {
+        /// `{"reference":"Patient/{id}"}` (the default): the server must hold `Patient/{id}` if it checks references.
+        case literal
+        /// `{"identifier":{"system":…,"value":"{id}"}}`: a logical reference for servers with referential
+        /// integrity that do not hold the Patient under this id; `system` is the deployment's patient id URI.
+        case logical(system: String)
+
+        /// The URI settings to check, named as in the configuration.
+        fileprivate var systems: [(String, String)] {
+            switch self {
+            case .literal: []
+            case .logical(let system): [("patientIdentifierSystem", system)]
+            }
         }
     }
 

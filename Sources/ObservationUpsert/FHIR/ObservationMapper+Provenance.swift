@@ -1,62 +1,48 @@
 import DailyValueContract
 
-// HKSource provenance: a contained Device (name, model, software version) referenced from `Observation.device`,
-// and an extension carrying every source field, including the bundle id (not a URI, so not for `meta.source`).
+// HKSource provenance, written once: one extension (the configured URL) with the source's bundle id, model and
+// software version. No contained Device: it would repeat the same facts (issue 12). The free-text device name is
+// PHI ("Jane Doe's Apple Watch") and is written only with the documented opt-in `storesDeviceName`.
+//
+// Bundle ids: segments that look like per-device identifiers (a UUID, or 16+ hex digits) are dropped, so
+// `com.example.app.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C11` is stored as `com.example.app`.
 
 extension ObservationMapper {
-    /// Writes `contained` and `extension` for `source`; returns whether a Device `#dev` was written.
-    func writeProvenance(_ source: DailyValue.Source?, _ w: inout JSONWriter) -> Bool {
-        guard let source else { return false }
-        let hasDevice = source.name != nil || source.model != nil || source.softwareVersion != nil
-        if hasDevice {
-            w.key("contained")
-            w.beginArray()
-            w.beginObject()
-            w.member("resourceType", "Device")
-            w.member("id", "dev")
-            if source.name != nil || source.model != nil {
-                w.key("deviceName")
-                w.beginArray()
-                if let name = source.name { writeDeviceName(name, type: "user-friendly-name", &w) }
-                if let model = source.model { writeDeviceName(model, type: "model-name", &w) }
-                w.endArray()
-            }
-            if let version = source.softwareVersion {
-                w.key("version")
-                w.beginArray()
-                w.beginObject()
-                w.key("type")
-                w.beginObject()
-                w.member("text", "software")
-                w.endObject()
-                w.member("value", version)
-                w.endObject()
-                w.endArray()
-            }
-            w.endObject()
-            w.endArray()
-        }
+    /// Writes the `extension` for `source`, when anything of it is kept.
+    func writeProvenance(_ source: DailyValue.Source?, _ w: inout JSONWriter) {
+        guard let source else { return }
+        let name = configuration.storesDeviceName ? source.name : nil
+        let bundleId = source.bundleId.flatMap(Self.bundleIdWithoutDeviceIDs)
+        guard name != nil || bundleId != nil || source.model != nil || source.softwareVersion != nil else { return }
         w.key("extension")
         w.beginArray()
         w.beginObject()
         w.member("url", configuration.sourceExtensionURL)
         w.key("extension")
         w.beginArray()
-        if let name = source.name { writeStringExtension("name", name, &w) }
-        if let bundleId = source.bundleId { writeStringExtension("bundleIdentifier", bundleId, &w) }
+        if let name { writeStringExtension("name", name, &w) }
+        if let bundleId { writeStringExtension("bundleIdentifier", bundleId, &w) }
         if let model = source.model { writeStringExtension("model", model, &w) }
         if let version = source.softwareVersion { writeStringExtension("softwareVersion", version, &w) }
         w.endArray()
         w.endObject()
         w.endArray()
-        return hasDevice
     }
 
-    private func writeDeviceName(_ name: String, type: String, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.member("name", name)
-        w.member("type", type)
-        w.endObject()
+    /// `bundleId` without its device-identifier segments; `nil` when nothing else is left.
+    static func bundleIdWithoutDeviceIDs(_ bundleId: String) -> String? {
+        let kept = bundleId.split(separator: ".", omittingEmptySubsequences: false).filter { !isDeviceID($0) }
+        return kept.isEmpty ? nil : kept.joined(separator: ".")
+    }
+
+    /// A UUID (8-4-4-4-12 hex digits) or a run of 16 or more hex digits.
+    private static func isDeviceID(_ segment: Substring) -> Bool {
+        let utf8 = Array(segment.utf8)
+        let isHex = { (b: UInt8) in (0x30...0x39).contains(b) || (0x41...0x46).contains(b) || (0x61...0x66).contains(b)
+        }
+        if utf8.count >= 16, utf8.allSatisfy(isHex) { return true }
+        let groups = segment.split(separator: "-", omittingEmptySubsequences: false).map(\.utf8.count)
+        return groups == [8, 4, 4, 4, 12] && utf8.allSatisfy { isHex($0) || $0 == 0x2D }
     }
 
     private func writeStringExtension(_ url: String, _ value: String, _ w: inout JSONWriter) {

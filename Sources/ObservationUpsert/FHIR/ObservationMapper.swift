@@ -53,10 +53,9 @@ public struct ObservationMapper: Sendable {
         let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
         let identity = value.identity
         let resourceID = ids.id(for: identity)
-        let subject = "Patient/" + value.patient
         let isFinal = issuedMs / 1000 >= period.end + configuration.finalGraceSeconds
 
-        var w = JSONWriter(capacity: 2048)
+        var w = JSONWriter(capacity: 1600)
         w.beginObject()
         w.member("resourceType", "Observation")
         w.member("id", resourceID)
@@ -66,7 +65,7 @@ public struct ObservationMapper: Sendable {
         let storeMembersAt = w.bytes.count
         w.member("source", configuration.metaSource)
         w.endObject()
-        let hasDevice = writeProvenance(value.source, &w)
+        writeProvenance(value.source, &w)
         w.key("identifier")
         w.beginArray()
         w.beginObject()
@@ -80,30 +79,22 @@ public struct ObservationMapper: Sendable {
         w.key("code")
         w.rawValue(parts.code)
         w.key("subject")
-        writeReference(subject, &w)
+        writeSubject(value.patient, &w)
         w.key("effectivePeriod")
         w.beginObject()
         w.member("start", FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset))
         w.member("end", FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset))
         w.endObject()
         w.member("issued", FHIRDateTime.instant(epochMilliseconds: issuedMs))
-        w.key("performer")
-        w.beginArray()
-        writeReference(subject, &w)
-        w.endArray()
-        w.key("valueQuantity")
-        writeQuantity(value.value, parts, &w)
-        if hasDevice {
-            w.key("device")
-            writeReference("#dev", &w)
+        if let method = parts.method {
+            w.key("method")
+            w.rawValue(method)
         }
-        if metric.allowsMinMax, value.min != nil || value.max != nil {
-            w.key("component")
-            w.beginArray()
-            if let min = value.min { writeComponent(min, code: parts.minimumCode, parts, &w) }
-            if let max = value.max { writeComponent(max, code: parts.maximumCode, parts, &w) }
-            w.endArray()
+        if let number = value.value {
+            w.key("valueQuantity")
+            writeQuantity(number, parts, &w)
         }
+        writeComponents(value, metric, parts, &w)
         w.endObject()
         return ObservationRecord(
             identity: identity, version: validated.version, resourceID: resourceID,
@@ -113,10 +104,41 @@ public struct ObservationMapper: Sendable {
 
     // MARK: - Pieces
 
-    private func writeReference(_ reference: String, _ w: inout JSONWriter) {
+    /// `subject`: `{"reference":"Patient/{id}"}`, or the logical `{"identifier":{"system","value"}}`.
+    private func writeSubject(_ patient: String, _ w: inout JSONWriter) {
         w.beginObject()
-        w.member("reference", reference)
+        switch configuration.subject {
+        case .literal: w.member("reference", "Patient/" + patient)
+        case .logical(let system):
+            w.key("identifier")
+            w.beginObject()
+            w.member("system", system)
+            w.member("value", patient)
+            w.endObject()
+        }
         w.endObject()
+    }
+
+    /// A panel's parts (each with its min/max), or a single-quantity metric's min/max.
+    private func writeComponents(
+        _ value: DailyValue, _ metric: Metric, _ parts: MetricFragments, _ w: inout JSONWriter
+    ) {
+        let hasOwnRange = metric.allowsMinMax && (value.min != nil || value.max != nil)
+        guard hasOwnRange || !value.components.isEmpty else { return }
+        w.key("component")
+        w.beginArray()
+        if hasOwnRange {
+            if let min = value.min { writeComponent(min, code: parts.own.minimumCode, parts, &w) }
+            if let max = value.max { writeComponent(max, code: parts.own.maximumCode, parts, &w) }
+        }
+        // The profile's components first (systolic, diastolic), then the day's ranges.
+        let pairs = zip(value.components, parts.parts)
+        for (reading, part) in pairs { writeComponent(reading.value, code: part.code, parts, &w) }
+        for (reading, part) in pairs {
+            if let min = reading.min { writeComponent(min, code: part.minimumCode, parts, &w) }
+            if let max = reading.max { writeComponent(max, code: part.maximumCode, parts, &w) }
+        }
+        w.endArray()
     }
 
     private func writeComponent(_ number: Double, code: [UInt8], _ parts: MetricFragments, _ w: inout JSONWriter) {

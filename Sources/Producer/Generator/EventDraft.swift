@@ -4,6 +4,14 @@ import SeededRandom
 ///
 /// Rendering is a pure function of the draft, so a duplicate rendered twice is byte-identical.
 struct EventDraft: Sendable, Hashable {
+    /// One drawn part of a panel event (blood pressure `systolic`).
+    struct Part: Sendable, Hashable {
+        var profile: MetricProfile
+        var value: Double
+        var min: Double?
+        var max: Double?
+    }
+
     var patient: String
     var profile: MetricProfile
     var day: CivilDay
@@ -13,6 +21,8 @@ struct EventDraft: Sendable, Hashable {
     var max: Double?
     var version: Int64
     var source: SourceProfile
+    /// A panel's parts in the profile's order (``value``/``min``/``max`` are then not sent); empty otherwise.
+    var parts: [Part] = []
 
     /// `patient/metric/day`, the upsert identity.
     var identity: String { "\(patient)/\(profile.key)/\(day)" }
@@ -40,6 +50,7 @@ struct EventDraft: Sendable, Hashable {
             draft.value = profile.absurdValue
             draft.min = nil
             draft.max = nil
+            if !draft.parts.isEmpty { draft.parts[0] = Part(profile: parts[0].profile, value: profile.absurdValue) }
             return draft.render()
         case .badUnit:
             let units = ["furlong", "bpm", "count/fortnight"]
@@ -67,14 +78,28 @@ struct EventDraft: Sendable, Hashable {
         if omitted != "metric" { fields.append("\"metric\":\"\(metricKey ?? profile.key)\"") }
         if omitted != "day" { fields.append("\"day\":\"\(dayText ?? day.description)\"") }
         if omitted != "zone" { fields.append("\"\(zone.field)\":\"\(zone.value)\"") }
-        if omitted != "value" { fields.append("\"value\":\(Self.number(value, decimals: profile.decimals))") }
-        if let min { fields.append("\"min\":\(Self.number(min, decimals: profile.decimals))") }
-        if let max { fields.append("\"max\":\(Self.number(max, decimals: profile.decimals))") }
+        if parts.isEmpty {
+            if omitted != "value" { fields.append("\"value\":" + Self.reading(value, min, max, profile.decimals)) }
+        } else {
+            // Omitting "value" from a panel omits its first part (a panel has no top-level value).
+            for (index, part) in parts.enumerated() where omitted != "value" || index > 0 {
+                let reading = "\"value\":" + Self.reading(part.value, part.min, part.max, part.profile.decimals)
+                fields.append("\"\(part.profile.key)\":{\(reading)}")
+            }
+        }
         fields.append("\"unit\":\"\(unit ?? profile.unit)\"")
         fields.append("\"version\":\(version)")
         fields.append(source.json)
         if padding > 0 { fields.append("\"note\":\"\(String(repeating: "x", count: padding))\"") }
         return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// `N`, `N,"min":N`, … : a value and its optional range as JSON members after `"value":`.
+    private static func reading(_ value: Double, _ min: Double?, _ max: Double?, _ decimals: Int) -> String {
+        var text = number(value, decimals: decimals)
+        if let min { text += ",\"min\":" + number(min, decimals: decimals) }
+        if let max { text += ",\"max\":" + number(max, decimals: decimals) }
+        return text
     }
 
     /// A JSON number with at most `decimals` places and no trailing zeros (`71.4`, `8042`, `-3.5`).

@@ -70,13 +70,26 @@ extension MetricProfile {
             key: "body_height", unit: "cm", shape: .single, baseline: 150...195, noise: 0.2, bounds: 120...230,
             decimals: 1, dailyProbability: 0.05, absurdValue: 9_000
         ),
+        // One panel event a day on 30 % of days (the cuff's daily mean, as HealthKit's blood-pressure correlation).
+        // The parts' bounds do not overlap, so systolic is always above diastolic.
+        .panel(
+            key: "blood_pressure", unit: "mm[Hg]",
+            parts: [
+                MetricProfile(
+                    key: "systolic", unit: "mm[Hg]", shape: .meanWithRange, baseline: 108...142, noise: 5,
+                    rangeBelow: 3...12, rangeAbove: 4...20, bounds: 95...220, absurdValue: 9_000),
+                MetricProfile(
+                    key: "diastolic", unit: "mm[Hg]", shape: .meanWithRange, baseline: 64...90, noise: 4,
+                    rangeBelow: 2...8, rangeAbove: 3...12, bounds: 40...94, absurdValue: 9_000),
+            ], dailyProbability: 0.3, absurdValue: 9_000),
+        // The deprecated separate metrics, rarely (older producers), so the compatibility path stays exercised.
         MetricProfile(
             key: "blood_pressure_systolic", unit: "mm[Hg]", shape: .meanWithRange, baseline: 108...142, noise: 5,
-            rangeBelow: 3...12, rangeAbove: 4...20, bounds: 70...220, dailyProbability: 0.3, absurdValue: 9_000
+            rangeBelow: 3...12, rangeAbove: 4...20, bounds: 70...220, dailyProbability: 0.02, absurdValue: 9_000
         ),
         MetricProfile(
             key: "blood_pressure_diastolic", unit: "mm[Hg]", shape: .meanWithRange, baseline: 64...92, noise: 4,
-            rangeBelow: 2...8, rangeAbove: 3...12, bounds: 40...140, dailyProbability: 0.3, absurdValue: 9_000
+            rangeBelow: 2...8, rangeAbove: 3...12, bounds: 40...140, dailyProbability: 0.02, absurdValue: 9_000
         ),
         MetricProfile(
             key: "blood_glucose", unit: "mg/dL", shape: .meanWithRange, baseline: 85...130, noise: 8,

@@ -39,12 +39,16 @@ public struct MetricProfile: Sendable, Hashable {
     public var dailyProbability: Double
     /// A value far outside any plausible range, used for the `out_of_range` invalid class.
     public var absurdValue: Double
+    /// A panel's parts (blood pressure: `systolic`, `diastolic`), each drawn by its own profile and sent as an
+    /// object `{"value", "min"?, "max"?}` instead of `value`; empty for a single-quantity metric.
+    public var parts: [MetricProfile]
 
     public init(
         key: String, unit: String, shape: Shape, baseline: ClosedRange<Double>, noise: Double,
         relativeNoise: Bool = false, driftPerDay: ClosedRange<Double> = 0...0,
         rangeBelow: ClosedRange<Double> = 0...0, rangeAbove: ClosedRange<Double> = 0...0,
-        bounds: ClosedRange<Double>, decimals: Int = 0, dailyProbability: Double = 1, absurdValue: Double
+        bounds: ClosedRange<Double>, decimals: Int = 0, dailyProbability: Double = 1, absurdValue: Double,
+        parts: [MetricProfile] = []
     ) {
         self.key = key
         self.unit = unit
@@ -59,6 +63,18 @@ public struct MetricProfile: Sendable, Hashable {
         self.decimals = decimals
         self.dailyProbability = dailyProbability
         self.absurdValue = absurdValue
+        self.parts = parts
+    }
+
+    /// A panel: the parts' own profiles draw the readings; `bounds` is the union of theirs.
+    public static func panel(
+        key: String, unit: String, parts: [MetricProfile], dailyProbability: Double, absurdValue: Double
+    ) -> MetricProfile {
+        let low = parts.map(\.bounds.lowerBound).min() ?? 0
+        let high = parts.map(\.bounds.upperBound).max() ?? 0
+        return MetricProfile(
+            key: key, unit: unit, shape: .meanWithRange, baseline: low...high, noise: 0, bounds: low...high,
+            dailyProbability: dailyProbability, absurdValue: absurdValue, parts: parts)
     }
 
     // MARK: - Drawing

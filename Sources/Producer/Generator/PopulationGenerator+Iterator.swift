@@ -122,9 +122,15 @@ extension PopulationGenerator {
                 let computedAt =
                     day.adding(days: 1).utcMidnightMilliseconds
                     - Int64(zone.nominalOffsetSeconds) * 1_000 + Int64(random.integer(in: 300_000...32_400_000))
+                let parts = profile.parts.map { part in
+                    let hash = PopulationGenerator.keyHash(profile.key + "." + part.key)
+                    let traits = PopulationGenerator.random(seed, 1, UInt64(person), hash)
+                    let reading = part.draw(person: traits, day: &random, dayIndex: dayIndex)
+                    return EventDraft.Part(profile: part, value: reading.value, min: reading.min, max: reading.max)
+                }
                 let base = EventDraft(
                     patient: patient, profile: profile, day: day, zone: zone, value: drawn.value, min: drawn.min,
-                    max: drawn.max, version: computedAt, source: source
+                    max: drawn.max, version: computedAt, source: source, parts: parts
                 )
                 let plan = RedeliveryPlan(base: base, configuration: configuration, using: &random)
                 let oracle = GeneratedEvent.OracleEntry(identity: base.identity, highestVersion: plan.highestVersion)

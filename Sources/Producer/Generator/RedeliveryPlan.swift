@@ -31,15 +31,25 @@ struct RedeliveryPlan {
         _ base: EventDraft, growth: ClosedRange<Double>, using random: inout SplitMix64
     ) -> EventDraft {
         var draft = base
-        let profile = base.profile
-        switch profile.shape {
-        case .cumulative:
-            draft.value = profile.clamp(base.value * random.uniform(growth))
-        case .single, .meanWithRange:
-            draft.value = profile.clamp(random.normal(mean: base.value, deviation: profile.noise / 2))
+        (draft.value, draft.min, draft.max) = recomputed(
+            base.profile, base.value, base.min, base.max, growth: growth, using: &random)
+        for index in draft.parts.indices {
+            let part = draft.parts[index]
+            (draft.parts[index].value, draft.parts[index].min, draft.parts[index].max) = recomputed(
+                part.profile, part.value, part.min, part.max, growth: growth, using: &random)
         }
-        if let min = base.min { draft.min = Swift.min(min, draft.value) }
-        if let max = base.max { draft.max = Swift.max(max, draft.value) }
         return draft
+    }
+
+    private static func recomputed(
+        _ profile: MetricProfile, _ value: Double, _ min: Double?, _ max: Double?, growth: ClosedRange<Double>,
+        using random: inout SplitMix64
+    ) -> (Double, Double?, Double?) {
+        let new: Double
+        switch profile.shape {
+        case .cumulative: new = profile.clamp(value * random.uniform(growth))
+        case .single, .meanWithRange: new = profile.clamp(random.normal(mean: value, deviation: profile.noise / 2))
+        }
+        return (new, min.map { Swift.min($0, new) }, max.map { Swift.max($0, new) })
     }
 }

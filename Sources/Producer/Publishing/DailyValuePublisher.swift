@@ -37,7 +37,7 @@ public final class DailyValuePublisher: Sendable {
     /// is ``PublishResult/rejected(_:)`` here and never sent.
     /// - Returns: one result per event, in order.
     public func publish(_ events: [DailyValue]) async -> [PublishResult] {
-        await publish(lines: events.map { Array($0.jsonLine().utf8) })
+        await publish(lines: events.map { Array($0.jsonLine(catalog: configuration.decoder.catalog).utf8) })
     }
 
     /// Validates raw JSON messages and publishes the *original bytes* of the valid ones.

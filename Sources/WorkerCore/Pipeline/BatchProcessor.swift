@@ -29,6 +29,8 @@ struct BatchProcessor: Sendable {
         var deadLetters: [KafkaOutgoingMessage] = []
         /// Dead-letter counts by error class, for metrics.
         var deadLetterClasses: [String: Int] = [:]
+        /// Valid events' source fields left out for exceeding their stored cap, by field, for metrics.
+        var omittedSourceFields: [String: Int] = [:]
         /// Per partition, the batch's last record: its offset + 1 is what to store once the batch is durable.
         var lastRecords: [KafkaTopicPartition: KafkaMessage] = [:]
     }
@@ -47,6 +49,7 @@ struct BatchProcessor: Sendable {
             do {
                 let value = try decoder.validate(message.value, recordTimestampMs: message.timestampMs)
                 output.decoded.append(Decoded(value: value, message: message))
+                for field in value.omittedSourceFields { output.omittedSourceFields[field, default: 0] += 1 }
             } catch {
                 addDeadLetter(for: message, error, to: &output)
             }

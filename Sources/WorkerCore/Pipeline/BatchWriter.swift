@@ -44,6 +44,9 @@ struct BatchWriter: Sendable {
             return
         }
         metrics.countSkipped(output.skipped)
+        for (field, n) in output.omittedSourceFields {
+            metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"\(field)\"", by: Double(n))
+        }
         tracker.endBatch(durable: offsets.storeOffsets(after: generations))
         metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
         logger.debug("batch durable", [("records", .int(Int64(messages.count))),
