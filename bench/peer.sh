@@ -27,6 +27,11 @@ peer_available() {
 # the final idle wait; CPU per event for the peer processes and for the PostgreSQL cluster.
 run_peers() {
     local label=$1 procs=$2 db=$3 topic=$4 group="peer-$1-$RANDOM" t0 t1 i pids=() cpu=0 pg0
+    # The peer's own table, created once before its processes start (two concurrent CREATE TABLE IF NOT EXISTS
+    # race on the type name).
+    PEER_DSN=$(db_url "$db") /usr/bin/python3 -c 'import os, sys; sys.path.insert(0, sys.argv[1]); import peer_worker
+import psycopg2; c = psycopg2.connect(os.environ["PEER_DSN"]); c.cursor().execute(peer_worker.DDL); c.commit()' \
+        "$PEER_DIR"
     pg0=$(pg_cpu_seconds)
     t0=$(now)
     for i in $(seq 1 "$procs"); do
