@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: - Foundations (no C library, or one C library each)
         /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
@@ -35,6 +36,8 @@ let package = Package(
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
         .target(name: "SQLiteClient", dependencies: ["CSQLite", "Essentials"], swiftSettings: swiftSettings),
         .target(name: "PostgresClient", dependencies: ["CPostgres", "Essentials"], swiftSettings: swiftSettings),
+        /// The only importer of CCurl: kept-alive HTTP/1.1 and HTTP/2 connections, TLS, timeouts, typed errors.
+        .target(name: "HTTPClient", dependencies: ["CCurl", "Essentials"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
