@@ -46,10 +46,10 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
-        /// FHIR mapping and the stores (the only code with SQL); re-exports DailyValueContract.
+        /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
-            dependencies: ["DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient"],
+            dependencies: ["DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
