@@ -36,10 +36,12 @@ struct FHIRCopy {
         return ObservationIdentity(patient: String(parts[0]), metric: String(parts[1]), day: String(parts[2]))
     }
 
-    /// The copy as a ``StoredObservation`` (nil without identity or event version: not one of this product's).
+    /// The copy as a ``StoredObservation`` with the server's resource as compact JSON with sorted keys (nil without
+    /// identity or event version: not one of this product's).
     var stored: StoredObservation? {
         guard let identity, let eventVersion,
-            let data = try? JSONSerialization.data(withJSONObject: resource, options: [.withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(
+                withJSONObject: resource, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return nil }
         return StoredObservation(
             identity: identity, version: eventVersion, resourceID: resourceID,
