@@ -77,16 +77,19 @@ let package = Package(
         // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.
         .executableTarget(
             name: "dvp-test-tools", dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom"],
-            path: "Tests/TestTools", swiftSettings: swiftSettings
+            path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
-            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom", "HTTPClient"],
+            path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ObservationUpsertTests",
-            dependencies: ["ObservationUpsert", "SQLiteClient", "PostgresClient", "Essentials", "TestSupport"],
+            dependencies: [
+                "ObservationUpsert", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
