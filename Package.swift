@@ -49,7 +49,9 @@ let package = Package(
         /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
-            dependencies: ["DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient", "HTTPClient"],
+            dependencies: [
+                "DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient", "HTTPClient",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
@@ -59,7 +61,9 @@ let package = Package(
         ),
         .target(
             name: "WorkerCore",
-            dependencies: ["CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD"],
+            dependencies: [
+                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD", "HTTPClient",
+            ],
             swiftSettings: swiftSettings
         ),
 

@@ -78,8 +78,11 @@ final class CurlEasy {
             try check(dvp_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             // COPYPOSTFIELDS copies the bytes now, so the body need not outlive this call.
             try body.withUnsafeBytes { bytes in
-                try check(dvp_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(
-                    mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start))))
+                try check(
+                    dvp_curl_setopt_pointer(
+                        handle, CURLOPT_COPYPOSTFIELDS,
+                        UnsafeMutableRawPointer(
+                            mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start))))
             }
         } else {
             try set(CURLOPT_HTTPGET, 1)
@@ -93,20 +96,22 @@ final class CurlEasy {
     }
 
     private func setCallbacks() throws {
-        try check(dvp_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let length = size * count
-            guard let data, let context, length > 0 else { return length }
-            let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-            sink.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
-            return length
-        })
-        try check(dvp_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let length = size * count
-            guard let data, let context, length > 0 else { return length }
-            let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-            sink.headerLine(UnsafeRawBufferPointer(start: data, count: length))
-            return length
-        })
+        try check(
+            dvp_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                let length = size * count
+                guard let data, let context, length > 0 else { return length }
+                let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+                sink.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+                return length
+            })
+        try check(
+            dvp_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                let length = size * count
+                guard let data, let context, length > 0 else { return length }
+                let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+                sink.headerLine(UnsafeRawBufferPointer(start: data, count: length))
+                return length
+            })
     }
 
     // MARK: - Options and errors

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 @testable import ObservationUpsert
 
@@ -33,7 +33,10 @@ struct FHIRStoreFaultTests {
     func aWriterInBetweenIsReadAgainAndTheHigherVersionWins(conflictStatus: Int) async throws {
         let double = try await FHIRDouble()
         let store = try await Self.open(double)
-        #expect(try await store.upsert([try Self.mapped(version: 5), try Self.mapped(day: 2, version: 5)]) == [.inserted, .inserted])
+        #expect(
+            try await store.upsert([try Self.mapped(version: 5), try Self.mapped(day: 2, version: 5)]) == [
+                .inserted, .inserted,
+            ])
         let lower = try Self.mapped(version: 6)  // another writer puts 6 between our read and our write of 9 …
         let higher = try Self.mapped(day: 2, version: 20)  // … and 20 before our 9 on day 2
         try await double.set([

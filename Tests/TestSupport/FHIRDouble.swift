@@ -20,8 +20,11 @@ public final class FHIRDouble: Sendable {
         let portFile = directory.appendingPathComponent("port")
         let script = TestEnvironment.root.appendingPathComponent("Tests/TestTools/fhir_double.py").path
         process = try ChildProcess(
-            "/usr/bin/env", ["python3", script, "--port-file", portFile.path, "--patients",
-                             patients.joined(separator: ",")],
+            "/usr/bin/env",
+            [
+                "python3", script, "--port-file", portFile.path, "--patients",
+                patients.joined(separator: ","),
+            ],
             directory: directory, name: "fhir-double")
         let deadline = ContinuousClock.now + .seconds(20)
         var port: Int?
@@ -47,8 +50,9 @@ public final class FHIRDouble: Sendable {
     public func set(_ quirks: [String: Any]) async throws {
         let body = try JSONSerialization.data(withJSONObject: quirks)
         let response = try await http.send(
-            HTTPRequest(method: "POST", url: rootURL + "/_control", headers: [("Content-Type", "application/json")],
-                        body: Array(body)))
+            HTTPRequest(
+                method: "POST", url: rootURL + "/_control", headers: [("Content-Type", "application/json")],
+                body: Array(body)))
         guard response.status == 200 else { throw TestSetupError("FHIR double /_control: \(response.status)") }
     }
 

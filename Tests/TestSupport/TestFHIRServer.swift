@@ -26,9 +26,8 @@ public final class TestFHIRServer: Sendable {
         for _ in 0..<5 {
             let port = try FreePort.pick()
             let base = "http://127.0.0.1:\(port)/fhir"
-            let auth =
-                bearerTokens.isEmpty
-                ? "" : "server_auth: {types: [bearer], tokens: [\(bearerTokens.map { "\"\($0)\"" }.joined(separator: ", "))]}\n"
+            let tokens = bearerTokens.map { "\"\($0)\"" }.joined(separator: ", ")
+            let auth = bearerTokens.isEmpty ? "" : "server_auth: {types: [bearer], tokens: [\(tokens)]}\n"
             let settings = directory.appendingPathComponent("settings-\(port).yaml")
             try """
             base_url: \(base)
@@ -115,7 +114,9 @@ public enum FreePort {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw TestSetupError("bind() failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -56,8 +56,10 @@ actor FHIRAccessToken {
     // MARK: - OAuth2 client credentials
 
     private func fetch(_ grant: OAuth2ClientCredentials) async throws -> String {
-        var form = [("grant_type", "client_credentials"), ("client_id", grant.clientID),
-                    ("client_secret", grant.clientSecret)]
+        var form = [
+            ("grant_type", "client_credentials"), ("client_id", grant.clientID),
+            ("client_secret", grant.clientSecret),
+        ]
         if let scope = grant.scope { form.append(("scope", scope)) }
         let body = form.map { "\($0.0)=\(Self.formEncoded($0.1))" }.joined(separator: "&")
         let request = HTTPRequest(

@@ -39,7 +39,9 @@ public struct FHIRCapabilities: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "\(software.isEmpty ? "unnamed server" : software), FHIR \(fhirVersion), HTTP/\(httpVersion)"
-            + (missing.isEmpty ? "; declares everything the store uses" : "; does not declare: "
-                + missing.joined(separator: ", "))
+            + (missing.isEmpty
+                ? "; declares everything the store uses"
+                : "; does not declare: "
+                    + missing.joined(separator: ", "))
     }
 }

@@ -84,8 +84,10 @@ public final class FHIRObservationStore: ObservationStore {
     }
 
     public func outcomeCounts() async throws -> [MetricOutcomeCount] {
-        counts.withLock { $0 }.map { MetricOutcomeCount(metric: $0.key.metric, outcome: $0.key.outcome, count: $0.value) }
-            .sorted { ($0.metric, $0.outcome.rawValue) < ($1.metric, $1.outcome.rawValue) }
+        counts.withLock { $0 }.map {
+            MetricOutcomeCount(metric: $0.key.metric, outcome: $0.key.outcome, count: $0.value)
+        }
+        .sorted { ($0.metric, $0.outcome.rawValue) < ($1.metric, $1.outcome.rawValue) }
     }
 
     public func allVersions() async throws -> [ObservationIdentity: Int64] {

@@ -10,8 +10,9 @@ struct FHIRRestClient: Sendable {
     let token: FHIRAccessToken
     let configuration: FHIRStoreConfiguration
 
-    /// Sends a request to `path` (relative to the base URL, or absolute; "" is the base itself, for Bundles) and returns a response whose status is
-    /// 2xx, 3xx or a 4xx other than 401/403/429 (the caller decides those per record or per call).
+    /// Sends a request to `path` (relative to the base URL, or absolute; "" is the base itself, for Bundles) and
+    /// returns a response whose status is 2xx, 3xx or a 4xx other than 401/403/429 (the caller decides those per
+    /// record or per call).
     /// - Throws: ``StoreError``: `connection` for network failures and 5xx answers, `timeout`, `busy` when throttling
     ///   outlasted ``FHIRStoreConfiguration/throttleAttempts``, `unauthorized` for 401/403, `usage` for TLS or URL
     ///   problems.
