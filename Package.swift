@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "TestSupport"],
+            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -83,10 +83,11 @@ struct FHIRStoreFaultTests {
     @Test func throttlingHonoursRetryAfterThenSucceeds() async throws {
         let double = try await FHIRDouble()
         let store = try await Self.open(double)
-        try await double.set(["throttle": 2, "retry_after": "1"])
+        try await double.set(["throttle": 2, "retry_after": "0.5"])
         let started = ContinuousClock.now
         #expect(try await store.upsert([try Self.mapped(version: 5)]) == [.inserted])
-        #expect(ContinuousClock.now - started >= .seconds(2))
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(2), "\(elapsed)")
         #expect(try await double.stats()["throttled"] == 2)
         await store.close()
     }
@@ -168,5 +169,31 @@ struct FHIRStoreFaultTests {
     static func json(_ record: ObservationRecord) throws -> [String: Any] {
         let bytes = FHIRBundle.resourceBytes(record, versionTagSystem: FHIRStoreConfiguration.defaultVersionTagSystem)
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+}
+
+@Suite struct FHIRRetryAfterTests {
+    static func wait(_ value: String?) throws -> Duration {
+        var configuration = FHIRStoreConfiguration(baseURL: "http://127.0.0.1:1/fhir")
+        configuration.maxRetryAfter = .seconds(30)
+        let client = FHIRRestClient(
+            http: try HTTPClient(HTTPClientConfiguration()),
+            token: FHIRAccessToken(.none, http: try HTTPClient(HTTPClientConfiguration())), configuration: configuration)
+        let headers = value.map { [(name: "retry-after", value: $0)] } ?? []
+        return client.retryAfter(HTTPResponse(status: 429, headers: headers, body: [], httpVersion: "1.1"))
+    }
+
+    @Test func secondsDatesAbsenceAndTheCap() throws {
+        #expect(try Self.wait("0.5") == .milliseconds(500))
+        #expect(try Self.wait("7") == .seconds(7))
+        #expect(try Self.wait("3600") == .seconds(30))
+        #expect(try Self.wait(nil) == .seconds(1))
+        #expect(try Self.wait("soon") == .seconds(1))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let inTen = try Self.wait(formatter.string(from: Date().addingTimeInterval(10)))
+        #expect(inTen > .seconds(8) && inTen <= .seconds(10), "\(inTen)")
     }
 }

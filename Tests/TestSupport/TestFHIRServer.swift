@@ -8,8 +8,10 @@ public final class TestFHIRServer: Sendable {
     /// The FHIR base URL, e.g. `http://127.0.0.1:40123/fhir`.
     public let baseURL: String
     public let port: Int
-    private let process: ChildProcess
+    private let process: Mutex<ChildProcess>
     private let directory: URL
+    private let sekmet: URL
+    private let settings: URL
 
     /// Inbound validation of the server: `strict` checks every resource, `off` stores any JSON with a valid id.
     public enum Validation: String, Sendable { case strict, off }
@@ -20,7 +22,7 @@ public final class TestFHIRServer: Sendable {
     ///   - bearerTokens: tokens the server accepts; none → no authorization.
     /// - Throws: ``TestSetupError`` when the server cannot be installed or does not come up.
     public init(validation: Validation = .strict, bearerTokens: [String] = []) async throws {
-        let sekmet = try await Self.executable()
+        sekmet = try await Self.executable()
         directory = try TestEnvironment.temporaryDirectory("dvp-sekmet")
         var lastError = ""
         for _ in 0..<5 {
@@ -28,7 +30,7 @@ public final class TestFHIRServer: Sendable {
             let base = "http://127.0.0.1:\(port)/fhir"
             let tokens = bearerTokens.map { "\"\($0)\"" }.joined(separator: ", ")
             let auth = bearerTokens.isEmpty ? "" : "server_auth: {types: [bearer], tokens: [\(tokens)]}\n"
-            let settings = directory.appendingPathComponent("settings-\(port).yaml")
+            let settingsFile = directory.appendingPathComponent("settings-\(port).yaml")
             try """
             base_url: \(base)
             host: 127.0.0.1
@@ -38,14 +40,13 @@ public final class TestFHIRServer: Sendable {
             log_inbound: false
             validation: {inbound: "\(validation.rawValue)"}
             \(auth)
-            """.write(to: settings, atomically: true, encoding: .utf8)
-            let child = try ChildProcess(
-                sekmet.path, ["serve", "-c", settings.path], directory: directory, name: "sekmet",
-                environment: ["SEKMET_CONFIG": settings.path])
+            """.write(to: settingsFile, atomically: true, encoding: .utf8)
+            let child = try Self.launch(sekmet, settingsFile, directory)
             if await Self.answers(port: port, child: child) {
                 self.port = port
                 baseURL = base
-                process = child
+                settings = settingsFile
+                process = Mutex(child)
                 return
             }
             lastError = child.stderr.suffix(2000).description
@@ -56,14 +57,36 @@ public final class TestFHIRServer: Sendable {
     }
 
     deinit {
-        process.terminate()
+        process.withLock { $0.terminate() }
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Stops the server (SIGTERM) and waits for it.
-    public func stop() async {
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(10))
+    /// Stops the server (SIGTERM; SIGKILL when uvicorn's graceful shutdown still waits on kept-alive connections after
+    /// 3 s) and waits for it; its database stays for ``restart()``.
+    /// - Returns: whether the process ended.
+    @discardableResult
+    public func stop() async -> Bool {
+        let child = process.withLock { $0 }
+        child.signal(SIGTERM)
+        if await child.waitForExit(timeout: .seconds(3)) != nil { return true }
+        child.signal(SIGKILL)
+        return await child.waitForExit(timeout: .seconds(10)) != nil
+    }
+
+    /// Starts the server again on the same port and database (after ``stop()``).
+    /// - Throws: ``TestSetupError`` when it does not come up.
+    public func restart() async throws {
+        let child = try Self.launch(sekmet, settings, directory)
+        process.withLock { $0 = child }
+        guard await Self.answers(port: port, child: child) else {
+            throw TestSetupError("sekmet-fhir did not come back on port \(port): \(child.stderr.suffix(2000))")
+        }
+    }
+
+    private static func launch(_ sekmet: URL, _ settings: URL, _ directory: URL) throws -> ChildProcess {
+        try ChildProcess(
+            sekmet.path, ["serve", "-c", settings.path], directory: directory, name: "sekmet",
+            environment: ["SEKMET_CONFIG": settings.path])
     }
 
     /// Waits for uvicorn's "Uvicorn running on" line (printed once the socket is bound), or the process's end.

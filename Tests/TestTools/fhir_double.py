@@ -28,7 +28,15 @@ QUIRKS = {
     "truncate_identifier": 0,  # identifier values are cut to this many characters when stored (0: kept)
     "interpose": {},  # id -> resource another writer PUTs just before the next write of that id
 }
-STATS = {"requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0}
+STATS = {"connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0}
+VERSION_TAG = "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
+
+
+def event_version(resource):
+    for tag in resource.get("meta", {}).get("tag", []):
+        if tag.get("system") == VERSION_TAG:
+            return int(tag.get("code", "0"))
+    return None
 
 
 def outcome(code, text):
@@ -57,6 +65,8 @@ def store(resource, rid):
         old_meta = {k: v for k, v in previous["meta"].items() if k not in ("versionId", "lastUpdated")}
         if same and old_meta == meta:
             return 200, previous["meta"]["versionId"]
+    if previous is not None and (event_version(previous) or 0) > (event_version(body) or 0):
+        STATS["decreases"] += 1  # a stale overwrite: the oracle tests require none
     version = str(len(versions) + 1)
     meta["versionId"] = version
     meta["lastUpdated"] = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
@@ -134,6 +144,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        super().setup()
+        with LOCK:
+            STATS["connections"] += 1
 
     def send(self, status, body=None, headers=()):
         data = json.dumps(body).encode() if body is not None else b""
