@@ -27,8 +27,12 @@ QUIRKS = {
     "require_patient": False,  # an Observation whose subject is Patient/x is refused (400) unless Patient/x exists
     "truncate_identifier": 0,  # identifier values are cut to this many characters when stored (0: kept)
     "interpose": {},  # id -> resource another writer PUTs just before the next write of that id
+    "tokens": [],  # bearer tokens accepted on /fhir (none: no authorization required)
+    "forbidden": False,  # every /fhir request answers 403 (a token without the needed scope)
+    "client": None,  # [client_id, client_secret] the OAuth2 endpoint POST /token accepts
+    "token_lifetime": 3600,  # expires_in of issued tokens, seconds
 }
-STATS = {"connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0}
+STATS = {"tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0}
 VERSION_TAG = "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
 
 
@@ -166,7 +170,17 @@ class Handler(BaseHTTPRequestHandler):
         return json.loads(self.rfile.read(length) or b"null")
 
     def fault(self):
-        """Applies the switched-on faults; True when one answered the request."""
+        """Applies authorization and the switched-on faults; True when one answered the request."""
+        with LOCK:
+            tokens, forbidden = list(QUIRKS["tokens"]), QUIRKS["forbidden"]
+        if tokens and self.headers.get("Authorization", "").removeprefix("Bearer ") not in tokens:
+            with LOCK:
+                STATS["unauthorized"] += 1
+            self.send(401, outcome("login", "missing or unknown bearer token"))
+            return True
+        if forbidden:
+            self.send(403, outcome("forbidden", "the token lacks the scope for this request"))
+            return True
         with LOCK:
             STATS["requests"] += 1
             delay = QUIRKS["delay_ms"]
@@ -218,6 +232,19 @@ class Handler(BaseHTTPRequestHandler):
         self.send(status, problem, [("ETag", etag)] if etag else [])
 
     def do_POST(self):
+        if urlsplit(self.path).path == "/token":
+            length = int(self.headers.get("Content-Length") or 0)
+            form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+            with LOCK:
+                client = QUIRKS["client"]
+                if form.get("grant_type") != "client_credentials" or not client or \
+                        [form.get("client_id"), form.get("client_secret")] != client:
+                    return self.send(401, {"error": "invalid_client"})
+                STATS["tokens_issued"] += 1
+                token = f"issued-{STATS['tokens_issued']}"
+                QUIRKS["tokens"] = QUIRKS["tokens"] + [token]
+                lifetime = QUIRKS["token_lifetime"]
+            return self.send(200, {"access_token": token, "token_type": "Bearer", "expires_in": lifetime})
         if urlsplit(self.path).path == "/_control":
             with LOCK:
                 QUIRKS.update(self.body())

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import ObservationUpsert
 import TestSupport
 import Testing
 
@@ -103,6 +104,41 @@ struct FHIRWorkerTests {
         worker.signal(SIGTERM)
         #expect(await worker.waitForExit(timeout: .seconds(30)) == 0, "\(worker.stderr.suffix(2000))")
         #expect(try await harness.deadLetterOrigins().count == oracle.invalid.count)
+    }
+
+    @Test("Refused credentials (401): not ready, paused, nothing dead-lettered; a fixed token file resumes the stream")
+    func refusedCredentialsPauseUntilTheTokenFileIsFixed() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let double = try await FHIRDouble()
+        let (events, oracle) = try harness.generate(patients: 10, days: 3, seed: 35)
+        try harness.publish(events)
+        let tokenFile = harness.directory.appendingPathComponent("fhir-token")
+        try "secret-1".write(to: tokenFile, atomically: true, encoding: .utf8)
+        let store = "fhir+" + double.baseURL
+
+        let worker = try harness.startWorker(
+            store: store, untilCaughtUp: false, environment: ["DVP_FHIR_TOKEN_FILE": tokenFile.path])
+        let probe = try await WorkerProbe(worker)
+        try await double.set(["tokens": ["secret-2"]])  // the server rotated; the mounted secret has not yet
+        #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 503 })
+        #expect(await eventually(timeout: .seconds(10)) { await probe.metric("dvp_paused") == 1 })
+        #expect(worker.stderr.contains("store unauthorized error"), "\(worker.stderr.suffix(2000))")
+        try "secret-2\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 200 })
+        var reader = FHIRStoreConfiguration(baseURL: double.baseURL)
+        reader.authorization = .bearerTokenFile(path: tokenFile.path)
+        let server = try await FHIRObservationStore(configuration: reader)
+        let converged = try await eventually(timeout: .seconds(60), interval: .seconds(1)) {
+            let stored = try await server.allVersions()
+            return oracle.differences(from: Dictionary(uniqueKeysWithValues: stored.map { ($0.key.key, $0.value) }))
+                .isEmpty
+        }
+        #expect(converged)
+        await server.close()
+        worker.signal(SIGTERM)
+        #expect(await worker.waitForExit(timeout: .seconds(30)) == 0, "\(worker.stderr.suffix(2000))")
+        #expect(try await harness.deadLetters().isEmpty)
     }
 
     /// A producer publishing a messy generated stream at `rate` events/s while the test injects faults, and the
