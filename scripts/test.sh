@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a bare Debian 12 machine with the Swift toolchain:
-#   installs packages, creates the Python test venv, starts a throwaway PostgreSQL, builds, runs `swift test`
+#   installs packages, creates the Python test venvs (validators; the sekmet-fhir server), starts a throwaway PostgreSQL, builds, runs `swift test`
 #   (with every reliability scenario), the chart checks, a quick fuzz pass and the runtime-image check.
 #   Usage: scripts/test.sh [--quick] [extra swift test args]
 #   --quick   the reliability suite's quick subset and no debootstrap/chroot check (CI always runs everything)
@@ -20,6 +20,10 @@ DVP_WITH_DEBOOTSTRAP=$((1 - quick)) scripts/install-deps.sh
 step "Python test tools (.venv)"
 scripts/python-venv.sh
 export DVP_PYTHON="$root/.venv/bin/python"
+
+step "FHIR test server (.venv-fhir: sekmet-fhir)"
+DVP_SEKMET=$(scripts/fhir-server-venv.sh)
+export DVP_SEKMET
 
 step "Starting a throwaway PostgreSQL"
 # Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone's directory.
