@@ -80,7 +80,8 @@ let package = Package(
         // MARK: - Tests
         // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.
         .executableTarget(
-            name: "dvp-test-tools", dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom"],
+            name: "dvp-test-tools",
+            dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom", "HTTPClient"],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.

@@ -83,11 +83,12 @@ struct FHIRStoreFaultTests {
     @Test func throttlingHonoursRetryAfterThenSucceeds() async throws {
         let double = try await FHIRDouble()
         let store = try await Self.open(double)
-        try await double.set(["throttle": 2, "retry_after": "0.5"])
+        // 2 × 1.5 s: longer than the 1 s used without a Retry-After, shorter than the 2 s cap (open sets it).
+        try await double.set(["throttle": 2, "retry_after": "1.5"])
         let started = ContinuousClock.now
         #expect(try await store.upsert([try Self.mapped(version: 5)]) == [.inserted])
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .seconds(1) && elapsed < .seconds(2), "\(elapsed)")
+        #expect(elapsed >= .seconds(3) && elapsed < .seconds(10), "\(elapsed)")
         #expect(try await double.stats()["throttled"] == 2)
         await store.close()
     }
@@ -167,7 +168,7 @@ struct FHIRStoreFaultTests {
 
     /// The resource as the store writes it, with the version tag (what a concurrent writer would PUT).
     static func json(_ record: ObservationRecord) throws -> [String: Any] {
-        let bytes = FHIRBundle.resourceBytes(record, versionTagSystem: FHIRStoreConfiguration.defaultVersionTagSystem)
+        let bytes = FHIRStoreConfiguration(baseURL: "").resource(for: record)
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 }

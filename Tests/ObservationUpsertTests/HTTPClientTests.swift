@@ -65,7 +65,7 @@ struct HTTPClientTests {
             _ = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(listener.port)/"))
         }
         #expect(error?.code == .timeout && error?.curlCode == 28)
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(10))  // not the 30 s default (slack for a loaded machine)
         withExtendedLifetime(listener) {}
     }
 

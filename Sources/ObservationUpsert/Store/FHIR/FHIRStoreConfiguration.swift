@@ -35,6 +35,12 @@ public struct FHIRStoreConfiguration: Sendable {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     }
 
+    /// The Observation as the FHIR store writes `record`: the mapped head and tail with the version tag first in
+    /// `meta` (tools and tests that write as the store would).
+    public func resource(for record: ObservationRecord) -> [UInt8] {
+        FHIRBundle.resourceBytes(record, versionTagSystem: versionTagSystem)
+    }
+
     /// Checks the settings.
     /// - Throws: ``StoreError`` (`usage`) naming the setting that is wrong.
     public func validate() throws {
