@@ -27,9 +27,10 @@ enum FHIRBench {
             ("Prefer", "return=minimal"),
         ]
         let system = FHIRStoreConfiguration.defaultVersionTagSystem
+        let run = UUID().uuidString.prefix(6).lowercased()  // fresh ids on a server that already holds a run
 
         // The server's own rates: no read, no If-Match, nothing decided.
-        let raw = UpsertBench.records(count: count, version: 1, prefix: "raw")
+        let raw = UpsertBench.records(count: count, version: 1, prefix: "raw\(run)")
         try await measure("raw PUT (one request each)", count) {
             for record in raw {
                 let body = FHIRBench.resource(record, system)
@@ -39,27 +40,30 @@ enum FHIRBench {
                 guard (200..<300).contains(response.status) else { throw BenchError(message: "raw PUT: \(response.status)") }
             }
         }
-        let bundled = UpsertBench.records(count: count, version: 1, prefix: "rawb")
-        try await measure("raw batch Bundles of PUTs", count) {
-            for offset in stride(from: 0, to: count, by: batchSize) {
-                var body = Array(#"{"resourceType":"Bundle","type":"batch","entry":["#.utf8)
-                for (n, record) in bundled[offset..<min(offset + batchSize, count)].enumerated() {
-                    if n > 0 { body.append(UInt8(ascii: ",")) }
-                    body += Array(#"{"resource":"#.utf8) + FHIRBench.resource(record, system)
-                    body += Array(#","request":{"method":"PUT","url":"Observation/\#(record.resourceID)"}}"#.utf8)
+        let rawBundles = { (label: String, prefix: String) in
+            let bundled = UpsertBench.records(count: count, version: 1, prefix: prefix)
+            try await measure(label, count) {
+                for offset in stride(from: 0, to: count, by: batchSize) {
+                    var body = Array(#"{"resourceType":"Bundle","type":"batch","entry":["#.utf8)
+                    for (n, record) in bundled[offset..<min(offset + batchSize, count)].enumerated() {
+                        if n > 0 { body.append(UInt8(ascii: ",")) }
+                        body += Array(#"{"resource":"#.utf8) + FHIRBench.resource(record, system)
+                        body += Array(#","request":{"method":"PUT","url":"Observation/\#(record.resourceID)"}}"#.utf8)
+                    }
+                    body += Array("]}".utf8)
+                    let response = try await http.send(
+                        HTTPRequest(method: "POST", url: baseURL, headers: headers, body: body))
+                    guard response.status == 200 else { throw BenchError(message: "raw Bundle: \(response.status)") }
                 }
-                body += Array("]}".utf8)
-                let response = try await http.send(
-                    HTTPRequest(method: "POST", url: baseURL, headers: headers, body: body))
-                guard response.status == 200 else { throw BenchError(message: "raw Bundle: \(response.status)") }
             }
         }
+        try await rawBundles("raw batch Bundles of PUTs", "rawb\(run)")
 
         var configuration = FHIRStoreConfiguration(baseURL: baseURL)
         configuration.batchSize = batchSize
         let store = try await FHIRObservationStore(configuration: configuration)
         for (label, version) in [("store insert", Int64(1)), ("store update", 2), ("store unchanged", 2)] {
-            let all = UpsertBench.records(count: count, version: version, prefix: "dvp")
+            let all = UpsertBench.records(count: count, version: version, prefix: "dvp\(run)")
             try await measure(label, count) {
                 for offset in stride(from: 0, to: all.count, by: batchSize) {
                     _ = try await store.upsert(Array(all[offset..<min(offset + batchSize, all.count)]))
@@ -67,6 +71,8 @@ enum FHIRBench {
             }
         }
         await store.close()
+        // The server slows as its database grows: the same raw pass again brackets the store's passes.
+        try await rawBundles("raw batch Bundles of PUTs, again", "rawc\(run)")
         await http.close()
         return 0
     }
