@@ -53,13 +53,7 @@ struct FHIRWorkerTests {
         try await server.restart()
         #expect(await eventually(timeout: .seconds(60)) { await probe.get("/readyz")?.status == 200 })
 
-        #expect(await generator.waitForExit(timeout: .seconds(120)) == 0, "\(generator.stderr.suffix(1000))")
-        let oracle = try Oracle(contentsOf: oracleFile)
-        let converged = try await eventually(timeout: .seconds(180), interval: .seconds(2)) {
-            oracle.differences(from: try harness.storeDump(store)).isEmpty
-        }
-        let finalDump = try harness.storeDump(store)
-        #expect(converged, "store differs: \(oracle.differences(from: finalDump))")
+        _ = try await Self.converge(harness, store, generator: generator, oracle: oracleFile)
         #expect(worker.stderr.contains("store upsert failed"))
         let history = try await FHIRHistory.staleOverwrites(baseURL: server.baseURL)
         #expect(history.decreases == 0, "\(history)")
@@ -92,13 +86,7 @@ struct FHIRWorkerTests {
         #expect(await eventually(timeout: .seconds(60)) { worker.stderr.contains("store timeout error") })
         try await double.set(["delay_ms": 50])
 
-        #expect(await generator.waitForExit(timeout: .seconds(120)) == 0, "\(generator.stderr.suffix(1000))")
-        let oracle = try Oracle(contentsOf: oracleFile)
-        let converged = try await eventually(timeout: .seconds(180), interval: .seconds(2)) {
-            oracle.differences(from: try harness.storeDump(store)).isEmpty
-        }
-        let finalDump = try harness.storeDump(store)
-        #expect(converged, "store differs: \(oracle.differences(from: finalDump))")
+        let oracle = try await Self.converge(harness, store, generator: generator, oracle: oracleFile)
         let stats = try await double.stats()
         #expect(stats["decreases"] == 0, "\(stats)")
         worker.signal(SIGTERM)
@@ -139,6 +127,21 @@ struct FHIRWorkerTests {
         worker.signal(SIGTERM)
         #expect(await worker.waitForExit(timeout: .seconds(30)) == 0, "\(worker.stderr.suffix(2000))")
         #expect(try await harness.deadLetters().isEmpty)
+    }
+
+    /// Waits for the live stream's producer, then until the store equals its oracle (0 lost); returns the oracle.
+    @discardableResult
+    static func converge(_ harness: PipelineHarness, _ store: String, generator: ChildProcess, oracle file: URL)
+        async throws -> Oracle
+    {
+        #expect(await generator.waitForExit(timeout: .seconds(120)) == 0, "\(generator.stderr.suffix(1000))")
+        let oracle = try Oracle(contentsOf: file)
+        let converged = try await eventually(timeout: .seconds(180), interval: .seconds(2)) {
+            oracle.differences(from: try harness.storeDump(store)).isEmpty
+        }
+        let finalDump = try harness.storeDump(store)
+        #expect(converged, "store differs: \(oracle.differences(from: finalDump))")
+        return oracle
     }
 
     /// A producer publishing a messy generated stream at `rate` events/s while the test injects faults, and the

@@ -96,9 +96,11 @@ extension FHIRObservationStore {
     /// held a higher event version it is restored (guarded by `If-Match`) and the record is decided again (`stale`
     /// is returned to ask for that). nil: it really was a create.
     private func collision(_ record: ObservationRecord, _ entry: FHIRBundle.Entry) async throws -> UpsertOutcome? {
-        let numeric = entry.versionId.flatMap { Int64($0) }
-        let created = entry.status == 201 && (numeric == nil || numeric == 1)
-        guard !created, let numeric, numeric > 1 else { return nil }
+        // 201 Created is a create (also of an id deleted before); a 200 is one only at version 1 (opaque version
+        // ids, as on Google, cannot tell).
+        guard entry.status != 201, let numeric = entry.versionId.flatMap({ Int64($0) }), numeric > 1 else {
+            return nil
+        }
         let path = "Observation/\(record.resourceID)/_history/\(numeric - 1)"
         let previous = try await rest.send("GET", path)
         guard (200..<300).contains(previous.status),
