@@ -69,6 +69,38 @@ struct HTTPClientTests {
         withExtendedLifetime(listener) {}
     }
 
+    /// TLS verification is always on: an unknown CA fails as `tls` (not retriable); the CA bundle option trusts it.
+    @Test func tlsVerifiesThePeerAndTakesACABundle() async throws {
+        let certificates = try await TestCertificates()
+        let double = try await FHIRDouble(tls: certificates)
+        let url = double.baseURL + "/metadata"
+        let untrusting = try HTTPClient(HTTPClientConfiguration())
+        let error = await #expect(throws: HTTPClientError.self) {
+            _ = try await untrusting.send(HTTPRequest(method: "GET", url: url))
+        }
+        #expect(error?.code == .tls && error?.isRetriable == false, "\(String(describing: error))")
+        var configuration = HTTPClientConfiguration()
+        configuration.caBundlePath = certificates.authority
+        let trusting = try HTTPClient(configuration)
+        #expect(try await trusting.send(HTTPRequest(method: "GET", url: url)).status == 200)
+    }
+
+    /// Mutual TLS: a server that requires a client certificate refuses a client without one and serves one with it.
+    @Test func mutualTLSSendsTheClientCertificate() async throws {
+        let certificates = try await TestCertificates()
+        let double = try await FHIRDouble(tls: certificates, requireClientCertificate: true)
+        let url = double.baseURL + "/metadata"
+        var anonymous = HTTPClientConfiguration()
+        anonymous.caBundlePath = certificates.authority
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await HTTPClient(anonymous).send(HTTPRequest(method: "GET", url: url))
+        }
+        var mutual = anonymous
+        mutual.clientCertificatePath = certificates.clientCertificate
+        mutual.clientKeyPath = certificates.clientKey
+        #expect(try await HTTPClient(mutual).send(HTTPRequest(method: "GET", url: url)).status == 200)
+    }
+
     @Test func invalidConfigurationsAreRefused() {
         var configuration = HTTPClientConfiguration()
         configuration.clientCertificatePath = "/tmp/cert.pem"

@@ -13,19 +13,22 @@ public final class FHIRDouble: Sendable {
     private let http: HTTPClient
 
     /// Starts the double.
-    /// - Parameter patients: Patient ids that exist (for the referential-integrity quirk).
+    /// - Parameters:
+    ///   - patients: Patient ids that exist (for the referential-integrity quirk).
+    ///   - tls: serve https with these files (``TestCertificates``); `requireClientCertificate` for mutual TLS.
     /// - Throws: ``TestSetupError`` when it does not come up.
-    public init(patients: [String] = []) async throws {
+    public init(patients: [String] = [], tls: TestCertificates? = nil, requireClientCertificate: Bool = false)
+        async throws
+    {
         directory = try TestEnvironment.temporaryDirectory("dvp-fhir-double")
         let portFile = directory.appendingPathComponent("port")
         let script = TestEnvironment.root.appendingPathComponent("Tests/TestTools/fhir_double.py").path
-        process = try ChildProcess(
-            "/usr/bin/env",
-            [
-                "python3", script, "--port-file", portFile.path, "--patients",
-                patients.joined(separator: ","),
-            ],
-            directory: directory, name: "fhir-double")
+        var arguments = ["python3", script, "--port-file", portFile.path, "--patients", patients.joined(separator: ",")]
+        if let tls {
+            arguments += ["--tls-cert", tls.serverCertificate, "--tls-key", tls.serverKey]
+            if requireClientCertificate { arguments += ["--client-ca", tls.authority] }
+        }
+        process = try ChildProcess("/usr/bin/env", arguments, directory: directory, name: "fhir-double")
         let deadline = ContinuousClock.now + .seconds(20)
         var port: Int?
         while port == nil, ContinuousClock.now < deadline, process.isRunning {
@@ -36,9 +39,13 @@ public final class FHIRDouble: Sendable {
             process.terminate()
             throw TestSetupError("the FHIR double did not start: \(process.stderr.suffix(2000))")
         }
-        rootURL = "http://127.0.0.1:\(port)"
+        rootURL = (tls == nil ? "http" : "https") + "://127.0.0.1:\(port)"
         baseURL = rootURL + "/fhir"
-        http = try HTTPClient(HTTPClientConfiguration())
+        var control = HTTPClientConfiguration()
+        control.caBundlePath = tls?.authority
+        control.clientCertificatePath = tls?.clientCertificate
+        control.clientKeyPath = tls?.clientKey
+        http = try HTTPClient(control)
     }
 
     deinit {

@@ -4,7 +4,9 @@ cannot: 409 instead of 412 on a version conflict, identical PUTs that bump the v
 of 5xx, slow answers, referential-integrity rejections (HAPI), identifier truncation, and a concurrent writer that
 gets in between the store's read and its write. Standard library only; binds 127.0.0.1.
 
-Usage: fhir_double.py --port-file PATH   (prints the bound port into PATH once listening)
+Usage: fhir_double.py --port-file PATH [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
+  (writes the bound port into PATH once listening; with TLS it serves https, with --client-ca it requires a client
+  certificate signed by that CA)
 Quirks are switched at run time with POST /_control {"name": value, ...}; GET /_stats returns counters.
 """
 import argparse
@@ -290,11 +292,23 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--patients", default="", help="comma-separated Patient ids that exist")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    parser.add_argument("--client-ca")
     args = parser.parse_args()
     for patient in filter(None, args.patients.split(",")):
         STORE[f"Patient/{patient}"] = [{"resourceType": "Patient", "id": patient, "meta": {"versionId": "1"}}]
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
+    if args.tls_cert:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.client_ca)
+        # The handshake runs in the handler's thread: a client that fails it cannot stall the accept loop.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     with open(args.port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))
     import os

@@ -92,7 +92,7 @@ extension FHIRObservationStore {
     }
 
     /// A PUT meant to create `record` that replaced a copy another writer created after our read (the server
-    /// answered 200 instead of 201, or a version id above 1). The replaced copy is read back from history; if it
+    /// answered 200, not 201, with a version id above 1). The replaced copy is read back from history; if it
     /// held a higher event version it is restored (guarded by `If-Match`) and the record is decided again (`stale`
     /// is returned to ask for that). nil: it really was a create.
     private func collision(_ record: ObservationRecord, _ entry: FHIRBundle.Entry) async throws -> UpsertOutcome? {
