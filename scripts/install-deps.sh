@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
     librdkafka-dev libpq-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config # C libraries behind the system-library targets
     postgresql-15 postgresql-client-15                                 # the real PostgreSQL the tests start
-    kcat sqlite3 tzdata ca-certificates procps curl perl openssl                       # kcat: independent Kafka client for tests; openssl: test certificates
+    kcat sqlite3 tzdata ca-certificates procps curl perl openssl nghttp2-server        # kcat: independent Kafka client; openssl, nghttpd: TLS and HTTP/2 tests
     python3 python3-venv                                               # test-only tools (FHIR validators, chart checks)
 )
 if [[ "${DVP_WITH_DEBOOTSTRAP:-0}" == 1 ]]; then packages+=(debootstrap); fi

@@ -101,6 +101,31 @@ struct HTTPClientTests {
         #expect(try await HTTPClient(mutual).send(HTTPRequest(method: "GET", url: url)).status == 200)
     }
 
+    /// HTTP/2 when the server offers it over TLS (ALPN): nghttpd (Debian's nghttp2-server) speaks only h2.
+    @Test func http2IsNegotiatedWhenTheServerOffersIt() async throws {
+        let certificates = try await TestCertificates()
+        let htdocs = try TestEnvironment.temporaryDirectory("nghttpd")
+        defer { try? FileManager.default.removeItem(at: htdocs) }
+        try #"{"resourceType":"CapabilityStatement"}"#.write(
+            to: htdocs.appendingPathComponent("metadata"), atomically: true, encoding: .utf8)
+        let port = try FreePort.pick()
+        let server = try ChildProcess(
+            "/usr/sbin/nghttpd",
+            ["-a", "127.0.0.1", "-d", htdocs.path, "\(port)", certificates.serverKey, certificates.serverCertificate])
+        var configuration = HTTPClientConfiguration()
+        configuration.caBundlePath = certificates.authority
+        let client = try HTTPClient(configuration)
+        let request = HTTPRequest(method: "GET", url: "https://127.0.0.1:\(port)/metadata")
+        var response: HTTPResponse?
+        for _ in 0..<50 where response == nil {
+            response = try? await client.send(request)
+            if response == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let answer = try #require(response, "nghttpd did not answer: \(server.stderr)")
+        #expect(answer.status == 200 && answer.httpVersion == "2", "\(answer.status) over HTTP/\(answer.httpVersion)")
+        #expect(answer.text.contains("CapabilityStatement"))
+    }
+
     @Test func invalidConfigurationsAreRefused() {
         var configuration = HTTPClientConfiguration()
         configuration.clientCertificatePath = "/tmp/cert.pem"
