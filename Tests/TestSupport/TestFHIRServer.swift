@@ -97,32 +97,13 @@ public final class TestFHIRServer: Sendable {
         return up && child.isRunning && child.stderr.contains("Uvicorn running on http://127.0.0.1:\(port)")
     }
 
-    private static let resolved = Mutex<Task<URL, any Error>?>(nil)
+    private static let tool = ScriptInstalledTool(
+        variable: "DVP_SEKMET", path: TestEnvironment.root.appendingPathComponent(".venv-fhir/bin/sekmet"),
+        script: "fhir-server-venv.sh",
+        fix: "Create it with: scripts/fhir-server-venv.sh")
 
     /// The `sekmet` executable: `DVP_SEKMET`, else `.venv-fhir/bin/sekmet` (installed on first use).
-    public static func executable() async throws -> URL {
-        let find = resolved.withLock { task in
-            if task == nil { task = Task { try await Self.find() } }
-            return task!
-        }
-        return try await find.value
-    }
-
-    private static func find() async throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["DVP_SEKMET"], !path.isEmpty {
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw TestSetupError("DVP_SEKMET=\(path) is not an executable")
-            }
-            return URL(fileURLWithPath: path)
-        }
-        let made = try await ChildProcess.run(TestEnvironment.script("fhir-server-venv.sh"), [])
-        let path = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard made.status == 0, FileManager.default.isExecutableFile(atPath: path) else {
-            throw TestSetupError(
-                "scripts/fhir-server-venv.sh could not install sekmet-fhir: \(made.stderr.suffix(1000))")
-        }
-        return URL(fileURLWithPath: path)
-    }
+    public static func executable() async throws -> URL { try await tool.executable() }
 }
 
 /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed): callers retry on a
