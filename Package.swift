@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: - Foundations (no C library, or one C library each)
         /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
@@ -35,6 +36,8 @@ let package = Package(
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
         .target(name: "SQLiteClient", dependencies: ["CSQLite", "Essentials"], swiftSettings: swiftSettings),
         .target(name: "PostgresClient", dependencies: ["CPostgres", "Essentials"], swiftSettings: swiftSettings),
+        /// The only importer of CCurl: kept-alive HTTP/1.1 and HTTP/2 connections, TLS, timeouts, typed errors.
+        .target(name: "HTTPClient", dependencies: ["CCurl", "Essentials"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
@@ -43,10 +46,12 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
-        /// FHIR mapping and the stores (the only code with SQL); re-exports DailyValueContract.
+        /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
-            dependencies: ["DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient"],
+            dependencies: [
+                "DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient", "HTTPClient",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
@@ -56,7 +61,9 @@ let package = Package(
         ),
         .target(
             name: "WorkerCore",
-            dependencies: ["CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD"],
+            dependencies: [
+                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD", "HTTPClient",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -73,17 +80,21 @@ let package = Package(
         // MARK: - Tests
         // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.
         .executableTarget(
-            name: "dvp-test-tools", dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom"],
-            path: "Tests/TestTools", swiftSettings: swiftSettings
+            name: "dvp-test-tools",
+            dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom", "HTTPClient"],
+            path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
-            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom", "HTTPClient"],
+            path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ObservationUpsertTests",
-            dependencies: ["ObservationUpsert", "SQLiteClient", "PostgresClient", "Essentials", "TestSupport"],
+            dependencies: [
+                "ObservationUpsert", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
@@ -93,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "TestSupport"],
+            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a bare Debian 12 machine with the Swift toolchain:
-#   installs packages, creates the Python test venv, starts a throwaway PostgreSQL, builds, runs `swift test`
-#   (with every reliability scenario), the chart checks (real helm), the alert rules (promtool) against a running
-#   worker, a quick fuzz pass, and the image: the Dockerfile built with buildah and run through a round trip.
+#   installs packages, creates the Python test venvs (validators; the sekmet-fhir server), starts a throwaway
+#   PostgreSQL, builds, runs `swift test` (with every reliability scenario), the chart checks (real helm), the alert
+#   rules (promtool) against a running worker, a quick fuzz pass, and the image: the Dockerfile built with buildah
+#   and run through a round trip.
 #   Usage: scripts/test.sh [--quick] [extra swift test args]
 #   --quick   the reliability suite's quick subset and no image build (CI always runs everything)
 set -euo pipefail
@@ -22,6 +23,10 @@ step "Python test tools (.venv), helm and kubectl (.tools/bin)"
 scripts/python-venv.sh
 export DVP_PYTHON="$root/.venv/bin/python"
 scripts/install-k8s-tools.sh > /dev/null
+
+step "FHIR test server (.venv-fhir: sekmet-fhir)"
+DVP_SEKMET=$(scripts/fhir-server-venv.sh)
+export DVP_SEKMET
 
 step "Starting a throwaway PostgreSQL"
 # Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone's directory.

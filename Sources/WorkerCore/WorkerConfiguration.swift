@@ -38,6 +38,8 @@ public struct WorkerConfiguration: Sendable {
     public var drainTimeoutSeconds = 30.0
     /// Bound on each PostgreSQL round trip (`--store-timeout`); see ``PostgresClientOptions/roundTripTimeout``.
     public var storeTimeoutSeconds = 40.0
+    /// The FHIR store's settings (`--fhir-*`); its base URL comes from `--store`.
+    public var fhir = FHIRStoreConfiguration(baseURL: "")
     public var start = StartPosition.committed
     /// Backfill from a point in time (ms since the epoch): partitions without a committed offset start at the first
     /// record at or after it (needs a real broker's timestamp index).
@@ -119,6 +121,7 @@ public struct WorkerConfiguration: Sendable {
             }
             config.storeTimeoutSeconds = seconds
         }
+        config.fhir = try fhirStore(args, requestTimeoutSeconds: config.storeTimeoutSeconds)
         if let v = value("start") {
             guard let start = StartPosition(rawValue: v) else {
                 throw WorkerError.configuration("--start: '\(v)' is not one of committed, earliest, latest")

@@ -41,8 +41,9 @@ enum WorkerOptions {
         .value(
             "--store", "LOCATION",
             help: """
-                sqlite:PATH (embedded default) or postgres://… (libpq URI; TLS options pass
-                through). Default sqlite:daily-values.sqlite
+                sqlite:PATH (embedded default), postgres://… (libpq URI; TLS options pass
+                through) or fhir+https://HOST/BASE (a FHIR R4 server; fhir+http:// for local
+                tests). Default sqlite:daily-values.sqlite
                 PostgreSQL defaults, each overridden by the URI's own query parameter (or
                 libpq's PG* variable): connect_timeout=10, keepalives=1, keepalives_idle=30,
                 keepalives_interval=10, keepalives_count=3, tcp_user_timeout=30000 (ms),
@@ -52,10 +53,35 @@ enum WorkerOptions {
         .value(
             "--store-timeout", "SECONDS",
             help: """
-                client-side bound on each PostgreSQL round trip (default 40): a statement
-                still unanswered (frozen server, half-open connection) is cancelled, the
-                worker turns not-ready and retries the batch on a new connection
+                client-side bound on each PostgreSQL round trip or FHIR request (default 40):
+                a statement or request still unanswered (frozen server, half-open
+                connection) is abandoned, the worker turns not-ready and retries the batch
                 """),
+    ]
+
+    static let fhir: [CommandLineOption] = [
+        .value(
+            "--fhir-batch-size", "N",
+            help: "Observations per FHIR batch Bundle, 1-500 (default 100; Azure's limit is 500)"),
+        .value("--fhir-ca-file", "PATH", help: "PEM CA bundle to verify the FHIR server with (default: the system's)"),
+        .value("--fhir-client-cert", "PATH", help: "PEM client certificate for mutual TLS (with --fhir-client-key)"),
+        .value("--fhir-client-key", "PATH", help: "PEM private key of --fhir-client-cert"),
+        .value("--fhir-connect-timeout", "SECONDS", help: "bound on connecting to the FHIR server (default 10)"),
+        .value(
+            "--fhir-token-file", "PATH",
+            help: "bearer token file, re-read whenever it changes (e.g. a mounted secret)"),
+        .value(
+            "--fhir-token-url", "URL",
+            help: """
+                OAuth2 token endpoint for the client-credentials grant (with --fhir-client-id
+                and --fhir-client-secret-file); tokens are cached until shortly before expiry
+                """),
+        .value("--fhir-client-id", "ID", help: "OAuth2 client id"),
+        .value("--fhir-client-secret-file", "PATH", help: "file holding the OAuth2 client secret"),
+        .value("--fhir-scope", "SCOPE", help: "OAuth2 scope, e.g. system/Observation.write"),
+        .value(
+            "--fhir-version-tag-system", "URI",
+            help: "code system of the meta.tag carrying the event version (default the product's)"),
     ]
 
     static let mapping: [CommandLineOption] = [
@@ -142,7 +168,8 @@ enum WorkerOptions {
 
     /// The parser: every flag but `-X` has the twin `DVP_` + its name (`-X` has the `DVP_X_*` properties).
     static let parser = CommandLineParser(sections: [
-        .init("Kafka", kafka.map(twin)), .init("Store", store.map(twin)), .init("Mapping", mapping.map(twin)),
+        .init("Kafka", kafka.map(twin)), .init("Store", store.map(twin)),
+        .init("FHIR store", fhir.map(twin)), .init("Mapping", mapping.map(twin)),
         .init("Processing", processing.map(twin)), .init("Operations", operations.map(twin)),
     ])
 

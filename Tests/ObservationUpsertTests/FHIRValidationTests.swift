@@ -35,7 +35,7 @@ import Testing
 
     /// What a store keeps is the mapped resource plus the `meta.versionId` / `meta.lastUpdated` it decided (on insert
     /// and on a replace), and that stored resource, read back as is, still passes both validators and the lint.
-    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.allCases)
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.databases)
     func storedResourcesCarryMetaAndPassBothValidators(kind: StoreKind) async throws {
         // One identity per sample (some samples share patient, metric and day).
         let records = Dictionary(

@@ -9,18 +9,27 @@ import Testing
         let url = "postgres://dvp:secret@db:5432/dvp?sslmode=verify-full&application_name=worker"
         #expect(try StoreLocation(parsing: url) == .postgres(connectionString: url))
         #expect(try StoreLocation(parsing: "postgresql://db/dvp") == .postgres(connectionString: "postgresql://db/dvp"))
+        #expect(
+            try StoreLocation(parsing: "fhir+https://fhir.example.org/r4/") == .fhir(baseURL: "https://fhir.example.org/r4"))
+        #expect(
+            try StoreLocation(parsing: "fhir+http://127.0.0.1:8080/fhir") == .fhir(baseURL: "http://127.0.0.1:8080/fhir"))
     }
 
-    @Test(arguments: ["", "sqlite:", "mysql://db/x", "/tmp/o.db", "host=db dbname=dvp", "SQLITE:/x"])
+    @Test(arguments: [
+        "", "sqlite:", "mysql://db/x", "/tmp/o.db", "host=db dbname=dvp", "SQLITE:/x", "fhir+https://", "https://fhir/r4",
+    ])
     func rejectsOtherFormsNamingTheAcceptedOnes(text: String) {
         let error = #expect(throws: StoreError.self) { try StoreLocation(parsing: text) }
         #expect(error?.code == .usage)
         #expect(error?.message.contains("sqlite:PATH") == true && error?.message.contains("postgres://") == true)
+        #expect(error?.message.contains("fhir+https://") == true)
     }
 
     @Test func descriptionHidesThePassword() throws {
         let location = try StoreLocation(parsing: "postgres://dvp:secret@db:5432/dvp?sslmode=require")
         #expect(location.description == "postgres://dvp:***@db:5432/dvp?sslmode=require")
         #expect(try StoreLocation(parsing: "postgres://dvp@db/dvp").description == "postgres://dvp@db/dvp")
+        let fhir = try StoreLocation(parsing: "fhir+https://u:pw@fhir.example.org/r4")
+        #expect(fhir.description == "fhir+https://u:***@fhir.example.org/r4")
     }
 }

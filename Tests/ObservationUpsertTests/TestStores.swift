@@ -11,6 +11,11 @@ import TestSupport
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
+    /// A FHIR R4 server (sekmet-fhir, validation off for the synthetic records): where the contract applies.
+    case fhir
+
+    /// The stores with their own tables (schema, audit trigger, raw SQL).
+    static let databases: [StoreKind] = [.sqlite, .postgres]
 
     var testDescription: String { rawValue }
 
@@ -48,15 +53,20 @@ enum TestStores {
                 try? await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
                 throw error
             }
+        case .fhir:
+            let server = try await TestFHIRServer(validation: .off)
+            let result = try await body(.fhir(baseURL: server.baseURL))
+            withExtendedLifetime(server) {}
+            return result
         }
     }
 
     /// Runs `body` with a new, empty store of `kind`, closed afterwards.
     static func withFreshStore<Result>(
-        _ kind: StoreKind, _ body: (any ObservationStoreMaintenance, StoreLocation) async throws -> Result
+        _ kind: StoreKind, _ body: (any ObservationStore, StoreLocation) async throws -> Result
     ) async throws -> Result {
         try await withFreshLocation(kind) { location in
-            let store = try await open(location)
+            let store = try await makeObservationStore(location)
             do {
                 let result = try await body(store, location)
                 await store.close()
@@ -81,6 +91,8 @@ enum TestStores {
             try await box.run { _ in try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000).execute(sql) }
         case .postgres(let url):
             try await adminExecute(url, sql)
+        case .fhir:
+            Issue.record("no SQL on a FHIR server")
         }
     }
 
@@ -98,6 +110,9 @@ enum TestStores {
                 let result = try PostgresConnection(connectionString: url).execute(sql)
                 return result.rowCount > 0 ? result.text(0, 0) : nil
             }
+        case .fhir:
+            Issue.record("no SQL on a FHIR server")
+            return nil
         }
     }
 
@@ -115,20 +130,22 @@ enum TestStores {
 
 // MARK: - Records
 
-/// A synthetic record: identity, version and a small Observation-shaped JSON.
+/// A synthetic record: identity, version and a small Observation-shaped JSON with the mapper's identifier (the FHIR
+/// store reads identities from it).
 func record(
     _ patient: String = "p-1", _ metric: String = "heart_rate", _ day: String = "2026-10-01", version: Int64,
     value: Double = 60
 ) -> ObservationRecord {
     ObservationRecord(
         identity: ObservationIdentity(patient: patient, metric: metric, day: day), version: version,
-        resourceID: "obs-\(patient)-\(metric)-\(day)",
-        resourceHead: #"{"resourceType":"Observation","id":"obs-\#(patient)-\#(metric)-\#(day)","meta":{"#,
-        resourceTail: #""source":"test"},"valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
+        resourceID: "obs-\(patient)-\(metric.replacingOccurrences(of: "_", with: "-"))-\(day)",
+        resourceHead: #"{"resourceType":"Observation","id":"obs-\#(patient)-\#(metric.replacingOccurrences(of: "_", with: "-"))-\#(day)","meta":{"#,
+        resourceTail: #""source":"test"},"identifier":[{"system":"https://fhir.example.org/identifiers/daily-summary","value":"\#(patient)/\#(metric)/\#(day)"}],"valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
 }
 
 /// `stored` equals `mapped` plus the `meta.versionId` and `meta.lastUpdated` the store writes into the resource it
-/// keeps (compared as JSON values: PostgreSQL's jsonb reorders keys).
+/// keeps (compared as JSON values: PostgreSQL's jsonb reorders keys). A FHIR store's event version tag is checked
+/// apart (``fhirVersionTag(_:)``) and left out here.
 func sameJSON(_ stored: String, _ mapped: String, versionId: Int64, lastUpdated: String) throws -> Bool {
     guard var expected = try JSONSerialization.jsonObject(with: Data(mapped.utf8)) as? [String: Any] else {
         return false
@@ -137,8 +154,20 @@ func sameJSON(_ stored: String, _ mapped: String, versionId: Int64, lastUpdated:
     meta["versionId"] = String(versionId)
     meta["lastUpdated"] = lastUpdated
     expected["meta"] = meta
-    let actual = try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? NSDictionary
-    return actual != nil && actual == NSDictionary(dictionary: expected)
+    guard var actual = try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any] else { return false }
+    if var actualMeta = actual["meta"] as? [String: Any], let tags = actualMeta["tag"] as? [[String: Any]] {
+        let others = tags.filter { $0["system"] as? String != FHIRStoreConfiguration.defaultVersionTagSystem }
+        actualMeta["tag"] = others.isEmpty ? nil : others
+        actual["meta"] = actualMeta
+    }
+    return NSDictionary(dictionary: actual) == NSDictionary(dictionary: expected)
+}
+
+/// The event version on a FHIR store's version tag of a stored resource, if any.
+func fhirVersionTag(_ resource: String) throws -> Int64? {
+    let tags = try storedMeta(resource)["tag"] as? [[String: Any]] ?? []
+    return tags.first { $0["system"] as? String == FHIRStoreConfiguration.defaultVersionTagSystem }
+        .flatMap { $0["code"] as? String }.flatMap { Int64($0) }
 }
 
 /// The `meta` object of a stored resource.

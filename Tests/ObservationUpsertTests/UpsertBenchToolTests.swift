@@ -7,7 +7,7 @@ import TestSupport
 /// through the real store: every record inserted, then replaced, then found unchanged.
 @Suite(.timeLimit(.minutes(2)))
 struct UpsertBenchToolTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.databases)
     func threePassesThroughTheStore(kind: StoreKind) async throws {
         try await TestStores.withFreshLocation(kind) { location in
             let result = try await ChildProcess.testTools(

@@ -18,20 +18,8 @@ enum UpsertBench {
         let location = try RaceWriter.storeLocation(arguments)
         let count = try arguments.requiredInteger("--records", in: 1...10_000_000)
         let batchSize = try arguments.requiredInteger("--batch", in: 1...100_000)
-        let run = UUID().uuidString.prefix(8)
-        func records(version: Int64) -> [ObservationRecord] {
-            (0..<count).map { index in
-                let identity = ObservationIdentity(
-                    patient: "bench-\(run)-\(index / 100)", metric: "heart_rate",
-                    day: String(format: "2026-%02d-%02d", 1 + (index % 100) / 28, 1 + index % 28))
-                return ObservationRecord(
-                    identity: identity, version: version, resourceID: "bench-\(index)",
-                    resourceHead: #"{"resourceType":"Observation","id":"bench-\#(index)","meta":{"#,
-                    resourceTail: #""source":"bench"},"status":"final","valueQuantity":{"value":\#(60 + index % 40),"#
-                        + #""unit":"/min","system":"http://unitsofmeasure.org","code":"/min"}}"#
-                )
-            }
-        }
+        let run = String(UUID().uuidString.prefix(8))
+        func records(version: Int64) -> [ObservationRecord] { Self.records(count: count, version: version, prefix: run) }
         let store = try await makeObservationStore(location)
         do {
             for (label, version) in [("insert", Int64(1)), ("update", 2), ("unchanged", 2)] {
@@ -52,5 +40,21 @@ enum UpsertBench {
         }
         await store.close()
         return 0
+    }
+
+    /// `count` small Observations of patients `bench-PREFIX-…` (ids `PREFIX-N`), all at `version`.
+    static func records(count: Int, version: Int64, prefix: String) -> [ObservationRecord] {
+        (0..<count).map { index in
+            let identity = ObservationIdentity(
+                patient: "bench-\(prefix)-\(index / 100)", metric: "heart_rate",
+                day: String(format: "2026-%02d-%02d", 1 + (index % 100) / 28, 1 + index % 28))
+            let id = "\(prefix)-\(index)".lowercased()
+            return ObservationRecord(
+                identity: identity, version: version, resourceID: id,
+                resourceHead: #"{"resourceType":"Observation","id":"\#(id)","meta":{"#,
+                resourceTail: #""source":"bench"},"status":"final","valueQuantity":{"value":\#(60 + index % 40),"#
+                    + #""unit":"/min","system":"http://unitsofmeasure.org","code":"/min"}}"#
+            )
+        }
     }
 }

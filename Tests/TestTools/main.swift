@@ -12,6 +12,8 @@ let usage = """
           one concurrent writer of the store race tests
       \(UpsertBench.usage)
           upsert throughput of a store: new rows, replaces, duplicates
+      \(FHIRBench.usage)
+          the FHIR store's throughput next to the same server's raw PUT and Bundle rates
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -32,6 +34,13 @@ do {
             exit(0)
         }
         exit(try await UpsertBench.run(parsed))
+    case "fhir-bench":
+        let parsed = try FHIRBench.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
+        if parsed.wantsHelp {
+            print(FHIRBench.parser.helpText(header: "usage: dvp-test-tools \(FHIRBench.usage)"))
+            exit(0)
+        }
+        exit(try await FHIRBench.run(parsed))
     case "help", "--help", "-h":
         print(usage)
         exit(0)

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPClient
 import Kafka
+import ObservationUpsert
 import Testing
 
 @testable import WorkerCore
@@ -58,6 +60,51 @@ struct WorkerConfigurationTests {
             ["--brokers", "b:1", "--allow-development-key"],
             environment: ["DVP_SOURCE_EXTENSION_URL": "https://fhir.acme.test/StructureDefinition/hk-source"]))
         #expect(config.sourceExtensionURL == "https://fhir.acme.test/StructureDefinition/hk-source")
+    }
+
+    @Test("--fhir-* flags and their DVP_FHIR_* twins configure the FHIR store; wrong combinations are refused")
+    func fhirStoreFlags() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-flags-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = { (name: String, text: String) throws -> String in
+            let url = directory.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+        let (ca, cert, key, token, secret) = (
+            try file("ca.pem", "ca"), try file("cert.pem", "c"), try file("key.pem", "k"), try file("token", "t"),
+            try file("secret", "s3cret\n")
+        )
+        let base = ["--brokers", "b:1", "--allow-development-key", "--store", "fhir+https://fhir.example.org/r4"]
+        let config = try #require(try WorkerConfiguration.parse(
+            base + ["--fhir-batch-size", "500", "--fhir-ca-file", ca, "--fhir-client-cert", cert, "--fhir-client-key",
+                    key, "--store-timeout", "12", "--fhir-connect-timeout", "3"],
+            environment: ["DVP_FHIR_TOKEN_FILE": token]))
+        #expect(config.fhir.batchSize == 500)
+        #expect(config.fhir.http.caBundlePath == ca && config.fhir.http.clientCertificatePath == cert)
+        #expect(config.fhir.http.clientKeyPath == key)
+        #expect(config.fhir.http.requestTimeout == .seconds(12) && config.fhir.http.connectTimeout == .seconds(3))
+        #expect(config.fhir.authorization == .bearerTokenFile(path: token))
+
+        let oauth = try #require(try WorkerConfiguration.parse(
+            base + ["--fhir-token-url", "https://login.example.org/token", "--fhir-client-id", "dvp",
+                    "--fhir-client-secret-file", secret, "--fhir-scope", "system/Observation.write"], environment: [:]))
+        #expect(oauth.fhir.authorization == .clientCredentials(OAuth2ClientCredentials(
+            tokenURL: "https://login.example.org/token", clientID: "dvp", clientSecret: "s3cret",
+            scope: "system/Observation.write")))
+        #expect(oauth.fhir.batchSize == 100)
+
+        let wrong: [[String]] = [
+            ["--fhir-batch-size", "501"], ["--fhir-client-cert", cert], ["--fhir-ca-file", "/nonexistent/ca.pem"],
+            ["--fhir-token-url", "https://login.example.org/token"],
+            ["--fhir-token-file", token, "--fhir-token-url", "https://x/t", "--fhir-client-id", "a",
+             "--fhir-client-secret-file", secret],
+            ["--fhir-connect-timeout", "0"],
+        ]
+        for extra in wrong {
+            #expect(throws: WorkerError.self, "\(extra)") { try WorkerConfiguration.parse(base + extra, environment: [:]) }
+        }
     }
 
     // MARK: - Secure by default: no id key, no start (unless a devbroker or an explicit opt-in)

@@ -14,12 +14,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case schema
         /// A statement failed for another reason.
         case query
+        /// The server refused the store's credentials (HTTP 401/403): not ready until they are fixed or refreshed.
+        case unauthorized
         /// The store was closed or misconfigured.
         case usage
     }
 
     public var code: Code
-    /// SQLite extended result code or PostgreSQL SQLSTATE, when the database gave one.
+    /// SQLite extended result code, PostgreSQL SQLSTATE or HTTP status, when the store's backend gave one.
     public var nativeCode: String?
     public var message: String
 
@@ -29,8 +31,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// True for infrastructure failures worth retrying with backoff (connection lost, busy, conflicts, timeouts).
-    public var isRetriable: Bool { code == .connection || code == .busy || code == .timeout }
+    /// True for infrastructure failures worth retrying with backoff (connection lost, busy, conflicts, timeouts,
+    /// refused credentials that a token refresh or a fixed secret cures).
+    public var isRetriable: Bool { [.connection, .busy, .timeout, .unauthorized].contains(code) }
 
     public var description: String {
         "store \(code.rawValue) error" + (nativeCode.map { " [\($0)]" } ?? "") + ": \(message)"

@@ -8,12 +8,18 @@ import Foundation
 /// - `postgres://…` or `postgresql://…` — a libpq connection URI; every libpq parameter (`sslmode`, `sslrootcert`,
 ///   `connect_timeout`, `application_name`, …) works and overrides the store's bounded defaults
 ///   (see ``PostgresObservationStore``).
+/// - `fhir+https://host/base` or `fhir+http://host/base` — a FHIR R4 server's base URL (see
+///   ``FHIRObservationStore``); plain `http` is for tests and local servers.
 public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(connectionString: String)
+    /// The FHIR server's base URL without the `fhir+` prefix, e.g. `https://fhir.example.org/r4`.
+    case fhir(baseURL: String)
 
     /// A human description of the accepted forms, for error messages and `--help`.
-    public static let acceptedForms = "sqlite:PATH, postgres://… or postgresql://… (a libpq connection URI)"
+    public static let acceptedForms =
+        "sqlite:PATH, postgres://… or postgresql://… (a libpq connection URI), fhir+https://HOST/BASE or "
+        + "fhir+http://HOST/BASE (a FHIR R4 server)"
 
     /// Parses a store location.
     /// - Throws: ``StoreError`` with code `usage` naming the accepted forms when `text` matches none of them.
@@ -26,40 +32,60 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             self = .sqlite(path: path)
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(connectionString: text)
+        } else if text.hasPrefix("fhir+https://") || text.hasPrefix("fhir+http://") {
+            let url = String(text.dropFirst("fhir+".count))
+            guard let scheme = url.range(of: "://"), !url[scheme.upperBound...].isEmpty else {
+                throw StoreError(.usage, "store location '\(text)' has no host; expected \(Self.acceptedForms)")
+            }
+            self = .fhir(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url)
         } else {
             throw StoreError(.usage, "unsupported store location '\(text)'; expected \(Self.acceptedForms)")
         }
     }
 
-    /// The location with any password in a PostgreSQL URI replaced by `***` (safe for logs).
+    /// The location with any password in a PostgreSQL or FHIR URL replaced by `***` (safe for logs).
     public var description: String {
         switch self {
         case .sqlite(let path):
             return "sqlite:\(path)"
+        case .fhir(let baseURL):
+            return "fhir+" + Self.maskingPassword(baseURL)
         case .postgres(let connectionString):
-            guard let scheme = connectionString.range(of: "://"),
-                let at = connectionString[scheme.upperBound...].firstIndex(of: "@")
-            else { return connectionString }
-            let userInfo = connectionString[scheme.upperBound..<at]
-            guard let colon = userInfo.firstIndex(of: ":") else { return connectionString }
-            return connectionString[..<colon] + ":***" + connectionString[at...]
+            return Self.maskingPassword(connectionString)
         }
+    }
+
+    /// `text` with the password of a URI's user info replaced by `***`.
+    private static func maskingPassword(_ connectionString: String) -> String {
+        guard let scheme = connectionString.range(of: "://"),
+            let at = connectionString[scheme.upperBound...].firstIndex(of: "@")
+        else { return connectionString }
+        let userInfo = connectionString[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return connectionString }
+        return connectionString[..<colon] + ":***" + connectionString[at...]
     }
 }
 
 // MARK: - Factory
 
-/// Opens the store at `location`, creating or migrating its schema.
-/// - Parameter postgres: client-side bounds and name of a PostgreSQL store's connection (ignored for SQLite).
+/// Opens the store at `location`, creating or migrating its schema (or, for a FHIR server, reading `/metadata`).
+/// - Parameters:
+///   - postgres: client-side bounds and name of a PostgreSQL store's connection (ignored for the others).
+///   - fhir: a FHIR store's settings; its `baseURL` is replaced by the location's (ignored for the others).
 /// - Throws: ``StoreError`` (`connection`, `timeout`, `schema`, `busy`, …) when the database cannot be opened or
 ///   migrated.
 public func makeObservationStore(
-    _ location: StoreLocation, postgres: PostgresClientOptions = PostgresClientOptions()
+    _ location: StoreLocation, postgres: PostgresClientOptions = PostgresClientOptions(),
+    fhir: FHIRStoreConfiguration = FHIRStoreConfiguration(baseURL: "")
 ) async throws -> any ObservationStore {
     switch location {
     case .sqlite(let path):
         return try await SQLiteObservationStore(path: path)
     case .postgres(let connectionString):
         return try await PostgresObservationStore(connectionString: connectionString, options: postgres)
+    case .fhir(let baseURL):
+        var configuration = fhir
+        configuration.baseURL = baseURL
+        return try await FHIRObservationStore(configuration: configuration)
     }
 }

@@ -21,6 +21,9 @@ struct UpsertPlan {
         winnerOf = batch.map { winnerByIdentity[$0.identity]! }
     }
 
+    /// The batch index of the winner of `index`'s identity.
+    func winner(of index: Int) -> Int { winnerOf[index] }
+
     /// One outcome per batch record, given the database's outcome for every winner.
     func outcomes(for batch: [ObservationRecord], winnerOutcomes: [Int: UpsertOutcome]) -> [UpsertOutcome] {
         batch.indices.map { index in

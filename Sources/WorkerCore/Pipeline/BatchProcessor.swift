@@ -10,6 +10,8 @@ struct BatchProcessor: Sendable {
     struct Mapped: Sendable {
         var record: ObservationRecord
         var metric: String
+        /// The event's Kafka record (dead-lettered if the store's server refuses the Observation).
+        var message: KafkaMessage
     }
 
     /// A valid event, not yet mapped.
@@ -68,7 +70,8 @@ struct BatchProcessor: Sendable {
             }
             do {
                 let record = try mapper.map(decoded.value, recordTimestampMs: decoded.message.timestampMs ?? decoded.version)
-                output.mapped.append(Mapped(record: record, metric: decoded.value.event.metric))
+                output.mapped.append(
+                    Mapped(record: record, metric: decoded.value.event.metric, message: decoded.message))
             } catch {
                 addDeadLetter(for: decoded.message, error, to: &output)
             }

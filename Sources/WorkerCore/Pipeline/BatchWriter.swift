@@ -35,8 +35,14 @@ struct BatchWriter: Sendable {
 
         async let deadLettered = deadLetters.deliver(output, abandoned: abandoned)
         let upserted = await upserts.upsert(output.mapped, abandoned: abandoned)
-        let dlqDone = await deadLettered
-        guard upserted, dlqDone else {
+        var dlqDone = await deadLettered
+        if upserted.durable, dlqDone, !upserted.refused.isEmpty {
+            var refused = BatchProcessor.Output()
+            refused.deadLetters = upserted.refused
+            refused.deadLetterClasses = ["StoreRejected": upserted.refused.count]
+            dlqDone = await deadLetters.deliver(refused, abandoned: abandoned)
+        }
+        guard upserted.durable, dlqDone else {
             logger.warning("batch abandoned before it was durable; it will be redelivered",
                            [("records", .int(Int64(messages.count)))])
             tracker.abandon(generations)

@@ -12,6 +12,8 @@ struct DeadLetter: Sendable {
     enum Stage: String, Sendable {
         case deserialize = "DESERIALIZE"
         case validate = "VALIDATE"
+        /// The store's server refused the mapped Observation (a FHIR server's 400/422).
+        case store = "STORE"
     }
 
     /// Largest original value copied verbatim; bigger ones become a small JSON envelope with size and SHA-256.

@@ -1,21 +1,31 @@
 import Essentials
+import Kafka
 import ObservationUpsert
 
 /// The store stage: upserts a batch's mapped records (minus those the version cache proves cannot change
 /// anything), retrying with backoff (consumption paused, readiness false) while the store fails. Learns the stored
-/// versions into the ``VersionCache``.
+/// versions into the ``VersionCache``. Records the store's server refuses (``UpsertRejections``) come back as
+/// dead-letter records, with the server's reason.
 struct UpsertStage: Sendable {
+    /// What became of a batch.
+    struct Result: Sendable {
+        /// False if abandoned (stop deadline passed, or every partition of the batch was revoked).
+        var durable: Bool
+        /// Dead-letter records of the refused Observations, to deliver before the batch's offsets are stored.
+        var refused: [KafkaOutgoingMessage] = []
+    }
+
     let store: any ObservationStore
+    let deadLetter: DeadLetter
     let versionCache: VersionCache
     let health: WorkerHealth
     let pause: ConsumptionPause
     let metrics: Metrics
     let logger: Logger
 
-    /// Makes `mapped` durable in the store.
-    /// - Returns: false if abandoned (stop deadline passed, or every partition of the batch was revoked).
-    func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Bool {
-        guard !mapped.isEmpty else { return true }
+    /// Makes `mapped` durable in the store (every record decided or refused).
+    func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Result {
+        guard !mapped.isEmpty else { return Result(durable: true) }
         // The previous batch may have raised bounds since this one was prepared.
         let bounds = versionCache.storedAtLeast(mapped.map(\.record.identity))
         var toStore: [BatchProcessor.Mapped] = []
@@ -29,10 +39,11 @@ struct UpsertStage: Sendable {
             }
         }
         metrics.countSkipped(skipped)
-        guard !toStore.isEmpty else { return true }
+        guard !toStore.isEmpty else { return Result(durable: true) }
         let records = toStore.map(\.record)
         let retrying = RetryingStage(pause: pause, logger: logger)
-        return await retrying.run(
+        var refused: [KafkaOutgoingMessage] = []
+        let durable = await retrying.run(
             "store upsert failed; retrying", abandoned: abandoned,
             failed: { failure in
                 metrics.increment("dvp_store_errors_total")
@@ -46,10 +57,23 @@ struct UpsertStage: Sendable {
                 do {
                     learn(records, try await store.upsert(records))
                     return nil
+                } catch let refusal as UpsertRejections {
+                    let decided = zip(records, refusal.outcomes).compactMap { record, outcome in
+                        outcome.map { (record, $0) }
+                    }
+                    learn(decided.map(\.0), decided.map(\.1))
+                    refused = refusal.reasons.sorted { $0.key < $1.key }.map { index, reason in
+                        deadLetter.record(
+                            for: toStore[index].message, stage: .store, className: "StoreRejected", reason: reason)
+                    }
+                    logger.warning("the store refused records; dead-lettering them",
+                                   [("records", .int(Int64(refused.count)))])
+                    return nil
                 } catch {
                     return RetryingStage.Failure(error: "\(error)")
                 }
             })
+        return Result(durable: durable, refused: refused)
     }
 
     /// Counts the outcomes and records the versions the store now holds at least.

@@ -37,6 +37,14 @@ extension WorkerService {
             roundTripTimeout: .milliseconds(Int64((configuration.storeTimeoutSeconds * 1000).rounded())))
     }
 
+    /// The FHIR store's settings: the `--fhir-*` flags, the mapper's identifier system, the product's User-Agent.
+    var fhirConfiguration: FHIRStoreConfiguration {
+        var fhir = configuration.fhir
+        if let system = configuration.identifierSystem { fhir.identifierSystem = system }
+        fhir.userAgent = "daily-values-pipeline/\(Self.version)"
+        return fhir
+    }
+
     /// Opens the store, retrying while it is unreachable (a worker started before its database must not
     /// crash-loop); a malformed location fails at once.
     func openStore() async throws -> any ObservationStore {
@@ -49,8 +57,16 @@ extension WorkerService {
         var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
         while true {
             do {
-                let store = try await makeObservationStore(location, postgres: postgresOptions)
+                let store = try await makeObservationStore(location, postgres: postgresOptions, fhir: fhirConfiguration)
                 if backoff.attempt > 0 { health.storeRecovered() }
+                if let fhir = store as? FHIRObservationStore {
+                    let capabilities = fhir.capabilities
+                    logger.info("FHIR server", [("server", .string("\(capabilities)"))])
+                    if !capabilities.missing.isEmpty {
+                        logger.warning("the FHIR server does not declare features the store uses; writes may fail",
+                                       [("missing", .string(capabilities.missing.joined(separator: ", ")))])
+                    }
+                }
                 return store
             } catch let error as StoreError where error.isRetriable {
                 health.storeFailed("\(error)")

@@ -120,8 +120,8 @@ public final class WorkerService: Sendable {
         let writer = BatchWriter(
             preparer: preparer,
             upserts: UpsertStage(
-                store: store, versionCache: versionCache, health: health, pause: pause, metrics: metrics,
-                logger: logger),
+                store: store, deadLetter: processor.deadLetter, versionCache: versionCache, health: health,
+                pause: pause, metrics: metrics, logger: logger),
             deadLetters: DeadLetterStage(
                 producer: deadLetterProducer, health: health, pause: pause, metrics: metrics, logger: logger),
             offsets: OffsetStorer(consumer: consumer, tracker: tracker, metrics: metrics, logger: logger),

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPClient
+
+/// The `Authorization` header value of the FHIR store's requests: none, a bearer token from a file (re-read when the
+/// file changes), or an OAuth2 client-credentials token (cached until a minute, or a tenth of its lifetime, before
+/// it expires).
+actor FHIRAccessToken {
+    private let authorization: FHIRAuthorization
+    private let http: HTTPClient
+    private var cached: (value: String, validUntil: ContinuousClock.Instant, stamp: FileStamp?)?
+
+    init(_ authorization: FHIRAuthorization, http: HTTPClient) {
+        self.authorization = authorization
+        self.http = http
+    }
+
+    /// The header value, e.g. `Bearer abc`; nil without authorization.
+    /// - Throws: ``StoreError`` (`unauthorized`) when the token file is unreadable or the token endpoint refuses.
+    func header() async throws -> String? {
+        switch authorization {
+        case .none:
+            return nil
+        case .bearerTokenFile(let path):
+            return "Bearer " + (try fileToken(path))
+        case .clientCredentials(let grant):
+            if let cached, ContinuousClock.now < cached.validUntil { return "Bearer " + cached.value }
+            return "Bearer " + (try await fetch(grant))
+        }
+    }
+
+    /// Forgets a cached token after the server answered 401 (revoked or expired early), so the next request
+    /// fetches or re-reads one.
+    func invalidate() { cached = nil }
+
+    // MARK: - Token file
+
+    private struct FileStamp: Equatable {
+        var modified: Date?
+        var size: Int?
+    }
+
+    private func fileToken(_ path: String) throws -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let stamp = FileStamp(
+            modified: attributes?[.modificationDate] as? Date, size: (attributes?[.size] as? NSNumber)?.intValue)
+        if let cached, cached.stamp == stamp { return cached.value }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoreError(.unauthorized, "cannot read the FHIR bearer token file \(path)")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw StoreError(.unauthorized, "the FHIR bearer token file \(path) is empty") }
+        cached = (token, .now + .seconds(365 * 86_400), stamp)
+        return token
+    }
+
+    // MARK: - OAuth2 client credentials
+
+    private func fetch(_ grant: OAuth2ClientCredentials) async throws -> String {
+        var form = [
+            ("grant_type", "client_credentials"), ("client_id", grant.clientID),
+            ("client_secret", grant.clientSecret),
+        ]
+        if let scope = grant.scope { form.append(("scope", scope)) }
+        let body = form.map { "\($0.0)=\(Self.formEncoded($0.1))" }.joined(separator: "&")
+        let request = HTTPRequest(
+            method: "POST", url: grant.tokenURL,
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+            body: Array(body.utf8))
+        let response: HTTPResponse
+        do { response = try await http.send(request) } catch let error as HTTPClientError {
+            throw StoreError(.connection, "OAuth2 token endpoint \(grant.tokenURL): \(error.message)")
+        }
+        guard (200..<300).contains(response.status),
+            let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let token = json["access_token"] as? String, !token.isEmpty
+        else {
+            let code: StoreError.Code = response.status >= 500 ? .connection : .unauthorized
+            throw StoreError(
+                code, nativeCode: String(response.status),
+                "OAuth2 token endpoint \(grant.tokenURL) gave no access token: \(response.text.prefix(300))")
+        }
+        let lifetime = (json["expires_in"] as? NSNumber)?.int64Value ?? 300
+        let margin = min(60, max(lifetime / 10, 1))
+        cached = (token, .now + .seconds(max(lifetime - margin, 1)), nil)
+        return token
+    }
+
+    private static func formEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,129 @@
+import DailyValueContract
+import Foundation
+import HTTPClient
+
+extension FHIRObservationStore {
+    /// Decides the winners `chunk` (batch indices, at most one Bundle's worth): one read of their current copies,
+    /// the version rule, one `batch` Bundle of guarded PUTs for those that win; those that lost a race (409/412)
+    /// are read and decided again, at most ``FHIRStoreConfiguration/conflictAttempts`` rounds.
+    /// - Throws: ``StoreError`` for anything not decided per record (network, 5xx, credentials, conflicts that
+    ///   outlast the attempts); records already written stay written, and a retry finds them `unchanged`.
+    func decide(
+        _ chunk: [Int], of batch: [ObservationRecord], into decided: inout [Int: UpsertOutcome],
+        refused: inout [Int: String]
+    ) async throws {
+        var pending = chunk
+        var round = 0
+        while !pending.isEmpty {
+            round += 1
+            guard round <= configuration.conflictAttempts else {
+                throw StoreError(
+                    .busy, nativeCode: "412",
+                    "\(pending.count) Observations still conflicted after \(configuration.conflictAttempts) rounds")
+            }
+            let copies = try await currentCopies(pending.map { batch[$0].resourceID })
+            var writes: [(index: Int, write: FHIRBundle.Write)] = []
+            for index in pending {
+                let record = batch[index]
+                let copy = copies[record.resourceID]
+                if let stored = copy?.eventVersion, stored >= record.version {
+                    decided[index] = stored == record.version ? .unchanged : .stale
+                } else {
+                    writes.append((index, FHIRBundle.Write(record: record, ifMatch: copy?.versionId)))
+                }
+            }
+            pending = []
+            guard !writes.isEmpty else { return }
+            let body = FHIRBundle.writes(writes.map(\.write), versionTagSystem: configuration.versionTagSystem)
+            let response = try await rest.send("POST", "", body: body)
+            let entries = try FHIRBundle.entries(of: response, expected: writes.count)
+            for ((index, write), entry) in zip(writes, entries) {
+                switch entry.status {
+                case 200..<300:
+                    if write.ifMatch == nil, let outcome = try await collision(write.record, entry) {
+                        if outcome == .stale { pending.append(index) } else { decided[index] = outcome }
+                    } else {
+                        decided[index] = write.ifMatch == nil ? .inserted : .updated
+                    }
+                case 409, 412, 404, 410, 429, 503:
+                    // Another writer got there first (or the copy vanished, or the entry was throttled): decide again.
+                    pending.append(index)
+                case 400, 422:
+                    refused[index] = entry.outcomeText ?? "the FHIR server refused the Observation (\(entry.status))"
+                case 401, 403:
+                    throw StoreError(
+                        .unauthorized, nativeCode: String(entry.status),
+                        "the FHIR server refused the credentials for a batch entry: \(entry.outcomeText ?? "")")
+                default:
+                    throw StoreError(
+                        entry.status >= 500 ? .connection : .query, nativeCode: String(entry.status),
+                        "PUT Observation/\(write.record.resourceID): \(entry.outcomeText ?? "no outcome")")
+                }
+            }
+            if pending.count > 0, entries.contains(where: { [429, 503].contains($0.status) }) {
+                try await Task.sleep(for: .seconds(1))  // entries carry no Retry-After
+            }
+        }
+    }
+
+    /// The current copies of `ids` that the server has (one `batch` Bundle of reads).
+    func currentCopies(_ ids: [String]) async throws -> [String: FHIRCopy] {
+        let response = try await rest.send("POST", "", body: FHIRBundle.reads(ids))
+        var copies: [String: FHIRCopy] = [:]
+        for (id, entry) in zip(ids, try FHIRBundle.entries(of: response, expected: ids.count)) {
+            switch entry.status {
+            case 200..<300:
+                guard let resource = entry.resource, var copy = copy(resource) else {
+                    throw StoreError(.query, nativeCode: String(entry.status), "GET Observation/\(id): no resource")
+                }
+                if copy.versionId.isEmpty, let versionId = entry.versionId { copy.versionId = versionId }
+                copies[id] = copy
+            case 404, 410:
+                continue
+            case 401, 403:
+                throw StoreError(.unauthorized, nativeCode: String(entry.status), "GET Observation/\(id) refused")
+            default:
+                throw StoreError(
+                    entry.status >= 500 || entry.status == 429 ? .connection : .query,
+                    nativeCode: String(entry.status), "GET Observation/\(id): \(entry.outcomeText ?? "no outcome")")
+            }
+        }
+        return copies
+    }
+
+    /// A PUT meant to create `record` that replaced a copy another writer created after our read (the server
+    /// answered 200, not 201, with a version id above 1). The replaced copy is read back from history; if it
+    /// held a higher event version it is restored (guarded by `If-Match`) and the record is decided again (`stale`
+    /// is returned to ask for that). nil: it really was a create.
+    private func collision(_ record: ObservationRecord, _ entry: FHIRBundle.Entry) async throws -> UpsertOutcome? {
+        // 201 Created is a create (also of an id deleted before); a 200 is one only at version 1 (opaque version
+        // ids, as on Google, cannot tell).
+        guard entry.status != 201, let numeric = entry.versionId.flatMap({ Int64($0) }), numeric > 1 else {
+            return nil
+        }
+        let path = "Observation/\(record.resourceID)/_history/\(numeric - 1)"
+        let previous = try await rest.send("GET", path)
+        guard (200..<300).contains(previous.status),
+            var resource = try? JSONSerialization.jsonObject(with: Data(previous.body)) as? [String: Any],
+            let replaced = copy(resource)
+        else { return .updated }  // no history to compare with: nothing to restore
+        guard let version = replaced.eventVersion, version > record.version else {
+            return replaced.eventVersion == record.version ? .unchanged : .updated
+        }
+        if var meta = resource["meta"] as? [String: Any] {
+            meta["versionId"] = nil
+            meta["lastUpdated"] = nil
+            resource["meta"] = meta
+        }
+        let body = try JSONSerialization.data(withJSONObject: resource, options: [.withoutEscapingSlashes])
+        let restore = try await rest.send(
+            "PUT", "Observation/\(record.resourceID)", body: Array(body), ifMatch: String(numeric))
+        guard (200..<300).contains(restore.status) || [409, 412].contains(restore.status) else {
+            throw StoreError(
+                .query, nativeCode: String(restore.status),
+                "restoring Observation/\(record.resourceID) after a create race: "
+                    + FHIRRestClient.outcomeText(restore))
+        }
+        return .stale
+    }
+}

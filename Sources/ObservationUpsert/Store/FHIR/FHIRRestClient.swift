@@ -1,0 +1,112 @@
+import Essentials
+import Foundation
+import HTTPClient
+
+/// The FHIR store's HTTP layer: every request carries the FHIR media types, `Prefer: return=minimal` and the
+/// authorization; throttling (429/503) waits as long as `Retry-After` says, a 401 refreshes the token once, and the
+/// failures the store cannot decide per record become ``StoreError``s.
+struct FHIRRestClient: Sendable {
+    let http: HTTPClient
+    let token: FHIRAccessToken
+    let configuration: FHIRStoreConfiguration
+
+    /// Sends a request to `path` (relative to the base URL, or absolute; "" is the base itself, for Bundles) and
+    /// returns a response whose status is 2xx, 3xx or a 4xx other than 401/403/429 (the caller decides those per
+    /// record or per call).
+    /// - Throws: ``StoreError``: `connection` for network failures and 5xx answers, `timeout`, `busy` when throttling
+    ///   outlasted ``FHIRStoreConfiguration/throttleAttempts``, `unauthorized` for 401/403, `usage` for TLS or URL
+    ///   problems.
+    func send(_ method: String, _ path: String, body: [UInt8]? = nil, ifMatch: String? = nil) async throws
+        -> HTTPResponse
+    {
+        let url =
+            path.hasPrefix("http://") || path.hasPrefix("https://")
+            ? path : path.isEmpty ? configuration.baseURL : configuration.baseURL + "/" + path
+        var throttled = 0
+        var refreshedToken = false
+        while true {
+            var headers: [(name: String, value: String)] = [("Accept", "application/fhir+json")]
+            if body != nil {
+                headers += [("Content-Type", "application/fhir+json"), ("Prefer", "return=minimal")]
+            }
+            if let ifMatch { headers.append(("If-Match", #"W/""# + ifMatch + #"""#)) }
+            if let authorization = try await token.header() { headers.append(("Authorization", authorization)) }
+            let response: HTTPResponse
+            do {
+                response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: body))
+            } catch let error as HTTPClientError {
+                throw Self.storeError(error, method: method, url: url)
+            }
+            switch response.status {
+            case 401 where !refreshedToken:
+                refreshedToken = true
+                await token.invalidate()
+            case 401, 403:
+                throw StoreError(
+                    .unauthorized, nativeCode: String(response.status),
+                    "\(method) \(url): the FHIR server refused the credentials: \(Self.outcomeText(response))")
+            case 429, 503:
+                throttled += 1
+                guard throttled < configuration.throttleAttempts else {
+                    throw StoreError(
+                        .busy, nativeCode: String(response.status),
+                        "\(method) \(url): still throttled after \(throttled) attempts: \(Self.outcomeText(response))")
+                }
+                try await Task.sleep(for: retryAfter(response))
+            case 500...:
+                throw StoreError(
+                    .connection, nativeCode: String(response.status),
+                    "\(method) \(url): \(response.status): \(Self.outcomeText(response))")
+            default:
+                return response
+            }
+        }
+    }
+
+    /// How long a 429/503 asks to wait: `Retry-After` in seconds or as an HTTP date, capped at
+    /// ``FHIRStoreConfiguration/maxRetryAfter``; one second when absent.
+    func retryAfter(_ response: HTTPResponse) -> Duration {
+        let cap = configuration.maxRetryAfter
+        guard let value = response.header("retry-after")?.trimmingCharacters(in: .whitespaces) else {
+            return min(.seconds(1), cap)
+        }
+        if let seconds = Double(value) { return min(.milliseconds(Int64(max(seconds, 0) * 1000)), cap) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return min(.seconds(1), cap) }
+        return min(.milliseconds(Int64(max(date.timeIntervalSinceNow, 0) * 1000)), cap)
+    }
+
+    // MARK: - Errors
+
+    static func storeError(_ error: HTTPClientError, method: String, url: String) -> StoreError {
+        let code: StoreError.Code =
+            switch error.code {
+            case .connection, .other: .connection
+            case .timeout: .timeout
+            case .tls, .usage: .usage
+            }
+        return StoreError(code, nativeCode: error.curlCode.map { "curl \($0)" }, "\(method) \(url): \(error.message)")
+    }
+
+    /// The text of an OperationOutcome body (its issues' `details.text` or `diagnostics`), else the body's start.
+    static func outcomeText(_ response: HTTPResponse) -> String {
+        outcomeText(try? JSONSerialization.jsonObject(with: Data(response.body))) ?? String(response.text.prefix(300))
+    }
+
+    /// The text of a parsed OperationOutcome, if `json` is one with text.
+    static func outcomeText(_ json: Any?) -> String? {
+        guard let outcome = json as? [String: Any], let issues = outcome["issue"] as? [[String: Any]] else {
+            return nil
+        }
+        let texts = issues.compactMap { issue -> String? in
+            let text = (issue["details"] as? [String: Any])?["text"] as? String ?? issue["diagnostics"] as? String
+            let expression = (issue["expression"] as? [String])?.joined(separator: ", ")
+            guard let text else { return nil }
+            guard let expression else { return text }
+            return "\(expression): \(text)"
+        }
+        return texts.isEmpty ? nil : texts.joined(separator: "; ")
+    }
+}

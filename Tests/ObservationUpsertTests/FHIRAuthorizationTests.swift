@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import ObservationUpsert
+
+/// The FHIR store's authorization against the double's token checks: a bearer token file (re-read when it changes),
+/// OAuth2 client credentials (cached until shortly before expiry), and 401/403 as retriable `unauthorized` errors.
+@Suite(.timeLimit(.minutes(1)))
+struct FHIRAuthorizationTests {
+    static func configuration(_ double: FHIRDouble, _ authorization: FHIRAuthorization) -> FHIRStoreConfiguration {
+        var configuration = FHIRStoreConfiguration(baseURL: double.baseURL)
+        configuration.authorization = authorization
+        return configuration
+    }
+
+    @Test func aBearerTokenFileIsReadAgainWhenItChanges() async throws {
+        let double = try await FHIRDouble()
+        try await double.set(["tokens": ["secret-1"]])
+        let directory = try TestEnvironment.temporaryDirectory("fhir-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("token")
+        try "wrong\n".write(to: file, atomically: true, encoding: .utf8)
+        let configuration = Self.configuration(double, .bearerTokenFile(path: file.path))
+
+        let refused = await #expect(throws: StoreError.self) {
+            _ = try await FHIRObservationStore(configuration: configuration)
+        }
+        #expect(refused?.code == .unauthorized && refused?.nativeCode == "401" && refused?.isRetriable == true)
+
+        try "secret-1\n".write(to: file, atomically: true, encoding: .utf8)
+        let store = try await FHIRObservationStore(configuration: configuration)
+        #expect(try await store.upsert([try FHIRStoreFaultTests.mapped(version: 1)]) == [.inserted])
+        // Rotation: the server moves to a new token, then the file follows.
+        try await double.set(["tokens": ["secret-2"]])
+        await #expect(throws: StoreError.self) { try await store.upsert([try FHIRStoreFaultTests.mapped(version: 2)]) }
+        try "secret-2\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(try await store.upsert([try FHIRStoreFaultTests.mapped(version: 2)]) == [.updated])
+        await store.close()
+    }
+
+    @Test func forbiddenIsARetriableUnauthorizedError() async throws {
+        let double = try await FHIRDouble()
+        let store = try await FHIRObservationStore(configuration: Self.configuration(double, .none))
+        try await double.set(["forbidden": true])
+        let error = await #expect(throws: StoreError.self) {
+            try await store.upsert([try FHIRStoreFaultTests.mapped(version: 1)])
+        }
+        #expect(error?.code == .unauthorized && error?.nativeCode == "403" && error?.isRetriable == true)
+        try await double.set(["forbidden": false])
+        #expect(try await store.upsert([try FHIRStoreFaultTests.mapped(version: 1)]) == [.inserted])
+        await store.close()
+    }
+
+    @Test func clientCredentialsTokensAreCachedUntilShortlyBeforeExpiry() async throws {
+        let double = try await FHIRDouble()
+        try await double.set(["client": ["dvp-worker", "s3cret&="], "token_lifetime": 10, "tokens": ["bootstrap"]])
+        let grant = OAuth2ClientCredentials(
+            tokenURL: double.rootURL + "/token", clientID: "dvp-worker", clientSecret: "s3cret&=",
+            scope: "system/Observation.write")
+        let store = try await FHIRObservationStore(configuration: Self.configuration(double, .clientCredentials(grant)))
+        for version in 1...3 {
+            _ = try await store.upsert([try FHIRStoreFaultTests.mapped(version: Int64(version))])
+        }
+        // Three batches well inside the token's life (valid 9 s: 10 s lifetime, refreshed 1 s early) share one token,
+        // however slow a loaded machine makes them.
+        #expect(try await double.stats()["tokens_issued"] == 1)
+        try await Task.sleep(for: .milliseconds(9500))
+        #expect(try await store.upsert([try FHIRStoreFaultTests.mapped(version: 4)]) == [.updated])
+        #expect(try await double.stats()["tokens_issued"] == 2)
+        await store.close()
+
+        var wrong = grant
+        wrong.clientSecret = "nope"
+        let error = await #expect(throws: StoreError.self) {
+            _ = try await FHIRObservationStore(configuration: Self.configuration(double, .clientCredentials(wrong)))
+        }
+        #expect(error?.code == .unauthorized && error?.message.contains("invalid_client") == true)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPClient
+import Testing
+import TestSupport
+
+/// The libcurl client against real local servers (the FHIR double, a closed port, a server that never answers).
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPClientTests {
+    @Test func statusHeadersAndBodyOfEveryAnswerComeBack() async throws {
+        let double = try await FHIRDouble()
+        let client = try HTTPClient(HTTPClientConfiguration())
+        try await double.set(["throttle": 1, "retry_after": "0.5"])
+        let throttled = try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata"))
+        #expect(throttled.status == 429)
+        #expect(throttled.header("Retry-After") == "0.5", "\(throttled.headers)")
+        #expect(throttled.header("content-type") == "application/fhir+json")
+        let ok = try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata"))
+        #expect(ok.status == 200 && ok.text.contains("CapabilityStatement") && ok.httpVersion == "1.1")
+        let missing = try await client.send(HTTPRequest(method: "GET", url: double.rootURL + "/nothing"))
+        #expect(missing.status == 404)
+        await client.close()
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata"))
+        }
+    }
+
+    /// One kept-alive connection per easy handle: many requests, few TCP connections.
+    @Test func connectionsAreKeptAliveAndReused() async throws {
+        let double = try await FHIRDouble()
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnections = 2
+        let client = try HTTPClient(configuration)
+        for _ in 0..<20 {
+            let response = try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata"))
+            #expect(response.status == 200)
+        }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata")).status
+                }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        let connections = try #require(try await double.stats()["connections"])
+        #expect(connections >= 1 && connections <= 3, "\(connections) connections for 30 requests")
+    }
+
+    @Test func aClosedPortIsARetriableConnectionError() async throws {
+        let client = try HTTPClient(HTTPClientConfiguration())
+        let port = try FreePort.pick()
+        let error = await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
+        }
+        #expect(error?.code == .connection && error?.isRetriable == true && error?.curlCode == 7)
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        let listener = try SilentListener()
+        var configuration = HTTPClientConfiguration()
+        configuration.requestTimeout = .milliseconds(300)
+        let client = try HTTPClient(configuration)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(listener.port)/"))
+        }
+        #expect(error?.code == .timeout && error?.curlCode == 28)
+        #expect(ContinuousClock.now - started < .seconds(10))  // not the 30 s default (slack for a loaded machine)
+        withExtendedLifetime(listener) {}
+    }
+
+    /// TLS verification is always on: an unknown CA fails as `tls` (not retriable); the CA bundle option trusts it.
+    @Test func tlsVerifiesThePeerAndTakesACABundle() async throws {
+        let certificates = try await TestCertificates()
+        let double = try await FHIRDouble(tls: certificates)
+        let url = double.baseURL + "/metadata"
+        let untrusting = try HTTPClient(HTTPClientConfiguration())
+        let error = await #expect(throws: HTTPClientError.self) {
+            _ = try await untrusting.send(HTTPRequest(method: "GET", url: url))
+        }
+        #expect(error?.code == .tls && error?.isRetriable == false, "\(String(describing: error))")
+        var configuration = HTTPClientConfiguration()
+        configuration.caBundlePath = certificates.authority
+        let trusting = try HTTPClient(configuration)
+        #expect(try await trusting.send(HTTPRequest(method: "GET", url: url)).status == 200)
+    }
+
+    /// Mutual TLS: a server that requires a client certificate refuses a client without one and serves one with it.
+    @Test func mutualTLSSendsTheClientCertificate() async throws {
+        let certificates = try await TestCertificates()
+        let double = try await FHIRDouble(tls: certificates, requireClientCertificate: true)
+        let url = double.baseURL + "/metadata"
+        var anonymous = HTTPClientConfiguration()
+        anonymous.caBundlePath = certificates.authority
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await HTTPClient(anonymous).send(HTTPRequest(method: "GET", url: url))
+        }
+        var mutual = anonymous
+        mutual.clientCertificatePath = certificates.clientCertificate
+        mutual.clientKeyPath = certificates.clientKey
+        #expect(try await HTTPClient(mutual).send(HTTPRequest(method: "GET", url: url)).status == 200)
+    }
+
+    /// HTTP/2 when the server offers it over TLS (ALPN): nghttpd (Debian's nghttp2-server) speaks only h2.
+    @Test func http2IsNegotiatedWhenTheServerOffersIt() async throws {
+        let certificates = try await TestCertificates()
+        let htdocs = try TestEnvironment.temporaryDirectory("nghttpd")
+        defer { try? FileManager.default.removeItem(at: htdocs) }
+        try #"{"resourceType":"CapabilityStatement"}"#.write(
+            to: htdocs.appendingPathComponent("metadata"), atomically: true, encoding: .utf8)
+        let port = try FreePort.pick()
+        let server = try ChildProcess(
+            "/usr/sbin/nghttpd",
+            ["-a", "127.0.0.1", "-d", htdocs.path, "\(port)", certificates.serverKey, certificates.serverCertificate])
+        var configuration = HTTPClientConfiguration()
+        configuration.caBundlePath = certificates.authority
+        let client = try HTTPClient(configuration)
+        let request = HTTPRequest(method: "GET", url: "https://127.0.0.1:\(port)/metadata")
+        var response: HTTPResponse?
+        for _ in 0..<50 where response == nil {
+            response = try? await client.send(request)
+            if response == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let answer = try #require(response, "nghttpd did not answer: \(server.stderr)")
+        #expect(answer.status == 200 && answer.httpVersion == "2", "\(answer.status) over HTTP/\(answer.httpVersion)")
+        #expect(answer.text.contains("CapabilityStatement"))
+    }
+
+    @Test func invalidConfigurationsAreRefused() {
+        var configuration = HTTPClientConfiguration()
+        configuration.clientCertificatePath = "/tmp/cert.pem"
+        #expect(throws: HTTPClientError.self) { try HTTPClient(configuration) }
+        configuration = HTTPClientConfiguration()
+        configuration.maxConnections = 0
+        #expect(throws: HTTPClientError.self) { try HTTPClient(configuration) }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that accepts connections (the kernel's backlog) and never answers.
+final class SilentListener: Sendable {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let fd = fd
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw TestSetupError("cannot listen: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
