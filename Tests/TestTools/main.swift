@@ -4,54 +4,53 @@ import Foundation
 // dvp-test-tools: helpers the tests run as separate processes. Built with the package, never shipped (not a
 // product, not in the image). Exit status: 0 success, 1 failure, 2 bad arguments.
 
-let usage = """
-    usage: dvp-test-tools COMMAND [OPTIONS]
+/// One subcommand: its usage line, what it is for, its options and what it runs.
+struct TestToolCommand {
+    var usage: String
+    var summary: String
+    var parser: CommandLineParser
+    var run: (ParsedCommandLine) async throws -> Int32
 
-    commands:
-      \(RaceWriter.usage)
-          one concurrent writer of the store race tests
-      \(UpsertBench.usage)
-          upsert throughput of a store: new rows, replaces, duplicates
-      \(FHIRBench.usage)
-          the FHIR store's throughput next to the same server's raw PUT and Bundle rates
-    """
+    var name: String { String(usage.prefix { $0 != " " }) }
+}
+
+let commands = [
+    TestToolCommand(
+        usage: RaceWriter.usage, summary: "one concurrent writer of the store race tests", parser: RaceWriter.parser,
+        run: RaceWriter.run),
+    TestToolCommand(
+        usage: UpsertBench.usage, summary: "upsert throughput of a store: new rows, replaces, duplicates",
+        parser: UpsertBench.parser, run: UpsertBench.run),
+    TestToolCommand(
+        usage: FHIRBench.usage,
+        summary: "the FHIR store's throughput next to the same server's raw PUT and Bundle rates",
+        parser: FHIRBench.parser, run: FHIRBench.run),
+]
+
+let usage = "usage: dvp-test-tools COMMAND [OPTIONS]\n\ncommands:\n"
+    + commands.map { "  \($0.usage)\n      \($0.summary)" }.joined(separator: "\n")
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.isEmpty ? "" : arguments.removeFirst()
+let name = arguments.isEmpty ? "" : arguments.removeFirst()
 do {
-    switch command {
-    case "race":
-        let parsed = try RaceWriter.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
-        if parsed.wantsHelp {
-            print(RaceWriter.parser.helpText(header: "usage: dvp-test-tools \(RaceWriter.usage)"))
-            exit(0)
-        }
-        exit(try await RaceWriter.run(parsed))
-    case "upsert-bench":
-        let parsed = try UpsertBench.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
-        if parsed.wantsHelp {
-            print(UpsertBench.parser.helpText(header: "usage: dvp-test-tools \(UpsertBench.usage)"))
-            exit(0)
-        }
-        exit(try await UpsertBench.run(parsed))
-    case "fhir-bench":
-        let parsed = try FHIRBench.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
-        if parsed.wantsHelp {
-            print(FHIRBench.parser.helpText(header: "usage: dvp-test-tools \(FHIRBench.usage)"))
-            exit(0)
-        }
-        exit(try await FHIRBench.run(parsed))
-    case "help", "--help", "-h":
+    if ["help", "--help", "-h"].contains(name) {
         print(usage)
         exit(0)
-    default:
-        StandardError.print("dvp-test-tools: unknown command '\(command)'\n\n\(usage)")
+    }
+    guard let command = commands.first(where: { $0.name == name }) else {
+        StandardError.print("dvp-test-tools: unknown command '\(name)'\n\n\(usage)")
         exit(UsageError.exitStatus)
     }
+    let parsed = try command.parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
+    if parsed.wantsHelp {
+        print(command.parser.helpText(header: "usage: dvp-test-tools \(command.usage)"))
+        exit(0)
+    }
+    exit(try await command.run(parsed))
 } catch let error as UsageError {
-    StandardError.print("dvp-test-tools \(command): \(error)")
+    StandardError.print("dvp-test-tools \(name): \(error)")
     exit(UsageError.exitStatus)
 } catch {
-    StandardError.print("dvp-test-tools \(command): \(error)")
+    StandardError.print("dvp-test-tools \(name): \(error)")
     exit(1)
 }
