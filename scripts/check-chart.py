@@ -376,16 +376,23 @@ def check_value_usage(chart: Chart) -> str:
 CI = {path.stem: yaml.safe_load(path.read_text()) for path in sorted((CHART / "ci").glob("*-values.yaml"))}
 BASE = CI["postgres-values"]
 FHIR_URL = "https://fhir.acme-health.test/fhir/R4"
+FHIR_TOKEN_URL = "https://login.acme-health.test/oauth2/token"
+
+
+def fhir_store(**settings: Any) -> dict[str, Any]:
+    """An override selecting store.type=fhir with FHIR_URL and `settings` under store.fhir."""
+    return {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, **settings}}}
+
+
 # ci/fhir-values.yaml switched from OAuth2 + private CA + mTLS to a bearer token Secret with the system CAs and an HPA.
-FHIR_BEARER_TOKEN: dict[str, Any] = {
-    "store": {"fhir": {
-        "url": FHIR_URL,
-        "token": {"existingSecret": "fhir-bearer-token"},
-        "oauth": {"tokenURL": "", "clientID": "", "existingSecret": "", "scope": ""},
-        "tls": {"existingSecret": "", "caKey": "", "certKey": "", "keyKey": ""},
-    }},
-    "autoscaling": {"mode": "hpa"},
-}
+FHIR_BEARER_TOKEN: dict[str, Any] = merge(
+    fhir_store(
+        token={"existingSecret": "fhir-bearer-token"},
+        oauth={"tokenURL": "", "clientID": "", "existingSecret": "", "scope": ""},
+        tls={"existingSecret": "", "caKey": "", "certKey": "", "keyKey": ""},
+    ),
+    {"autoscaling": {"mode": "hpa"}},
+)
 
 # (name, override, expected substring of helm's schema error: the value's path and the rule)
 SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
@@ -464,34 +471,30 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("alert rate of zero", {"prometheusRule": {"deadLetterRatePerSecond": 0}}, "at '/prometheusRule/deadLetterRatePerSecond'"),
     (
         "FHIR URL that is not http(s)",
-        {"store": {"type": "fhir", "fhir": {"url": "ftp://fhir.acme-health.test/r4"}}},
-        "at '/store/fhir/url': 'ftp://fhir.acme-health.test/r4' does not match pattern",
+        fhir_store(url="ftp://fhir.test/r4"),
+        "at '/store/fhir/url': 'ftp://fhir.test/r4' does not match pattern",
     ),
     (
         "FHIR URL given with the fhir+ prefix (the chart adds it)",
-        {"store": {"type": "fhir", "fhir": {"url": "fhir+https://fhir.acme-health.test/r4"}}},
-        "at '/store/fhir/url': 'fhir+https://fhir.acme-health.test/r4' does not match pattern",
+        fhir_store(url="fhir+https://fhir.test/r4"),
+        "at '/store/fhir/url': 'fhir+https://fhir.test/r4' does not match pattern",
     ),
     (
         "FHIR URL carrying credentials",
-        {"store": {"type": "fhir", "fhir": {"url": "https://dvp:hunter2@fhir.acme-health.test/r4"}}},
-        "at '/store/fhir/url': 'https://dvp:hunter2@fhir.acme-health.test/r4' does not match pattern",
+        fhir_store(url="https://dvp:hunter2@fhir.test/r4"),
+        "at '/store/fhir/url': 'https://dvp:hunter2@fhir.test/r4' does not match pattern",
     ),
     (
         "inline FHIR bearer token",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "token": {"value": "eyJhbGciOi"}}}},
+        fhir_store(token={"value": "eyJhbGciOi"}),
         "at '/store/fhir/token': additional properties 'value' not allowed",
     ),
     (
         "inline OAuth2 client secret",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "oauth": {"clientSecret": "s3cret"}}}},
+        fhir_store(oauth={"clientSecret": "s3cret"}),
         "at '/store/fhir/oauth': additional properties 'clientSecret' not allowed",
     ),
-    (
-        "FHIR batch above 500",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "batchSize": 501}}},
-        "at '/store/fhir/batchSize': maximum: got 501, want 500",
-    ),
+    ("FHIR batch above 500", fhir_store(batchSize=501), "at '/store/fhir/batchSize': maximum: got 501, want 500"),
     ("unknown store type", {"store": {"type": "mongodb"}}, "at '/store/type': value must be one of"),
 ]
 
@@ -543,46 +546,38 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
     ("FHIR store without a URL", {"store": {"type": "fhir"}}, "store.fhir.url is required for store.type=fhir"),
     (
         "FHIR bearer token and OAuth2 together",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "token": {"existingSecret": "fhir-token"},
-                                            "oauth": {"tokenURL": "https://login.acme-health.test/token",
-                                                      "clientID": "dvw", "existingSecret": "fhir-oauth"}}}},
+        fhir_store(
+            token={"existingSecret": "t"},
+            oauth={"tokenURL": FHIR_TOKEN_URL, "clientID": "d", "existingSecret": "o"},
+        ),
         "store.fhir.token.existingSecret and store.fhir.oauth exclude each other",
     ),
     (
         "OAuth2 without client id and secret",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL,
-                                            "oauth": {"tokenURL": "https://login.acme-health.test/token"}}}},
-        "missing: clientID, existingSecret (the client secret)",
+        fhir_store(oauth={"tokenURL": FHIR_TOKEN_URL}),
+        "store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: clientID, "
+        "existingSecret (the client secret)",
     ),
-    (
-        "OAuth2 without a token URL",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "oauth": {"clientID": "dvw", "existingSecret": "o"}}}},
-        "store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: tokenURL",
-    ),
+    ("OAuth2 without a token URL", fhir_store(oauth={"clientID": "d", "existingSecret": "o"}), "missing: tokenURL"),
     (
         "OAuth2 scope alone",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "oauth": {"scope": "system/Observation.write"}}}},
-        "missing: tokenURL, clientID, existingSecret",
+        fhir_store(oauth={"scope": "system/*.write"}),
+        "missing: tokenURL, clientID, existingSecret (the client secret)",
     ),
     (
         "FHIR client cert without key",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "tls": {"existingSecret": "t", "certKey": "tls.crt"}}}},
+        fhir_store(tls={"existingSecret": "t", "certKey": "tls.crt"}),
         "store.fhir.tls.certKey and store.fhir.tls.keyKey must be set together",
     ),
-    (
-        "FHIR CA key without a Secret",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "tls": {"caKey": "ca.crt"}}}},
-        "need store.fhir.tls.existingSecret",
-    ),
+    ("FHIR CA key without a Secret", fhir_store(tls={"caKey": "ca.crt"}), "need store.fhir.tls.existingSecret"),
     (
         "FHIR TLS Secret without a key to use",
-        {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, "tls": {"existingSecret": "t"}}}},
+        fhir_store(tls={"existingSecret": "t"}),
         "store.fhir.tls.existingSecret needs store.fhir.tls.caKey",
     ),
     (
         "FHIR TLS material for an http URL",
-        {"store": {"type": "fhir", "fhir": {"url": "http://fhir.local:8080/fhir",
-                                            "tls": {"existingSecret": "t", "caKey": "ca.crt"}}}},
+        fhir_store(url="http://fhir.local:8080/fhir", tls={"existingSecret": "t", "caKey": "ca.crt"}),
         "store.fhir.tls applies to an https:// store.fhir.url only",
     ),
 ]
