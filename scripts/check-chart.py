@@ -148,7 +148,12 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     env = {e["name"]: e for e in container["env"]}
     assert len(env) == len(container["env"]), "duplicate env var names"
     for name, entry in env.items():
-        if SECRET_ENV.match(name) and not (name == "DVP_STORE" and values["store"]["type"] == "sqlite"):
+        # A literal is allowed for a secret-looking name only where it is not the secret: the SQLite path, the FHIR
+        # URL (the schema keeps credentials out of it) or the path of a file in a mounted Secret (DVP_FHIR_CLIENT_KEY).
+        literal_ok = (name == "DVP_STORE" and values["store"]["type"] in ("sqlite", "fhir")) or (
+            "value" in entry and secret_file(entry["value"], mounts, volumes) is not None
+        )
+        if SECRET_ENV.match(name) and not literal_ok:
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
     check_id_key(container, env, mounts, volumes, values)
     for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL")):
@@ -159,9 +164,12 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
             "name": values["store"]["postgres"]["existingSecret"],
             "key": values["store"]["postgres"]["dsnKey"],
         }, "DVP_STORE is not the DSN Secret"
+    elif values["store"]["type"] == "fhir":
+        check_fhir(env, mounts, volumes, values["store"]["fhir"])
     else:
         path = values["store"]["sqlite"]["path"]
         assert store["value"] == f"sqlite:{path}" and "emptyDir" in volumes[mounts[path.rsplit("/", 1)[0]]]
+    assert not any(n.startswith("DVP_FHIR_") for n in env) or values["store"]["type"] == "fhir", "FHIR env, other store"
     for prop, value in values["kafka"]["properties"].items():
         rendered = env["DVP_X_" + prop.replace(".", "_").upper()]["value"]
         assert rendered == (str(value).lower() if isinstance(value, bool) else str(value)), f"property {prop}"
@@ -170,6 +178,47 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         for name, key in (("DVP_X_SASL_USERNAME", "usernameKey"), ("DVP_X_SASL_PASSWORD", "passwordKey")):
             reference = env[name]["valueFrom"]["secretKeyRef"]
             assert reference == {"name": sasl["existingSecret"], "key": sasl[key]}, f"{name} -> {reference}"
+
+
+def secret_file(path: str, mounts: dict[str, str], volumes: dict[str, Any]) -> tuple[str, str] | None:
+    """(Secret name, key) when `path` is a file the pod gets from a mounted Secret volume, else None."""
+    directory, _, file = path.rpartition("/")
+    volume = volumes.get(mounts.get(directory, ""), {})
+    if "secret" not in volume:
+        return None
+    items = {i["path"]: i["key"] for i in volume["secret"].get("items", [])}
+    if items and file not in items:
+        return None
+    return volume["secret"]["secretName"], items.get(file, file)
+
+
+# The FHIR store's file settings: env var -> (the values block under store.fhir, its key value naming the file).
+FHIR_FILES = {
+    "DVP_FHIR_TOKEN_FILE": ("token", "existingSecret", "key"),
+    "DVP_FHIR_CLIENT_SECRET_FILE": ("oauth", "existingSecret", "clientSecretKey"),
+    "DVP_FHIR_CA_FILE": ("tls", "existingSecret", "caKey"),
+    "DVP_FHIR_CLIENT_CERT": ("tls", "existingSecret", "certKey"),
+    "DVP_FHIR_CLIENT_KEY": ("tls", "existingSecret", "keyKey"),
+}
+
+
+def check_fhir(env: dict[str, Any], mounts: dict[str, str], volumes: dict[str, Any], fhir: dict[str, Any]) -> None:
+    """DVP_STORE=fhir+<url>; every secret a file of the Secret and key the values name, present exactly when set."""
+    assert env["DVP_STORE"]["value"] == f"fhir+{fhir['url']}", f"DVP_STORE is {env['DVP_STORE']}"
+    assert env["DVP_FHIR_BATCH_SIZE"]["value"] == str(fhir["batchSize"]), "DVP_FHIR_BATCH_SIZE"
+    assert env["DVP_FHIR_CONNECT_TIMEOUT"]["value"] == str(fhir["connectTimeoutSeconds"]), "DVP_FHIR_CONNECT_TIMEOUT"
+    for name, (block, secret, key) in FHIR_FILES.items():
+        wanted = fhir[block][key] if fhir[block][secret] and (block != "oauth" or fhir["oauth"]["tokenURL"]) else ""
+        if not wanted:
+            assert name not in env, f"{name} set although store.fhir.{block}.{key} is not in use"
+            continue
+        found = secret_file(env[name]["value"], mounts, volumes)
+        assert found == (fhir[block][secret], wanted), f"{name} = {env[name]['value']} is {found}, not a mounted file"
+    oauth = fhir["oauth"]
+    for name, value in (("DVP_FHIR_TOKEN_URL", oauth["tokenURL"]), ("DVP_FHIR_CLIENT_ID", oauth["clientID"]),
+                        ("DVP_FHIR_SCOPE", oauth["scope"] if oauth["tokenURL"] else "")):
+        assert env.get(name, {}).get("value", "") == value, f"{name} is not store.fhir.oauth's"
+    assert "DVP_FHIR_TOKEN_FILE" not in env or "DVP_FHIR_TOKEN_URL" not in env, "token file and OAuth2 together"
 
 
 def drain_timeout_argument(container: dict[str, Any]) -> int:
@@ -326,6 +375,24 @@ def check_value_usage(chart: Chart) -> str:
 
 CI = {path.stem: yaml.safe_load(path.read_text()) for path in sorted((CHART / "ci").glob("*-values.yaml"))}
 BASE = CI["postgres-values"]
+FHIR_URL = "https://fhir.acme-health.test/fhir/R4"
+FHIR_TOKEN_URL = "https://login.acme-health.test/oauth2/token"
+
+
+def fhir_store(**settings: Any) -> dict[str, Any]:
+    """An override selecting store.type=fhir with FHIR_URL and `settings` under store.fhir."""
+    return {"store": {"type": "fhir", "fhir": {"url": FHIR_URL, **settings}}}
+
+
+# ci/fhir-values.yaml switched from OAuth2 + private CA + mTLS to a bearer token Secret with the system CAs and an HPA.
+FHIR_BEARER_TOKEN: dict[str, Any] = merge(
+    fhir_store(
+        token={"existingSecret": "fhir-bearer-token"},
+        oauth={"tokenURL": "", "clientID": "", "existingSecret": "", "scope": ""},
+        tls={"existingSecret": "", "caKey": "", "certKey": "", "keyKey": ""},
+    ),
+    {"autoscaling": {"mode": "hpa"}},
+)
 
 # (name, override, expected substring of helm's schema error: the value's path and the rule)
 SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
@@ -402,6 +469,33 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
         "at '/podSecurityContext/runAsUser': maximum",
     ),
     ("alert rate of zero", {"prometheusRule": {"deadLetterRatePerSecond": 0}}, "at '/prometheusRule/deadLetterRatePerSecond'"),
+    (
+        "FHIR URL that is not http(s)",
+        fhir_store(url="ftp://fhir.test/r4"),
+        "at '/store/fhir/url': 'ftp://fhir.test/r4' does not match pattern",
+    ),
+    (
+        "FHIR URL given with the fhir+ prefix (the chart adds it)",
+        fhir_store(url="fhir+https://fhir.test/r4"),
+        "at '/store/fhir/url': 'fhir+https://fhir.test/r4' does not match pattern",
+    ),
+    (
+        "FHIR URL carrying credentials",
+        fhir_store(url="https://dvp:hunter2@fhir.test/r4"),
+        "at '/store/fhir/url': 'https://dvp:hunter2@fhir.test/r4' does not match pattern",
+    ),
+    (
+        "inline FHIR bearer token",
+        fhir_store(token={"value": "eyJhbGciOi"}),
+        "at '/store/fhir/token': additional properties 'value' not allowed",
+    ),
+    (
+        "inline OAuth2 client secret",
+        fhir_store(oauth={"clientSecret": "s3cret"}),
+        "at '/store/fhir/oauth': additional properties 'clientSecret' not allowed",
+    ),
+    ("FHIR batch above 500", fhir_store(batchSize=501), "at '/store/fhir/batchSize': maximum: got 501, want 500"),
+    ("unknown store type", {"store": {"type": "mongodb"}}, "at '/store/type': value must be one of"),
 ]
 
 # (name, override on top of the minimal postgres values, expected substring of the template failure)
@@ -449,6 +543,43 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
     # No example-domain (or any) default for the FHIR systems: each deployment names its own.
     ("no identifier system", {"worker": {"identifierSystem": ""}}, "worker.identifierSystem is required"),
     ("no source extension URL", {"worker": {"sourceExtensionURL": ""}}, "worker.sourceExtensionURL is required"),
+    ("FHIR store without a URL", {"store": {"type": "fhir"}}, "store.fhir.url is required for store.type=fhir"),
+    (
+        "FHIR bearer token and OAuth2 together",
+        fhir_store(
+            token={"existingSecret": "t"},
+            oauth={"tokenURL": FHIR_TOKEN_URL, "clientID": "d", "existingSecret": "o"},
+        ),
+        "store.fhir.token.existingSecret and store.fhir.oauth exclude each other",
+    ),
+    (
+        "OAuth2 without client id and secret",
+        fhir_store(oauth={"tokenURL": FHIR_TOKEN_URL}),
+        "store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: clientID, "
+        "existingSecret (the client secret)",
+    ),
+    ("OAuth2 without a token URL", fhir_store(oauth={"clientID": "d", "existingSecret": "o"}), "missing: tokenURL"),
+    (
+        "OAuth2 scope alone",
+        fhir_store(oauth={"scope": "system/*.write"}),
+        "missing: tokenURL, clientID, existingSecret (the client secret)",
+    ),
+    (
+        "FHIR client cert without key",
+        fhir_store(tls={"existingSecret": "t", "certKey": "tls.crt"}),
+        "store.fhir.tls.certKey and store.fhir.tls.keyKey must be set together",
+    ),
+    ("FHIR CA key without a Secret", fhir_store(tls={"caKey": "ca.crt"}), "need store.fhir.tls.existingSecret"),
+    (
+        "FHIR TLS Secret without a key to use",
+        fhir_store(tls={"existingSecret": "t"}),
+        "store.fhir.tls.existingSecret needs store.fhir.tls.caKey",
+    ),
+    (
+        "FHIR TLS material for an http URL",
+        fhir_store(url="http://fhir.local:8080/fhir", tls={"existingSecret": "t", "caKey": "ca.crt"}),
+        "store.fhir.tls applies to an https:// store.fhir.url only",
+    ),
 ]
 
 # Every integer the chart renders, far above 999999 where the schema allows it: YAML gives templates float64s, which
@@ -590,6 +721,7 @@ def main() -> int:
         "sqlite-values": base_kinds,
         "hpa-values": {"Deployment", "Service", "HorizontalPodAutoscaler"},
         "keda-sasl-tls-values": base_kinds | {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "Job"},
+        "fhir-values": base_kinds | {"ScaledObject", "Job"},
     }
     assert set(scenarios) == set(CI), f"ci/ files {sorted(CI)} differ from the scenarios {sorted(scenarios)}"
     for name, kinds in scenarios.items():
@@ -598,6 +730,13 @@ def main() -> int:
         "render ci/postgres-values.yaml + prometheusRule + grafanaDashboard",
         lambda: check_scenario(chart, merge(BASE, monitoring), base_kinds | {"PrometheusRule", "ConfigMap"}),
     )
+    fhir_token = merge(CI["fhir-values"], FHIR_BEARER_TOKEN)
+    check.run(
+        "render ci/fhir-values.yaml with a bearer token Secret instead of OAuth2, system CAs, HPA",
+        lambda: check_scenario(chart, fhir_token, {"Deployment", "Service", "ServiceAccount", "PodDisruptionBudget",
+                                                    "HorizontalPodAutoscaler", "Job"}),
+    )
+    check.run("helm lint --strict (fhir-values with a bearer token)", lambda: helm_lint(fhir_token))
     check.run(
         "NOTES.txt renders for every ci/ file",
         lambda: str(sum(len(helmchart.notes(v)) > 0 for v in CI.values())) + " rendered",

@@ -88,6 +88,8 @@ with a message that names the values involved.
 {{- if .Values.backfill.enabled -}}
 {{- fail "backfill.enabled needs store.type=postgres: a backfill Job writing to its own SQLite emptyDir would be lost" -}}
 {{- end -}}
+{{- else if eq .Values.store.type "fhir" -}}
+{{- include "dvw.validateFHIR" . -}}
 {{- else -}}
 {{- $_ := required "store.postgres.existingSecret is required for store.type=postgres (a Secret holding the DSN)" .Values.store.postgres.existingSecret -}}
 {{- end -}}
@@ -104,6 +106,39 @@ with a message that names the values involved.
 {{- $group := required "backfill.group is required when backfill.enabled (a NEW consumer group name)" .Values.backfill.group -}}
 {{- if eq $group .Values.kafka.group -}}
 {{- fail "backfill.group must differ from kafka.group: the backfill would join the live group and steal its partitions" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+store.type=fhir: a URL, at most one way to authorize (a complete one), TLS material that names its Secret and keys.
+The schema already holds the URL to http(s) without credentials and every secret to a Secret name and key.
+*/}}
+{{- define "dvw.validateFHIR" -}}
+{{- $_ := required "store.fhir.url is required for store.type=fhir (the FHIR R4 base URL, e.g. https://fhir.<your-domain>/fhir)" .Values.store.fhir.url -}}
+{{- $oauthSet := or .Values.store.fhir.oauth.tokenURL .Values.store.fhir.oauth.clientID .Values.store.fhir.oauth.existingSecret .Values.store.fhir.oauth.scope -}}
+{{- if and .Values.store.fhir.token.existingSecret $oauthSet -}}
+{{- fail "store.fhir.token.existingSecret and store.fhir.oauth exclude each other: authorize with a bearer token file OR OAuth2 client credentials" -}}
+{{- end -}}
+{{- if and $oauthSet (not (and .Values.store.fhir.oauth.tokenURL .Values.store.fhir.oauth.clientID .Values.store.fhir.oauth.existingSecret)) -}}
+{{- $missing := list -}}
+{{- if not .Values.store.fhir.oauth.tokenURL }}{{ $missing = append $missing "tokenURL" }}{{ end -}}
+{{- if not .Values.store.fhir.oauth.clientID }}{{ $missing = append $missing "clientID" }}{{ end -}}
+{{- if not .Values.store.fhir.oauth.existingSecret }}{{ $missing = append $missing "existingSecret (the client secret)" }}{{ end -}}
+{{- fail (printf "store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: %s" (join ", " $missing)) -}}
+{{- end -}}
+{{- if ne (empty .Values.store.fhir.tls.certKey) (empty .Values.store.fhir.tls.keyKey) -}}
+{{- fail "store.fhir.tls.certKey and store.fhir.tls.keyKey must be set together (mutual TLS)" -}}
+{{- end -}}
+{{- if and (or .Values.store.fhir.tls.caKey .Values.store.fhir.tls.certKey) (not .Values.store.fhir.tls.existingSecret) -}}
+{{- fail "store.fhir.tls.caKey/certKey/keyKey need store.fhir.tls.existingSecret (the Secret holding those files)" -}}
+{{- end -}}
+{{- if .Values.store.fhir.tls.existingSecret -}}
+{{- if not (or .Values.store.fhir.tls.caKey .Values.store.fhir.tls.certKey) -}}
+{{- fail "store.fhir.tls.existingSecret needs store.fhir.tls.caKey and/or certKey+keyKey (which of its keys to use)" -}}
+{{- end -}}
+{{- if not (hasPrefix "https://" .Values.store.fhir.url) -}}
+{{- fail "store.fhir.tls applies to an https:// store.fhir.url only" -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -184,6 +219,8 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
     secretKeyRef:
       name: {{ .Values.store.postgres.existingSecret }}
       key: {{ .Values.store.postgres.dsnKey }}
+{{- else if eq .Values.store.type "fhir" }}
+{{- include "dvw.fhirEnv" . | nindent 0 }}
 {{- else }}
 - name: DVP_STORE
   value: {{ printf "sqlite:%s" .Values.store.sqlite.path | quote }}
@@ -227,7 +264,50 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 {{- end }}
 {{- end -}}
 
-{{/* Volume mounts shared by the Deployment and the Job: /tmp, the id key, TLS material, catalog, SQLite dir. */}}
+{{/*
+The FHIR store's settings (DVP_FHIR_*, the twins of the worker's --fhir-* flags). Every secret is a file from a
+mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS material; the URL carries none.
+*/}}
+{{- define "dvw.fhirEnv" -}}
+- name: DVP_STORE
+  value: {{ printf "fhir+%s" .Values.store.fhir.url | quote }}
+- name: DVP_FHIR_BATCH_SIZE
+  value: {{ .Values.store.fhir.batchSize | int64 | quote }}
+- name: DVP_FHIR_CONNECT_TIMEOUT
+  value: {{ .Values.store.fhir.connectTimeoutSeconds | int64 | quote }}
+{{- if .Values.store.fhir.versionTagSystem }}
+- name: DVP_FHIR_VERSION_TAG_SYSTEM
+  value: {{ .Values.store.fhir.versionTagSystem | quote }}
+{{- end }}
+{{- if .Values.store.fhir.token.existingSecret }}
+- name: DVP_FHIR_TOKEN_FILE
+  value: {{ printf "/etc/daily-values/fhir-token/%s" .Values.store.fhir.token.key | quote }}
+{{- end }}
+{{- if .Values.store.fhir.oauth.tokenURL }}
+- name: DVP_FHIR_TOKEN_URL
+  value: {{ .Values.store.fhir.oauth.tokenURL | quote }}
+- name: DVP_FHIR_CLIENT_ID
+  value: {{ .Values.store.fhir.oauth.clientID | quote }}
+- name: DVP_FHIR_CLIENT_SECRET_FILE
+  value: {{ printf "/etc/daily-values/fhir-oauth/%s" .Values.store.fhir.oauth.clientSecretKey | quote }}
+{{- if .Values.store.fhir.oauth.scope }}
+- name: DVP_FHIR_SCOPE
+  value: {{ .Values.store.fhir.oauth.scope | quote }}
+{{- end }}
+{{- end }}
+{{- if .Values.store.fhir.tls.caKey }}
+- name: DVP_FHIR_CA_FILE
+  value: {{ printf "/etc/daily-values/fhir-tls/%s" .Values.store.fhir.tls.caKey | quote }}
+{{- end }}
+{{- if .Values.store.fhir.tls.certKey }}
+- name: DVP_FHIR_CLIENT_CERT
+  value: {{ printf "/etc/daily-values/fhir-tls/%s" .Values.store.fhir.tls.certKey | quote }}
+- name: DVP_FHIR_CLIENT_KEY
+  value: {{ printf "/etc/daily-values/fhir-tls/%s" .Values.store.fhir.tls.keyKey | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Volume mounts shared by the Deployment and the Job: /tmp, the id key, TLS material, catalog, SQLite dir, FHIR secrets. */}}
 {{- define "dvw.volumeMounts" -}}
 - name: tmp
   mountPath: /tmp
@@ -249,6 +329,23 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 {{- if eq .Values.store.type "sqlite" }}
 - name: sqlite
   mountPath: {{ dir .Values.store.sqlite.path }}
+{{- end }}
+{{- if eq .Values.store.type "fhir" }}
+{{- if .Values.store.fhir.token.existingSecret }}
+- name: fhir-token
+  mountPath: /etc/daily-values/fhir-token
+  readOnly: true
+{{- end }}
+{{- if .Values.store.fhir.oauth.tokenURL }}
+- name: fhir-oauth
+  mountPath: /etc/daily-values/fhir-oauth
+  readOnly: true
+{{- end }}
+{{- if .Values.store.fhir.tls.existingSecret }}
+- name: fhir-tls
+  mountPath: /etc/daily-values/fhir-tls
+  readOnly: true
+{{- end }}
 {{- end }}
 {{- end -}}
 
@@ -280,6 +377,38 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 - name: sqlite
   emptyDir:
     sizeLimit: {{ include "dvw.number" .Values.store.sqlite.sizeLimit }}
+{{- end }}
+{{- if eq .Values.store.type "fhir" }}
+{{- /* Whole-directory mounts (no subPath), so the kubelet's refresh of a rotated Secret reaches the worker. */}}
+{{- if .Values.store.fhir.token.existingSecret }}
+- name: fhir-token
+  secret:
+    secretName: {{ .Values.store.fhir.token.existingSecret }}
+    defaultMode: 0440
+    items:
+      - key: {{ .Values.store.fhir.token.key }}
+        path: {{ .Values.store.fhir.token.key }}
+{{- end }}
+{{- if .Values.store.fhir.oauth.tokenURL }}
+- name: fhir-oauth
+  secret:
+    secretName: {{ .Values.store.fhir.oauth.existingSecret }}
+    defaultMode: 0440
+    items:
+      - key: {{ .Values.store.fhir.oauth.clientSecretKey }}
+        path: {{ .Values.store.fhir.oauth.clientSecretKey }}
+{{- end }}
+{{- if .Values.store.fhir.tls.existingSecret }}
+- name: fhir-tls
+  secret:
+    secretName: {{ .Values.store.fhir.tls.existingSecret }}
+    defaultMode: 0440
+    items:
+      {{- range $key := compact (list .Values.store.fhir.tls.caKey .Values.store.fhir.tls.certKey .Values.store.fhir.tls.keyKey) }}
+      - key: {{ $key }}
+        path: {{ $key }}
+      {{- end }}
+{{- end }}
 {{- end }}
 {{- end -}}
 
