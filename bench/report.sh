@@ -16,10 +16,10 @@ peer_section() {
         return
     fi
     cat <<EOT
-\\`../shared/bench/peer/peer_worker.py\\` (confluent-kafka + psycopg2, batches of 500, \\`execute_values\\` upsert with
+\`../shared/bench/peer/peer_worker.py\` (confluent-kafka + psycopg2, batches of 500, \`execute_values\` upsert with
 the same version guard, database commit before offset commit) on the same topics, a database of its own on the same
 PostgreSQL cluster, a new group per run. Steady rates: the worker's from first assignment to "caught up", the peer's
-from its first record to its last commit (neither pays the group join). Stored resource size (\\`pg_column_size\\`):
+from its first record to its last commit (neither pays the group join). Stored resource size (\`pg_column_size\`):
 worker $(get worker_row_bytes_avg) B, peer $(get peer_row_bytes_avg) B on average. The peer skipped
 $(get peer1_load_bad) events it cannot map (it predates the blood-pressure panel), so it stored $(get peer_rows) rows
 to the worker's $(get worker_rows): its rates cover slightly less work.
