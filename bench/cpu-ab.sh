@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# CPU per event of two worker builds on the same events, alternating: the A/B that stays meaningful on a shared
+# machine, where wall-clock rates swing with other load.
+#
+#   bench/cpu-ab.sh --a DIR --b DIR [--patients N] [--rounds R] [--store postgres|sqlite]
+#
+#   --a / --b      two release build directories (each with worker, producer, devbroker), e.g. a clone's
+#                  `.build/release` checked out at another commit
+#   --patients N   patients x 30 days of `producer generate --seed 11` (default 300: ~129k events)
+#   --rounds R     alternating rounds (default 3)
+#   --store        postgres (default: a throwaway cluster, also measured) or sqlite
+#
+# Per run: a fresh database, a new consumer group, first load, then higher versions (every event + 1 h); prints the
+# worker's user+sys CPU per event (/usr/bin/time) and, on PostgreSQL, the cluster's (postmaster + children, reaped
+# ones through its cutime/cstime) per event, and the wall time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+a="" b="" patients=300 rounds=3 store=postgres
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --a) a=${2:?}; shift 2 ;;
+        --b) b=${2:?}; shift 2 ;;
+        --patients) patients=${2:?}; shift 2 ;;
+        --rounds) rounds=${2:?}; shift 2 ;;
+        --store) store=${2:?}; shift 2 ;;
+        *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    esac
+done
+for dir in "$a" "$b"; do
+    [ -x "$dir/worker" ] || { echo "error: no worker in '$dir' (give --a and --b release build directories)" >&2; exit 2; }
+done
+[[ "$store" =~ ^(postgres|sqlite)$ ]] || { echo "error: --store is postgres or sqlite" >&2; exit 2; }
+
+out=$(mktemp -d /var/tmp/dvp-cpu-ab.XXXXXX)
+chmod 755 "$out"  # the PostgreSQL server runs as `postgres` and must enter it
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -f "$out/pg/PG_VERSION" ] && "$root/scripts/pg-test-cluster.sh" stop "$out/pg" >/dev/null 2>&1 || true
+    rm -rf "$out"
+}
+trap cleanup EXIT
+
+"$a/devbroker" --brokers 1 --topic load:8 --topic replace:8 --topic dlq:1 --bootstrap-file "$out/bootstrap" \
+    >"$out/devbroker.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$out/bootstrap" ] && break; sleep 0.1; done
+"$a/producer" generate --patients "$patients" --days 30 --seed 11 --out "$out/set1.jsonl" 2>/dev/null
+perl -pe 's/"version":(\d+)/"version":@{[$1 + 3600000]}/' "$out/set1.jsonl" >"$out/set2.jsonl"
+events=$(wc -l <"$out/set1.jsonl")
+"$a/producer" publish --brokers-file "$out/bootstrap" --topic load "$out/set1.jsonl" 2>/dev/null
+"$a/producer" publish --brokers-file "$out/bootstrap" --topic replace "$out/set2.jsonl" 2>/dev/null
+if [ "$store" = postgres ]; then
+    url=$("$root/scripts/pg-test-cluster.sh" start "$out/pg" auto)
+fi
+
+# CPU seconds the PostgreSQL cluster has used so far.
+pg_cpu() {
+    [ "$store" = postgres ] || { echo 0; return; }
+    local pm
+    pm=$(head -n 1 "$out/pg/postmaster.pid")
+    { cat "/proc/$pm/stat"; for child in $(pgrep -P "$pm"); do cat "/proc/$child/stat" 2>/dev/null || true; done; } |
+        awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); t += $12 + $13; if (NR == 1) t += $14 + $15 }
+            END { printf "%.2f", t / hz }'
+}
+
+echo "events $events per run; store $store; A=$a B=$b"
+printf '%-6s %-8s %-3s %8s %12s %12s\n' round phase run wall_s worker_us_ev store_us_ev
+for round in $(seq 1 "$rounds"); do
+    for side in A B; do
+        dir=$a
+        [ "$side" = B ] && dir=$b
+        key=""
+        "$dir/worker" --help 2>&1 | grep -q allow-development-key && key="--allow-development-key"
+        if [ "$store" = postgres ]; then
+            db="ab_${side,,}_$round"  # lower case: PostgreSQL folds unquoted names
+            psql -X -q "$url" -c "CREATE DATABASE $db"
+            target=$(echo "$url" | sed "s#/postgres?#/$db?#")
+        else
+            target="sqlite:$out/ab-$side-$round.sqlite"
+        fi
+        for phase in load replace; do
+            sleep 1
+            p0=$(pg_cpu)
+            /usr/bin/time -o "$out/time" -f '%e %U %S' "$dir/worker" --brokers-file "$out/bootstrap" \
+                --topic "$phase" --dlq-topic dlq --group "ab-$side-$round-$phase" --store "$target" \
+                --until-caught-up --http-port 0 $key --log-level warning >"$out/run.out" 2>"$out/run.log"
+            sleep 2
+            p1=$(pg_cpu)
+            read -r wall user sys <"$out/time"
+            printf '%-6s %-8s %-3s %8s %12s %12s\n' "$round" "$phase" "$side" "$wall" \
+                "$(awk -v u="$user" -v s="$sys" -v n="$events" 'BEGIN { printf "%.1f", (u + s) * 1e6 / n }')" \
+                "$(awk -v a="$p0" -v b="$p1" -v n="$events" 'BEGIN { printf "%.1f", (b - a) * 1e6 / n }')"
+        done
+    done
+done
