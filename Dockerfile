@@ -16,8 +16,8 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 
-# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD), found through
-# pkg-config.
+# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD, CCurl), found
+# through pkg-config.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         librdkafka-dev \
@@ -25,6 +25,7 @@ RUN apt-get update \
         libsqlite3-dev \
         libssl-dev \
         libmicrohttpd-dev \
+        libcurl4-openssl-dev \
         pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
@@ -56,10 +57,11 @@ FROM ${RUNTIME_IMAGE} AS runtime
 
 # Exactly what the binaries load (checked with ldd): the five C libraries, the C++ runtime and libgcc_s that the
 # statically linked Swift runtime still needs, zone data for Foundation's TimeZone (DST-correct local days) and CA
-# certificates for Kafka/PostgreSQL TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...) come in as
+# certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...) come in as
 # dependencies of these packages.
 ARG RUNTIME_PACKAGES="\
     ca-certificates \
+    libcurl4 \
     libgcc-s1 \
     libmicrohttpd12 \
     libpq5 \
