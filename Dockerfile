@@ -55,10 +55,10 @@ RUN --mount=type=cache,target=/src/.build \
 
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# Exactly what the binaries load (checked with ldd): the five C libraries, the C++ runtime and libgcc_s that the
+# Exactly what the binaries load (checked with ldd): the six C libraries, the C++ runtime and libgcc_s that the
 # statically linked Swift runtime still needs, zone data for Foundation's TimeZone (DST-correct local days) and CA
-# certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...) come in as
-# dependencies of these packages.
+# certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...)
+# come in as dependencies of these packages.
 ARG RUNTIME_PACKAGES="\
     ca-certificates \
     libcurl4 \
