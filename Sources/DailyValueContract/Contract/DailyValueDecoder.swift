@@ -93,9 +93,10 @@ public struct DailyValueDecoder: Sendable {
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
         let (source, omitted) = try checkSource(raw, scanner)
+        let status = try checkStatus(raw, scanner)
         let event = DailyValue(
             patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
-            components: components, version: version, source: source)
+            components: components, version: version, source: source, status: status)
         return ValidatedDailyValue(
             event: event, version: version, date: day.date, zone: zone.resolved, omittedSourceFields: omitted)
     }

@@ -50,6 +50,8 @@ public struct DailyValueError: Error, Sendable, Hashable, CustomStringConvertibl
         case invalidVersion = "InvalidVersion"
         /// A `source` field is empty, too long or contains control characters.
         case invalidSource = "InvalidSource"
+        /// `status` is present but neither `preliminary` nor `final`.
+        case invalidStatus = "InvalidStatus"
     }
 
     public var kind: Kind

@@ -87,6 +87,13 @@ public struct DailyValueSchema: Sendable {
                 "description": "Grows each time the phone recomputes the day; absent: the Kafka record timestamp.",
                 "type": ["integer", "null"], "minimum": 0, "maximum": .integer(Int64.max),
             ],
+            "status": [
+                "description": """
+                preliminary: the local day is still open on the phone; final: the day is complete. Absent: final \
+                once the record timestamp is past the local day's end plus the worker's grace (docs/LIFECYCLE.md).
+                """,
+                "type": Self.text, "enum": ["preliminary", "final", .null],
+            ],
             "source": [
                 "description": "HKSource provenance; unknown members are ignored.",
                 "type": ["object", "null"],

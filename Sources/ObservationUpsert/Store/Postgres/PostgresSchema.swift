@@ -42,6 +42,13 @@ enum PostgresSchema {
         END
         $$;
         """,
+        // 4: the lifecycle (docs/LIFECYCLE.md): the stored status and clinical value decide `amended`. Rows of older
+        //    builds get their status from the resource; their value is unknown (NULL), so a final one replaced by
+        //    any value becomes amended.
+        """
+        ALTER TABLE observation ADD COLUMN status text, ADD COLUMN clinical_value text;
+        UPDATE observation SET status = resource->>'status';
+        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

@@ -14,30 +14,49 @@ import PostgresClient
 /// the `resource` column holds the whole FHIR resource, built once by concatenation (``StoredResourceSQL``) and
 /// parsed once into `jsonb`. The versionId written is `stored.version_id + 1` from the statement's snapshot (1 for a
 /// new row); when a concurrent writer committed a replace after that snapshot, `DO UPDATE` sees the newer row and
-/// corrects the versionId with `jsonb_set` — correct always, and the costly rebuild only on that race.
+/// corrects the versionId with `jsonb_set`, and decides the status again against that row (the incoming status is
+/// looked up in the input arrays) — correct always, and the costly rebuild only on that race.
 enum PostgresUpsert {
     static let upsertSQL = """
-        INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+        INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated,
+            status, clinical_value)
         SELECT input.patient, input.metric, input.day, input.version, input.resource_id,
             \(StoredResourceSQL.compose(
                 head: "input.head", tail: "input.tail", versionId: "next.version_id::text",
-                lastUpdated: "stamp.instant"))::jsonb,
-            next.version_id, stamp.at
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
-                AS input (patient, metric, day, version, resource_id, head, tail)
+                lastUpdated: "stamp.instant", status: "decided.status", afterStatus: "input.after_status"))::jsonb,
+            next.version_id, stamp.at, decided.status, input.clinical_value
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::text[], $10::text[])
+                AS input (patient, metric, day, version, resource_id, head, tail, status, after_status, clinical_value)
             LEFT JOIN observation AS stored
                 ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
             CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, 0) + 1) AS next (version_id)
+            CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
+                storedStatus: "stored.status", storedValue: "stored.clinical_value",
+                incomingStatus: "nullif(input.status, '')", incomingValue: "input.clinical_value"))) AS decided (status)
             CROSS JOIN (SELECT now(), \(lastUpdatedText("now()"))) AS stamp (at, instant)
         ORDER BY input.patient, input.metric, input.day
         ON CONFLICT (patient, metric, day) DO UPDATE
             SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
+                status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status ELSE \(raceStatus) END,
+                clinical_value = EXCLUDED.clinical_value,
                 resource = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.resource
-                    ELSE jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text)) END,
+                    ELSE jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text))
+                        || jsonb_strip_nulls(jsonb_build_object('status', \(raceStatus))) END,
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
         RETURNING o.patient, o.metric, o.day, o.version_id
         """
+
+    /// The status decided against the conflicting row `o` when a concurrent writer replaced it after the
+    /// statement's snapshot (`EXCLUDED.status` was decided against the snapshot).
+    private static let raceStatus = StoredResourceSQL.decidedStatus(
+        storedStatus: "o.status", storedValue: "o.clinical_value",
+        incomingStatus: """
+            (SELECT nullif(i.status, '') FROM unnest($1::text[], $2::text[], $3::text[], $8::text[]) \
+            AS i (patient, metric, day, status) WHERE (i.patient, i.metric, i.day) = (o.patient, o.metric, o.day))
+            """,
+        incomingValue: "EXCLUDED.clinical_value")
 
     /// SQL for FHIR `meta.lastUpdated` of the `timestamptz` expression `instant`: RFC 3339 UTC with milliseconds, the
     /// same text the store reads back from the `last_updated` column.
@@ -70,6 +89,8 @@ enum PostgresUpsert {
             keyArrays(winners) + [
                 PostgresText.array(winners.map(\.version)), PostgresText.array(winners.map(\.resourceID)),
                 PostgresText.array(winners.map(\.resourceHead)), PostgresText.array(winners.map(\.resourceTail)),
+                PostgresText.array(winners.map { $0.status?.rawValue ?? "" }),
+                PostgresText.array(winners.map(\.resourceAfterStatus)), PostgresText.array(winners.map(\.clinicalValue)),
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
         for row in 0..<written.rowCount {

@@ -107,19 +107,25 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         // by concatenation (StoredResourceSQL), so the row holds the whole FHIR resource.
         let insert = try connection.statement(
             """
-            INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-            SELECT ?, ?, ?, ?, ?, \(StoredResourceSQL.compose(
-                head: "?", tail: "?", versionId: "'1'", lastUpdated: "stamp.instant")), 1, stamp.instant
+            INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
+                status, clinical_value)
+            SELECT ?1, ?2, ?3, ?4, ?5, \(StoredResourceSQL.compose(
+                head: "?6", tail: "?7", versionId: "'1'", lastUpdated: "stamp.instant", status: "?8",
+                afterStatus: "?9")), 1, stamp.instant, ?8, ?10
             FROM \(Self.lastUpdatedNow)
             """)
+        let decided = StoredResourceSQL.decidedStatus(
+            storedStatus: "status", storedValue: "clinical_value", incomingStatus: "?8", incomingValue: "?10")
+        // Every SET expression reads the row as it was before this UPDATE.
         let update = try connection.statement(
             """
-            UPDATE observation SET version = ?, resource_id = ?,
+            UPDATE observation SET version = ?4, resource_id = ?5, status = \(decided), clinical_value = ?10,
                 resource = \(StoredResourceSQL.compose(
-                    head: "?", tail: "?", versionId: "CAST(version_id + 1 AS TEXT)", lastUpdated: "stamp.instant")),
+                    head: "?6", tail: "?7", versionId: "CAST(version_id + 1 AS TEXT)", lastUpdated: "stamp.instant",
+                    status: decided, afterStatus: "?9")),
                 version_id = version_id + 1, last_updated = stamp.instant
             FROM \(Self.lastUpdatedNow)
-            WHERE patient = ? AND metric = ? AND day = ? AND version < ?
+            WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
             """)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
         for index in plan.winners {
@@ -129,7 +135,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             ]
             let row: [SQLiteValue] = [
                 .integer(record.version), .text(record.resourceID), .text(record.resourceHead),
-                .text(record.resourceTail),
+                .text(record.resourceTail), record.status.map { .text($0.rawValue) } ?? .null,
+                .text(record.resourceAfterStatus), .text(record.clinicalValue),
             ]
             let stored = try select.query(key) { $0.integer(0) }.first
             switch stored {
@@ -137,7 +144,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
                 try insert.run(key + row)
                 winnerOutcomes[index] = .inserted
             case let version? where version < record.version:
-                try update.run(row + key + [.integer(record.version)])
+                try update.run(key + row)
                 winnerOutcomes[index] = .updated
             case let version?:
                 winnerOutcomes[index] = version == record.version ? .unchanged : .stale

@@ -48,6 +48,14 @@ enum SQLiteSchema {
         ALTER TABLE observation_rowid RENAME TO observation;
         CREATE INDEX observation_resource_id ON observation (resource_id);
         """,
+        // 4: the lifecycle (docs/LIFECYCLE.md): the stored status and clinical value decide `amended`. Rows of older
+        //    builds get their status from the resource; their value is unknown (NULL), so a final one replaced by
+        //    any value becomes amended.
+        """
+        ALTER TABLE observation ADD COLUMN status TEXT;
+        ALTER TABLE observation ADD COLUMN clinical_value TEXT;
+        UPDATE observation SET status = json_extract(resource, '$.status');
+        """,
     ]
 }
 
