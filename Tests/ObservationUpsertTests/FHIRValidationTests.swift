@@ -76,9 +76,9 @@ import Testing
         #expect(output.contains("\(stored.count)/\(stored.count) valid"), "\(output)")
     }
 
-    /// The lifecycle's statuses as the stores write them (docs/LIFECYCLE.md): every metric stored preliminary, then
-    /// half of them made final and replaced by a different value (amended); each stored resource passes both
-    /// validators and the lint.
+    /// The lifecycle's statuses as the stores write them (docs/LIFECYCLE.md): every metric stored preliminary; two
+    /// thirds then made final and replaced by a different value (amended), half of those then retracted
+    /// (entered-in-error); each stored resource passes both validators and the lint.
     @Test(.timeLimit(.minutes(2)), arguments: StoreKind.databases)
     func lifecycleStatusesPassBothValidators(kind: StoreKind) async throws {
         let issued = Fixtures.ms("2026-11-01T06:15:03Z")
@@ -103,15 +103,20 @@ import Testing
             var stored: [String: StoredObservation] = [:]
             for (index, metric) in metrics.enumerated() {
                 var steps = [try mapped(metric, .preliminary, version: 1, changed: false)]
-                if index % 2 == 0 {
+                if index % 3 != 0 {
                     steps += [
                         try mapped(metric, .final, version: 2, changed: false),
                         try mapped(metric, .final, version: 3, changed: true),
                     ]
                 }
+                if index % 3 == 2 {
+                    steps.append(
+                        .retraction(
+                            identity: steps[0].identity, version: 4, resourceID: steps[0].resourceID, reason: "test"))
+                }
                 for step in steps { _ = try await store.upsert([step]) }
                 let row = try #require(try await store.observation(for: steps[0].identity))
-                let expected: ObservationStatus = index % 2 == 0 ? .amended : .preliminary
+                let expected: ObservationStatus = [.preliminary, .amended, .enteredInError][index % 3]
                 #expect(try storedStatus(row.resource) == expected.rawValue, "\(metric.key)")
                 stored["\(expected.rawValue)-\(metric.key)"] = row
             }

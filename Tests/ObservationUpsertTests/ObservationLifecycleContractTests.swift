@@ -9,31 +9,51 @@ import Testing
 struct ObservationLifecycleContractTests {
     /// One row: `Stored | Incoming | Outcome | Stored status | Counter`.
     struct Rule: Sendable, CustomTestStringConvertible {
-        /// A status, version and value letter, e.g. `final v5 A`.
+        /// `status vN X` (a value), `retraction vN` (incoming), `retracted vN` (stored: a ledger entry, no row).
         struct Event: Sendable {
-            var status: ObservationStatus
+            /// nil for a retraction.
+            var status: ObservationStatus?
             var version: Int64
             var value: Double
 
             init(_ text: Substring) throws {
                 let words = text.split(separator: " ")
-                try #require(words.count == 3, "an event is `status vN X`: \(text)")
-                status = try #require(ObservationStatus(rawValue: String(words[0])), "status in \(text)")
+                let isRetraction = words.first == "retraction" || words.first == "retracted"
+                try #require(words.count == (isRetraction ? 2 : 3), "an event is `status vN X` or `retraction vN`")
+                if isRetraction {
+                    status = nil
+                } else {
+                    let status: ObservationStatus = try #require(ObservationStatus(rawValue: String(words[0])), "\(text)")
+                    self.status = status
+                }
                 version = try #require(Int64(words[1].dropFirst()), "version in \(text)")
-                value = try #require(["A": 60, "B": 70][String(words[2])], "value letter in \(text)")
+                value = isRetraction ? 0 : try #require(["A": 60, "B": 70][String(words[2])], "value in \(text)")
             }
 
-            var record: ObservationRecord { ObservationUpsertTests.record(version: version, value: value, status: status) }
+            var record: ObservationRecord {
+                let value = ObservationUpsertTests.record(version: version, value: value, status: status)
+                guard status == nil else { return value }
+                return .retraction(
+                    identity: value.identity, version: version, resourceID: value.resourceID, reason: "wrong sample")
+            }
         }
 
         var line: String
         var stored: Event?
         var incoming: Event
         var outcome: UpsertOutcome
-        var status: ObservationStatus
+        /// nil: the day has no row (`none`).
+        var status: ObservationStatus?
         var counter: UpsertOutcome
 
         var testDescription: String { line }
+
+        /// A stored status cell: `none` (no row) or an ``ObservationStatus``.
+        private static func status(_ cell: String, _ row: Substring) throws -> ObservationStatus? {
+            if cell == "none" { return nil }
+            let status: ObservationStatus = try #require(ObservationStatus(rawValue: cell), "status in \(row)")
+            return status
+        }
 
         /// The rows of the table under `## Rules`.
         static func all() throws -> [Rule] {
@@ -48,7 +68,7 @@ struct ObservationLifecycleContractTests {
                     line: String(row), stored: cells[0] == "none" ? nil : try Event(Substring(cells[0])),
                     incoming: try Event(Substring(cells[1])),
                     outcome: try #require(UpsertOutcome(rawValue: cells[2]), "outcome in \(row)"),
-                    status: try #require(ObservationStatus(rawValue: cells[3]), "status in \(row)"),
+                    status: try status(cells[3], row),
                     counter: try #require(UpsertOutcome(rawValue: cells[4]), "counter in \(row)"))
             }
         }
@@ -57,7 +77,7 @@ struct ObservationLifecycleContractTests {
     static let rules = (try? Rule.all()) ?? []
 
     @Test func theTableHasItsRows() throws {
-        #expect(try Rule.all().count >= 15)
+        #expect(try Rule.all().count >= 31)
     }
 
     @Test(arguments: StoreKind.databases, rules)
@@ -72,17 +92,25 @@ struct ObservationLifecycleContractTests {
 
             #expect(try await store.upsert([rule.incoming.record]) == [rule.outcome])
 
-            let after = try #require(try await store.observation(for: identity))
-            #expect(try status(of: after) == rule.status)
-            #expect(try await TestStores.rawText(location, "SELECT status FROM observation") == rule.status.rawValue)
+            let after = try await store.observation(for: identity)
+            #expect(try after.flatMap(status(of:)) == rule.status)
+            #expect(try await TestStores.rawText(location, "SELECT status FROM observation") == rule.status?.rawValue)
             var expectedCounts = countsBefore
             expectedCounts[rule.counter, default: 0] += 1
             #expect(try await counts(store) == expectedCounts)
+            if rule.outcome == .retracted {  // the ledger holds the retraction, for a day never stored too
+                let ledger = "SELECT version || ' ' || reason FROM retraction"
+                #expect(try await TestStores.rawText(location, ledger) == "\(rule.incoming.version) wrong sample")
+            }
             switch rule.outcome {
-            case .inserted, .updated:
+            case .inserted, .updated, .retracted:
+                guard let after else { break }  // a retraction of a day never stored: the ledger only
                 #expect(after.version == rule.incoming.version)
                 #expect(after.versionId == (before?.versionId ?? 0) + 1)
-                let expected = rule.incoming.record.resource(status: rule.status)
+                // A value is written as mapped; a retraction keeps the stored resource and changes its status.
+                let expected = try rule.incoming.status == nil
+                    ? withStatus(try #require(before).resource, .enteredInError)
+                    : rule.incoming.record.resource(status: rule.status)
                 #expect(try sameJSON(after.resource, expected, versionId: after.versionId, lastUpdated: after.lastUpdated))
             case .unchanged, .stale:
                 #expect(after == before)
@@ -90,16 +118,45 @@ struct ObservationLifecycleContractTests {
         }
     }
 
+    /// The FHIR server store does not support retractions yet: each is refused (dead-lettered by the worker, with
+    /// this reason) and the rest of the batch is decided.
+    @Test func theFHIRStoreRefusesRetractions() async throws {
+        try await TestStores.withFreshStore(.fhir) { store, _ in
+            let value = record("p-1", version: 5, status: .final)
+            let other = record("p-2", version: 5, status: .final)
+            let retraction = ObservationRecord.retraction(
+                identity: other.identity, version: 7, resourceID: other.resourceID, reason: "wrong sample")
+            let error = await #expect(throws: UpsertRejections.self) { try await store.upsert([value, retraction]) }
+            #expect(error?.outcomes == [.inserted, nil])
+            #expect(error?.reasons == [1: FHIRObservationStore.retractionsUnsupported])
+            let retracted = try await store.observation(for: other.identity)
+            #expect(retracted == nil)
+        }
+    }
+
     /// Brings the row to `stored`: an `amended` row is a final one replaced by a different value.
     private func arrange(_ stored: Rule.Event, in store: any ObservationStore) async throws {
-        if stored.status == .amended {
+        switch stored.status {
+        case .amended?:
             _ = try await store.upsert([record(version: stored.version - 1, value: stored.value + 1, status: .final)])
             _ = try await store.upsert([record(version: stored.version, value: stored.value, status: .final)])
-        } else {
+        case .enteredInError?:
+            _ = try await store.upsert([record(version: stored.version - 1, value: stored.value, status: .final)])
+            var retraction = stored
+            retraction.status = nil
+            _ = try await store.upsert([retraction.record])
+        default:
             _ = try await store.upsert([stored.record])
         }
-        let row = try #require(try await store.observation(for: stored.record.identity))
-        try #require(try status(of: row) == stored.status, "arranged \(stored.status)")
+        let row = try await store.observation(for: stored.record.identity)
+        try #require(try row.flatMap(status(of:)) == stored.status, "arranged \(String(describing: stored.status))")
+    }
+
+    /// `resource` with its `status` replaced (through Foundation, for the comparison only).
+    private func withStatus(_ resource: String, _ status: ObservationStatus) throws -> String {
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(resource.utf8)) as? [String: Any])
+        json["status"] = status.rawValue
+        return String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
     }
 
     private func status(of stored: StoredObservation) throws -> ObservationStatus? {

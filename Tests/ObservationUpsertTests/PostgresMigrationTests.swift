@@ -22,7 +22,7 @@ struct PostgresMigrationTests {
             try await TestStores.rawExecute(location, v2)
 
             let store = try await TestStores.open(location)
-            #expect(try await store.schemaVersion() == 4)
+            #expect(try await store.schemaVersion() == 5)
             try await MigratedRowsExpectations.check(store)
             await store.close()
             // Migration 3: resources compress with lz4 (Debian's PostgreSQL 15 is built with it).

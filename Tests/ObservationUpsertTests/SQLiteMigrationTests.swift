@@ -29,7 +29,7 @@ struct SQLiteMigrationTests {
         try #require(process.status == 0)
 
         let store = try await SQLiteObservationStore(path: path)
-        #expect(try await store.schemaVersion() == 4)
+        #expect(try await store.schemaVersion() == 5)
         try await MigratedRowsExpectations.check(store)
         await store.close()
     }

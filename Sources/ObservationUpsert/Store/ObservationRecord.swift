@@ -28,6 +28,9 @@ public struct ObservationRecord: Sendable, Hashable {
     /// The clinical value as canonical JSON (`valueQuantity` and `component`): a stored final value replaced by a
     /// different one becomes `amended`, an equal one does not.
     public var clinicalValue: String
+    /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` (a day never stored is
+    /// only recorded in the ledger); the resource parts are empty and unused.
+    public var retractionReason: String?
 
     public init(
         identity: ObservationIdentity, version: Int64, resourceID: String, resourceHead: String,
@@ -42,6 +45,16 @@ public struct ObservationRecord: Sendable, Hashable {
         self.status = status
         self.resourceAfterStatus = resourceAfterStatus
         self.clinicalValue = clinicalValue
+    }
+
+    /// A versioned retraction of one day (an explicit event, not a Kafka tombstone), with its reason.
+    public static func retraction(
+        identity: ObservationIdentity, version: Int64, resourceID: String, reason: String
+    ) -> ObservationRecord {
+        var record = ObservationRecord(
+            identity: identity, version: version, resourceID: resourceID, resourceHead: "", resourceTail: "")
+        record.retractionReason = reason
+        return record
     }
 
     /// The Observation as mapped, without `meta.versionId` / `meta.lastUpdated` (a valid FHIR resource itself).

@@ -35,6 +35,8 @@ enum PostgresUpsert {
                 storedStatus: "stored.status", storedValue: "stored.clinical_value",
                 incomingStatus: "nullif(input.status, '')", incomingValue: "input.clinical_value"))) AS decided (status)
             CROSS JOIN (SELECT now(), \(lastUpdatedText("now()"))) AS stamp (at, instant)
+        WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
+            WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day) AND r.version >= input.version)
         ORDER BY input.patient, input.metric, input.day
         ON CONFLICT (patient, metric, day) DO UPDATE
             SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
@@ -64,11 +66,14 @@ enum PostgresUpsert {
         #"to_char(\#(instant) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
     }
 
-    /// The current versions of the winners the upsert did not write. A new statement in READ COMMITTED sees the
-    /// latest committed rows, and the upsert still holds their row locks, so these cannot change before COMMIT.
+    /// The versions the days hold: a row's, else the retraction ledger's (a day retracted but never stored). For
+    /// the winners the upsert did not write, a new statement in READ COMMITTED sees the latest committed rows, and
+    /// the upsert still holds their row locks, so these cannot change before COMMIT.
     static let currentSQL = """
-        SELECT o.patient, o.metric, o.day, o.version FROM observation o
-        JOIN unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day) USING (patient, metric, day)
+        SELECT k.patient, k.metric, k.day, coalesce(o.version, r.version)
+        FROM unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day)
+            LEFT JOIN observation o USING (patient, metric, day) LEFT JOIN retraction r USING (patient, metric, day)
+        WHERE o.version IS NOT NULL OR r.version IS NOT NULL
         """
 
     static let countSQL = """
@@ -83,8 +88,14 @@ enum PostgresUpsert {
         _ batch: [ObservationRecord], counterShard: Int16, on connection: PostgresConnection
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
-        let winners = plan.winners.map { batch[$0] }
-        let written = try connection.executePrepared(
+        var winnerOutcomes: [Int: UpsertOutcome] = [:]
+        let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
+        if !retractions.isEmpty {
+            try PostgresRetraction.run(retractions, of: batch, into: &winnerOutcomes, on: connection)
+        }
+        let valueWinners = plan.winners.filter { batch[$0].retractionReason == nil }
+        let winners = valueWinners.map { batch[$0] }
+        let written = try winners.isEmpty ? nil : connection.executePrepared(
             "dvp_upsert", upsertSQL,
             keyArrays(winners) + [
                 PostgresText.array(winners.map(\.version)), PostgresText.array(winners.map(\.resourceID)),
@@ -93,14 +104,15 @@ enum PostgresUpsert {
                 PostgresText.array(winners.map(\.resourceAfterStatus)), PostgresText.array(winners.map(\.clinicalValue)),
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
-        for row in 0..<written.rowCount {
-            let identity = ObservationIdentity(
-                patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
-            writtenOutcomes[identity] = try written.integer(row, 3) == 1 ? .inserted : .updated
+        if let written {
+            for row in 0..<written.rowCount {
+                let identity = ObservationIdentity(
+                    patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
+                writtenOutcomes[identity] = try written.integer(row, 3) == 1 ? .inserted : .updated
+            }
         }
-        var winnerOutcomes: [Int: UpsertOutcome] = [:]
         var unresolved: [Int] = []
-        for index in plan.winners {
+        for index in valueWinners {
             if let outcome = writtenOutcomes[batch[index].identity] {
                 winnerOutcomes[index] = outcome
             } else {

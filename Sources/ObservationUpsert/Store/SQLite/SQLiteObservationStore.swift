@@ -96,7 +96,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     // MARK: - Upsert
 
-    /// The version-guarded upsert of one batch; runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
+    /// The version-guarded upsert of one batch (values and retractions, docs/LIFECYCLE.md); runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
     /// the database write lock, so reading the stored version and then writing cannot race another writer.
     private static func upsert(_ batch: [ObservationRecord], on connection: SQLiteConnection) throws -> [UpsertOutcome]
     {
@@ -127,6 +127,26 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             FROM \(Self.lastUpdatedNow)
             WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
             """)
+        let ledger = try connection.statement(
+            "SELECT version FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
+        // A retraction keeps the resource and changes its status (and meta) with JSON functions: rare, not hot.
+        let retract = try connection.statement(
+            """
+            UPDATE observation SET version = ?4, status = 'entered-in-error', version_id = version_id + 1,
+                resource = json_set(resource, '$.status', 'entered-in-error', '$.meta.versionId',
+                    CAST(version_id + 1 AS TEXT), '$.meta.lastUpdated', stamp.instant),
+                last_updated = stamp.instant
+            FROM \(Self.lastUpdatedNow)
+            WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
+            """)
+        let recordRetraction = try connection.statement(
+            """
+            INSERT INTO retraction (patient, metric, day, version, reason, recorded_at)
+            SELECT ?1, ?2, ?3, ?4, ?5, stamp.instant FROM \(Self.lastUpdatedNow) WHERE true
+            ON CONFLICT (patient, metric, day) DO UPDATE SET version = excluded.version, reason = excluded.reason,
+                recorded_at = excluded.recorded_at
+            WHERE retraction.version < excluded.version
+            """)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
         for index in plan.winners {
             let record = batch[index]
@@ -139,15 +159,20 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
                 .text(record.resourceAfterStatus), .text(record.clinicalValue),
             ]
             let stored = try select.query(key) { $0.integer(0) }.first
-            switch stored {
-            case nil:
+            // The version the day holds: its row's, else the ledger's (a retraction of a day never stored).
+            let held = try stored ?? ledger.query(key, row: { $0.integer(0) }).first
+            if let held, held >= record.version {
+                winnerOutcomes[index] = held == record.version ? .unchanged : .stale
+            } else if let reason = record.retractionReason {
+                if stored != nil { try retract.run(key + [.integer(record.version)]) }
+                try recordRetraction.run(key + [.integer(record.version), .text(reason)])
+                winnerOutcomes[index] = .retracted
+            } else if stored == nil {
                 try insert.run(key + row)
                 winnerOutcomes[index] = .inserted
-            case let version? where version < record.version:
+            } else {
                 try update.run(key + row)
                 winnerOutcomes[index] = .updated
-            case let version?:
-                winnerOutcomes[index] = version == record.version ? .unchanged : .stale
             }
         }
         let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)

@@ -56,6 +56,19 @@ enum SQLiteSchema {
         ALTER TABLE observation ADD COLUMN clinical_value TEXT;
         UPDATE observation SET status = json_extract(resource, '$.status');
         """,
+        // 5: the retraction ledger: the highest retraction per day, kept also for days never stored, so that an equal
+        //    or lower version arriving later never brings the day back.
+        """
+        CREATE TABLE retraction (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        );
+        """,
     ]
 }
 
