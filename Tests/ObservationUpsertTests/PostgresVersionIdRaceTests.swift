@@ -51,4 +51,50 @@ struct PostgresVersionIdRaceTests {
             await store.close()
         }
     }
+
+    /// The status too is decided against the row `DO UPDATE` sees (docs/LIFECYCLE.md): the snapshot holds a
+    /// preliminary day, another writer makes it final before the upsert's row lock is granted, so a different value
+    /// must give `amended` — in the column and in the resource.
+    @Test func aFinalCommittedAfterTheSnapshotMakesADifferentValueAmended() async throws {
+        try await TestStores.withFreshLocation(.postgres) { location in
+            guard case .postgres(let url) = location else { return }
+            let store = try await PostgresObservationStore(
+                connectionString: url, options: PostgresClientOptions(applicationName: "dvp-status-race"))
+            #expect(try await store.upsert([record(version: 1, value: 60, status: .preliminary)]) == [.inserted])
+
+            let other = QueueConfined(label: "test.other-writer", try PostgresConnection(connectionString: url))
+            let finalValue = record(version: 2, value: 60, status: .final).clinicalValue
+            try await other.run { connection in
+                _ = try connection.execute("BEGIN")
+                _ = try connection.execute(
+                    """
+                    UPDATE observation SET version = 2, version_id = version_id + 1, status = 'final',
+                        clinical_value = $1, resource = jsonb_set(jsonb_set(resource, '{meta,versionId}', '"2"'),
+                            '{status}', '"final"')
+                    WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
+                    """, [finalValue])
+            }
+            let upsert = Task { try await store.upsert([record(version: 3, value: 70, status: .final)]) }
+            let waiting = try await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
+                try await TestStores.rawText(
+                    location,
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE application_name = 'dvp-status-race' AND wait_event_type = 'Lock'
+                    """) == "1"
+            }
+            #expect(waiting, "the upsert never waited for the other writer's row lock")
+            try await other.run { connection in _ = try connection.execute("COMMIT") }
+
+            #expect(try await upsert.value == [.updated])
+            let raw = try await TestStores.rawText(
+                location,
+                """
+                SELECT version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || status || ' '
+                    || (resource ->> 'status') FROM observation WHERE patient = 'p-1'
+                """)
+            #expect(raw == "3 3 amended amended", "version_id, meta.versionId, the status column and the resource's")
+            await store.close()
+        }
+    }
 }
