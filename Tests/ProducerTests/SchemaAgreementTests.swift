@@ -188,5 +188,7 @@ import Testing
         ("status amended (not sendable)", event(["status": #""amended""#])),
         ("status with a trailing newline", event(["status": #""final\n""#])),
         ("status as a number", event(["status": "1"])),
+        ("kind value", event(["kind": #""value""#])),
+        ("kind retraction (not a DailyValue)", event(["kind": #""retraction""#])),
     ]
 }

@@ -115,6 +115,13 @@ public struct ObservationMapper: Sendable {
             resourceAfterStatus: text(afterStatusAt..<w.bytes.count), clinicalValue: clinicalValue)
     }
 
+    /// The store record of a retraction (docs/LIFECYCLE.md): the day's identity and resource id, no resource.
+    public func map(_ retraction: DailyValueRetraction) -> ObservationRecord {
+        .retraction(
+            identity: retraction.identity, version: retraction.version, resourceID: ids.id(for: retraction.identity),
+            reason: retraction.reason)
+    }
+
     // MARK: - Pieces
 
     /// `subject`: `{"reference":"Patient/{id}"}`, or the logical `{"identifier":{"system","value"}}`.
