@@ -8,18 +8,11 @@ import Testing
 /// to a store record with the value's resource id.
 @Suite struct RetractionEventTests {
     static func retraction(_ overrides: [String: String?] = [:]) -> [UInt8] {
-        var members: [(String, String)] = [
-            ("schema", "1"), ("kind", #""retraction""#), ("patient", #""p-000123""#), ("metric", #""heart_rate""#),
-            ("day", #""2026-10-01""#), ("version", "1759384503001"), ("reason", #""sample deleted on the phone""#),
-        ]
-        for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
-            if let index = members.firstIndex(where: { $0.0 == key }) {
-                if let value { members[index].1 = value } else { members.remove(at: index) }
-            } else if let value {
-                members.append((key, value))
-            }
-        }
-        return Array(("{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
+        Fixtures.object(
+            [
+                ("schema", "1"), ("kind", #""retraction""#), ("patient", #""p-000123""#), ("metric", #""heart_rate""#),
+                ("day", #""2026-10-01""#), ("version", "1759384503001"), ("reason", #""sample deleted on the phone""#),
+            ], overrides)
     }
 
     @Test func decodesARetraction() throws {
