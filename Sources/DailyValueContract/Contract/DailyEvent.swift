@@ -22,6 +22,23 @@ public struct DailyValueRetraction: Sendable, Hashable {
 
     /// The `(patient, metric, day)` identity this retraction withdraws.
     public var identity: ObservationIdentity { ObservationIdentity(patient: patient, metric: metric, day: day) }
+
+    /// The canonical event JSON (one line), as the producer publishes it; the decoder reads it back equal.
+    public func jsonLine() -> String {
+        var w = JSONWriter(capacity: 160)
+        w.beginObject()
+        w.key("schema")
+        w.value(Int64(DailyValue.schema))
+        w.member("kind", "retraction")
+        w.member("patient", patient)
+        w.member("metric", metric)
+        w.member("day", day)
+        w.key("version")
+        w.value(version)
+        w.member("reason", reason)
+        w.endObject()
+        return w.string
+    }
 }
 
 /// One validated event of the topic: a day's value, or a retraction of the day.
@@ -35,6 +52,9 @@ public enum DailyEvent: Sendable, Hashable {
         case .retraction(let retraction): retraction.identity
         }
     }
+
+    /// The patient id (the Kafka key).
+    public var patient: String { identity.patient }
 
     /// The version the upsert is guarded by.
     public var version: Int64 {
