@@ -118,6 +118,35 @@ struct ObservationLifecycleContractTests {
         }
     }
 
+    /// A value and its retraction in one batch end as they would one by one: the day stored, then marked
+    /// entered-in-error; a lower value in the same batch is stale.
+    @Test(arguments: StoreKind.databases)
+    func aBatchEndsAsTheEventsOneByOne(kind: StoreKind) async throws {
+        let value = record(version: 5, value: 60, status: .final)
+        let retraction = ObservationRecord.retraction(
+            identity: value.identity, version: 7, resourceID: value.resourceID, reason: "wrong sample")
+        let batch = [record(version: 4, value: 50, status: .final), value, retraction, record(version: 3, status: .final)]
+        let (batched, oneByOne) = try await (run(kind, [batch]), run(kind, batch.map { [$0] }))
+        #expect(batched.outcomes == [.stale, .inserted, .retracted, .stale])
+        #expect(oneByOne.outcomes == [.inserted, .updated, .retracted, .stale])
+        #expect(batched.row?.version == 7 && oneByOne.row?.version == 7)
+        #expect(try batched.row.flatMap(status(of:)) == .enteredInError)
+        #expect(try oneByOne.row.flatMap(status(of:)) == .enteredInError)
+        let expected = try withStatus(value.resource, .enteredInError)
+        let row = try #require(batched.row)
+        #expect(try sameJSON(row.resource, expected, versionId: 2, lastUpdated: row.lastUpdated))
+    }
+
+    private func run(_ kind: StoreKind, _ batches: [[ObservationRecord]]) async throws
+        -> (outcomes: [UpsertOutcome], row: StoredObservation?)
+    {
+        try await TestStores.withFreshStore(kind) { store, _ in
+            var outcomes: [UpsertOutcome] = []
+            for batch in batches { outcomes += try await store.upsert(batch) }
+            return (outcomes, try await store.observation(for: batches[0][0].identity))
+        }
+    }
+
     /// The FHIR server store does not support retractions yet: each is refused (dead-lettered by the worker, with
     /// this reason) and the rest of the batch is decided.
     @Test func theFHIRStoreRefusesRetractions() async throws {

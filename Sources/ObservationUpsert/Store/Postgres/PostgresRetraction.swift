@@ -1,7 +1,7 @@
 import DailyValueContract
 import PostgresClient
 
-/// Retractions on PostgreSQL (docs/LIFECYCLE.md); run first in the batch's transaction, before its values.
+/// Retractions on PostgreSQL (docs/LIFECYCLE.md): the batch takes the lock first, writes its values, then these.
 ///
 /// A retraction of a day never stored has no row to lock, so it would race a concurrent first insert of that day.
 /// Retractions are rare: the batch takes `SHARE ROW EXCLUSIVE` on `observation`, which waits for the writers in
@@ -9,11 +9,15 @@ import PostgresClient
 /// the day holds (its row's, else the ledger's) and acts on it without a race. A value arriving later sees the
 /// ledger in the upsert's `NOT EXISTS` guard.
 enum PostgresRetraction {
+    /// Taken before the batch writes anything, so that it never waits for a lock while holding a weaker one.
+    static func lock(on connection: PostgresConnection) throws {
+        _ = try connection.execute("LOCK TABLE observation IN SHARE ROW EXCLUSIVE MODE")
+    }
+
     static func run(
         _ indices: [Int], of batch: [ObservationRecord], into outcomes: inout [Int: UpsertOutcome],
         on connection: PostgresConnection
     ) throws {
-        _ = try connection.execute("LOCK TABLE observation IN SHARE ROW EXCLUSIVE MODE")
         let held = try PostgresUpsert.storedVersions(indices.map { batch[$0].identity }, on: connection)
         for index in indices {
             let record = batch[index]

@@ -90,10 +90,10 @@ enum PostgresUpsert {
         let plan = UpsertPlan(batch)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
         let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
-        if !retractions.isEmpty {
-            try PostgresRetraction.run(retractions, of: batch, into: &winnerOutcomes, on: connection)
-        }
-        let valueWinners = plan.winners.filter { batch[$0].retractionReason == nil }
+        if !retractions.isEmpty { try PostgresRetraction.lock(on: connection) }
+        // The values first (with those beneath a retraction), then the retractions, in this one transaction.
+        let valueWinners = (plan.winners.filter { batch[$0].retractionReason == nil }
+            + retractions.compactMap { plan.valuesBeneath[$0] }).sorted { batch[$0].identity < batch[$1].identity }
         let winners = valueWinners.map { batch[$0] }
         let written = try winners.isEmpty ? nil : connection.executePrepared(
             "dvp_upsert", upsertSQL,
@@ -129,6 +129,9 @@ enum PostgresUpsert {
                 }
                 winnerOutcomes[index] = stored == record.version ? .unchanged : .stale
             }
+        }
+        if !retractions.isEmpty {
+            try PostgresRetraction.run(retractions, of: batch, into: &winnerOutcomes, on: connection)
         }
         let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
         let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)

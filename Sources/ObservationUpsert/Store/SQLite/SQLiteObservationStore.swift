@@ -148,7 +148,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             WHERE retraction.version < excluded.version
             """)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
-        for index in plan.winners {
+        for index in plan.winners.flatMap({ [plan.valuesBeneath[$0], $0].compactMap { $0 } }) {
             let record = batch[index]
             let key: [SQLiteValue] = [
                 .text(record.identity.patient), .text(record.identity.metric), .text(record.identity.day),
