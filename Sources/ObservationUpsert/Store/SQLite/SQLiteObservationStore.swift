@@ -132,10 +132,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         // A retraction keeps the resource and changes its status (and meta) with JSON functions: rare, not hot.
         let retract = try connection.statement(
             """
-            UPDATE observation SET version = ?4, status = 'entered-in-error', version_id = version_id + 1,
-                resource = json_set(resource, '$.status', 'entered-in-error', '$.meta.versionId',
-                    CAST(version_id + 1 AS TEXT), '$.meta.lastUpdated', stamp.instant),
-                last_updated = stamp.instant
+            UPDATE observation SET version = ?4, \(Self.statusChange("entered-in-error"))
             FROM \(Self.lastUpdatedNow)
             WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
             """)
@@ -187,9 +184,20 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         return outcomes
     }
 
+    /// The `SET` items of a status change (retraction, finalisation): the status column and the resource's
+    /// `status`, `meta.versionId` + 1 and `meta.lastUpdated` (JSON functions, on these rare paths only); needs
+    /// ``lastUpdatedNow`` in `FROM`.
+    static func statusChange(_ status: String) -> String {
+        """
+        status = '\(status)', version_id = version_id + 1, last_updated = stamp.instant,
+            resource = json_set(resource, '$.status', '\(status)', '$.meta.versionId', CAST(version_id + 1 AS TEXT),
+                '$.meta.lastUpdated', stamp.instant)
+        """
+    }
+
     /// One row `stamp (instant)`: FHIR `meta.lastUpdated` for now, RFC 3339 UTC with milliseconds (SQLite's `'now'` is
     /// the same instant for every use within one statement step).
-    private static let lastUpdatedNow = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS instant) AS stamp"
+    static let lastUpdatedNow = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS instant) AS stamp"
 
     // MARK: - Rows
 
