@@ -29,7 +29,7 @@ CATALOG_FILE = "metric-catalog.json"
 UCUM = "http://unitsofmeasure.org"
 CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category"
 STATISTICS = "http://terminology.hl7.org/CodeSystem/observation-statistics"
-STATUSES = {"preliminary", "final"}  # what the product emits (a subset of the R4 required binding)
+STATUSES = {"preliminary", "final", "amended", "entered-in-error"}  # what the product emits (a subset of the R4 required binding)
 STATISTICS_CODES = {"minimum", "maximum"}
 # R4 vital-signs profile: observation-vitalsignresult codes (+ US Core 59408-5) and the required
 # ucum-vitals-common binding of every valueQuantity / component.valueQuantity code.

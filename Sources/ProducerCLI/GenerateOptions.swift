@@ -58,6 +58,10 @@ struct GenerateOptions {
             ("--duplicate-share", "identities whose original is re-sent byte for byte", \.duplicateShare),
             ("--out-of-order-share", "identities whose older version is sent after the newer one", \.outOfOrderShare),
             (
+                "--retraction-share", "identities retracted 1–3 days later (entered-in-error, docs/LIFECYCLE.md)",
+                \.retractionShare
+            ),
+            (
                 "--invalid-share",
                 """
                 share of ALL events that are invalid (≤ 0.9); classes drawn evenly from

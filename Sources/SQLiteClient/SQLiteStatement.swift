@@ -4,6 +4,7 @@ import CSQLite
 package enum SQLiteValue {
     case text(String)
     case integer(Int64)
+    case null
 }
 
 /// One prepared SQLite statement (`sqlite3_stmt*`), finalized in `deinit`.
@@ -43,6 +44,7 @@ package final class SQLiteStatement {
             switch value {
             case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, Self.transient)
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+            case .null: code = sqlite3_bind_null(handle, index)
             }
             guard code == SQLITE_OK else {
                 throw SQLiteError.last(connection, code, "binding parameter \(index) of \(sql)")

@@ -20,7 +20,7 @@ enum Audit {
 
     static func maintenance(_ store: any ObservationStore) throws -> any ObservationStoreMaintenance {
         guard let maintenance = store as? any ObservationStoreMaintenance else {
-            throw StoreError(.usage, "this store does not support the version audit")
+            throw StoreError(.usage, "this store does not support maintenance (audit, finalize)")
         }
         return maintenance
     }

@@ -42,6 +42,10 @@ enum StoreCtl {
             summary: "Stored resource sizes (compact JSON bytes) per metric and overall: count, average, max.",
             run: Inspect.sizes),
         Command(
+            name: "finalize", usage: "finalize [--store S] [--settle-hours H]",
+            summary: "Flip preliminary days past their local end plus H hours to final (meta.versionId + 1).",
+            options: [ParsedCommandLine.storeOption, Finalize.settleOption], run: Finalize.run),
+        Command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),

@@ -8,6 +8,8 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     public var updated: Int64
     public var unchanged: Int64
     public var stale: Int64
+    /// Retractions that withdrew a day (docs/LIFECYCLE.md).
+    public var retracted: Int64
     public var skippedByVersionCache: Int64
     public var deadLettered: Int64
     public var storeErrors: Int64
@@ -22,6 +24,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
         updated = count("dvp_upserts_total", "outcome=\"updated\"")
         unchanged = count("dvp_upserts_total", "outcome=\"unchanged\"")
         stale = count("dvp_upserts_total", "outcome=\"stale\"")
+        retracted = count("dvp_upserts_total", "outcome=\"retracted\"")
         skippedByVersionCache = count("dvp_skipped_not_newer_total")
         deadLettered = metrics.counterFamilyTotal("dvp_dead_lettered_total")
         storeErrors = count("dvp_store_errors_total")
@@ -31,7 +34,8 @@ public struct RunSummary: Sendable, CustomStringConvertible {
 
     var logFields: [(String, Logger.Value)] {
         [("consumed", .int(consumed)), ("inserted", .int(inserted)), ("updated", .int(updated)),
-         ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("dead_lettered", .int(deadLettered)),
+         ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("retracted", .int(retracted)),
+         ("dead_lettered", .int(deadLettered)),
          ("elapsed_s", .double(elapsedSeconds))]
     }
 
@@ -44,6 +48,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               updated        \(updated)
               unchanged      \(unchanged)\(skippedByVersionCache > 0 ? "  (\(skippedByVersionCache) answered by the version cache)" : "")
               stale          \(stale)
+              retracted      \(retracted)
               dead-lettered  \(deadLettered)
               store errors   \(storeErrors) (retried)
               elapsed        \(String(format: "%.1f", elapsedSeconds)) s (\(Int(rate)) records/s)

@@ -76,6 +76,63 @@ import Testing
         #expect(output.contains("\(stored.count)/\(stored.count) valid"), "\(output)")
     }
 
+    /// The lifecycle's statuses as the stores write them (docs/LIFECYCLE.md): every metric stored preliminary; two
+    /// thirds then made final and replaced by a different value (amended), half of those then retracted
+    /// (entered-in-error); each stored resource passes both validators and the lint.
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.databases)
+    func lifecycleStatusesPassBothValidators(kind: StoreKind) async throws {
+        let issued = Fixtures.ms("2026-11-01T06:15:03Z")
+        let metrics = MetricCatalog.builtin.allMetrics
+        func mapped(_ metric: Metric, _ status: DailyValue.Status, version: Int64, changed: Bool) throws
+            -> ObservationRecord
+        {
+            var value = ObservationSamples.value(for: metric)
+            value.status = status
+            value.version = version
+            if changed {
+                value.value = value.min ?? value.value.map { ($0 * 9).rounded() / 10 }
+                value.components = value.components.map { part in
+                    var part = part
+                    part.value = part.min ?? part.value
+                    return part
+                }
+            }
+            return try Fixtures.mapper.map(value, recordTimestampMs: issued)
+        }
+        let stored = try await TestStores.withFreshStore(kind) { store, _ in
+            var stored: [String: StoredObservation] = [:]
+            for (index, metric) in metrics.enumerated() {
+                var steps = [try mapped(metric, .preliminary, version: 1, changed: false)]
+                if index % 3 != 0 {
+                    steps += [
+                        try mapped(metric, .final, version: 2, changed: false),
+                        try mapped(metric, .final, version: 3, changed: true),
+                    ]
+                }
+                if index % 3 == 2 {
+                    steps.append(
+                        .retraction(
+                            identity: steps[0].identity, version: 4, resourceID: steps[0].resourceID, reason: "test"))
+                }
+                for step in steps { _ = try await store.upsert([step]) }
+                let row = try #require(try await store.observation(for: steps[0].identity))
+                let expected: ObservationStatus = [.preliminary, .amended, .enteredInError][index % 3]
+                #expect(try storedStatus(row.resource) == expected.rawValue, "\(metric.key)")
+                stored["\(expected.rawValue)-\(metric.key)"] = row
+            }
+            return stored
+        }
+        let dir = try Self.directory(stored.mapValues(\.resource))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (status, output) = try await Self.validate(dir)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("\(stored.count)/\(stored.count) valid"), "\(output)")
+    }
+
+    private func storedStatus(_ resource: String) throws -> String? {
+        (try JSONSerialization.jsonObject(with: Data(resource.utf8)) as? [String: Any])?["status"] as? String
+    }
+
     /// Each broken variant of a good resource must make the script fail, naming the file.
     @Test(.timeLimit(.minutes(2))) func brokenResourcesAreRejected() async throws {
         let good = try Fixtures.mapper.map(

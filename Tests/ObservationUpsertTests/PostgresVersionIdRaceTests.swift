@@ -1,34 +1,85 @@
 import Essentials
+import Foundation
 import PostgresClient
 import Testing
 import TestSupport
 
 @testable import ObservationUpsert
 
-/// The PostgreSQL upsert writes `meta.versionId` into the resource from its statement snapshot (stored version_id
-/// + 1). When another writer commits a replace after that snapshot, the row lock makes the upsert wait and
-/// `DO UPDATE` then sees the newer row: the resource's versionId must follow the row, not the snapshot.
+/// The PostgreSQL upsert writes `meta.versionId` and the status into the resource from its statement snapshot. When
+/// another writer commits a replace after that snapshot, the row lock makes the upsert wait and `DO UPDATE` then
+/// sees the newer row: the resource's versionId and status must follow the row, not the snapshot.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PostgresVersionIdRaceTests {
     @Test func aReplaceCommittedAfterTheSnapshotStillGivesTheRightVersionId() async throws {
+        let raw = try await race(
+            first: record(version: 1),
+            otherWriter: """
+                UPDATE observation SET version = 2, version_id = version_id + 1,
+                    resource = jsonb_set(resource, '{meta,versionId}', '"2"')
+                WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
+                """,
+            during: { "\(try await $0.upsert([record(version: 3)]))" },
+            read: "version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || version")
+        #expect(raw.action == "[ObservationUpsert.UpsertOutcome.updated]")
+        #expect(raw.row == "3 3 3", "version_id, the resource's meta.versionId and version")
+    }
+
+    /// The snapshot holds a preliminary day; another writer makes it final before the upsert's row lock is granted,
+    /// so a different value must give `amended` (docs/LIFECYCLE.md) — in the column and in the resource.
+    @Test func aFinalCommittedAfterTheSnapshotMakesADifferentValueAmended() async throws {
+        let raw = try await race(
+            first: record(version: 1, value: 60, status: .preliminary),
+            otherWriter: """
+                UPDATE observation SET version = 2, version_id = version_id + 1, status = 'final',
+                    clinical_value = $1, resource = jsonb_set(jsonb_set(resource, '{meta,versionId}', '"2"'),
+                        '{status}', '"final"')
+                WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
+                """,
+            parameters: [record(version: 2, value: 60, status: .final).clinicalValue],
+            during: { "\(try await $0.upsert([record(version: 3, value: 70, status: .final)]))" },
+            read: Self.statusRead)
+        #expect(raw.action == "[ObservationUpsert.UpsertOutcome.updated]")
+        #expect(raw.row == "3 3 amended amended", "version_id, meta.versionId, the status column and the resource's")
+    }
+
+    /// `finalize` against a worker that replaces the preliminary day meanwhile (docs/LIFECYCLE.md): it waits for
+    /// the row, sees the newer version (already final) and leaves it alone — never overwriting it.
+    @Test func finalizeNeverOverwritesAConcurrentNewerVersion() async throws {
+        let raw = try await race(
+            first: try FinalizeTests.steps("2026-10-01", version: 1, .preliminary),
+            otherWriter: """
+                UPDATE observation SET version = 2, version_id = version_id + 1, status = 'final',
+                    resource = jsonb_set(jsonb_set(resource, '{meta,versionId}', '"2"'), '{status}', '"final"')
+                """,
+            during: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
+            read: Self.statusRead + " || ' ' || version")
+        #expect(raw.action == "0", "finalized rows")
+        #expect(raw.row == "2 2 final final 2", "the worker's row as it committed it")
+    }
+
+    static let statusRead =
+        "version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || status || ' ' || (resource ->> 'status')"
+
+    /// Stores `first`; another connection runs `otherWriter` in a transaction it holds open; `during` (an upsert or
+    /// finalize) must wait for that row lock; the other writer commits. Returns what `during` returned, described,
+    /// and `read` (an SQL expression over the row) read straight from the table.
+    private func race(
+        first: ObservationRecord, otherWriter: String, parameters: [String] = [],
+        during: @escaping @Sendable (PostgresObservationStore) async throws -> String, read: String
+    ) async throws -> (action: String?, row: String?) {
         try await TestStores.withFreshLocation(.postgres) { location in
-            guard case .postgres(let url) = location else { return }
+            guard case .postgres(let url) = location else { return (nil, nil) }
             let store = try await PostgresObservationStore(
                 connectionString: url, options: PostgresClientOptions(applicationName: "dvp-versionid-race"))
-            #expect(try await store.upsert([record(version: 1)]) == [.inserted])
+            #expect(try await store.upsert([first]) == [.inserted])
 
-            // Another writer replaces the row (versionId 1 → 2) and holds its transaction open.
             let other = QueueConfined(label: "test.other-writer", try PostgresConnection(connectionString: url))
             try await other.run { connection in
                 _ = try connection.execute("BEGIN")
-                _ = try connection.execute(
-                    """
-                    UPDATE observation SET version = 2, version_id = version_id + 1,
-                        resource = jsonb_set(resource, '{meta,versionId}', '"2"')
-                    WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
-                    """)
+                _ = try connection.execute(otherWriter, parameters)
             }
-            let upsert = Task { try await store.upsert([record(version: 3)]) }
+            let action = Task { try await during(store) }
             let waiting = try await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
                 try await TestStores.rawText(
                     location,
@@ -37,18 +88,13 @@ struct PostgresVersionIdRaceTests {
                     WHERE application_name = 'dvp-versionid-race' AND wait_event_type = 'Lock'
                     """) == "1"
             }
-            #expect(waiting, "the upsert never waited for the other writer's row lock")
+            #expect(waiting, "the store never waited for the other writer's row lock")
             try await other.run { connection in _ = try connection.execute("COMMIT") }
 
-            #expect(try await upsert.value == [.updated])
-            let raw = try await TestStores.rawText(
-                location,
-                """
-                SELECT version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || version
-                FROM observation WHERE patient = 'p-1'
-                """)
-            #expect(raw == "3 3 3", "version_id, the resource's meta.versionId and version")
+            let described = try await action.value
+            let raw = try await TestStores.rawText(location, "SELECT \(read) FROM observation")  // one row
             await store.close()
+            return (described, raw)
         }
     }
 }

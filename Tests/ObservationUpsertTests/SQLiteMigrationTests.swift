@@ -5,7 +5,7 @@ import TestSupport
 
 @Suite("SQLite schema migration")
 struct SQLiteMigrationTests {
-    @Test("A version-2 database (WITHOUT ROWID table) migrates to version 3: rows kept, read back with their meta")
+    @Test("A version-2 database (WITHOUT ROWID table) migrates to the latest version: rows kept, read back with their meta")
     func migratesFromVersionTwo() async throws {
         let directory = try TestEnvironment.temporaryDirectory("dvp-migrate")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -29,7 +29,7 @@ struct SQLiteMigrationTests {
         try #require(process.status == 0)
 
         let store = try await SQLiteObservationStore(path: path)
-        #expect(try await store.schemaVersion() == 3)
+        #expect(try await store.schemaVersion() == 5)
         try await MigratedRowsExpectations.check(store)
         await store.close()
     }

@@ -20,7 +20,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The number of schema migrations of this kind of store.
-    var schemaVersion: Int { 3 }
+    var schemaVersion: Int { 5 }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.
@@ -131,16 +131,20 @@ enum TestStores {
 // MARK: - Records
 
 /// A synthetic record: identity, version and a small Observation-shaped JSON with the mapper's identifier (the FHIR
-/// store reads identities from it).
+/// store reads identities from it). With a `status`, the resource has the mapper's status slot and clinical value.
 func record(
     _ patient: String = "p-1", _ metric: String = "heart_rate", _ day: String = "2026-10-01", version: Int64,
-    value: Double = 60
+    value: Double = 60, status: ObservationStatus? = nil
 ) -> ObservationRecord {
-    ObservationRecord(
-        identity: ObservationIdentity(patient: patient, metric: metric, day: day), version: version,
-        resourceID: "obs-\(patient)-\(metric.replacingOccurrences(of: "_", with: "-"))-\(day)",
-        resourceHead: #"{"resourceType":"Observation","id":"obs-\#(patient)-\#(metric.replacingOccurrences(of: "_", with: "-"))-\#(day)","meta":{"#,
-        resourceTail: #""source":"test"},"identifier":[{"system":"https://fhir.example.org/identifiers/daily-summary","value":"\#(patient)/\#(metric)/\#(day)"}],"valueQuantity":{"value":\#(value)},"note":[{"text":"v \"\#(version)\" \\ ok"}]}"#)
+    let id = "obs-\(patient)-\(metric.replacingOccurrences(of: "_", with: "-"))-\(day)"
+    let identifier = #""source":"test"},"identifier":[{"system":"https://fhir.example.org/identifiers/daily-summary","value":"\#(patient)/\#(metric)/\#(day)"}],"#
+    let quantity = #""valueQuantity":{"value":\#(value)}"#
+    let note = #","note":[{"text":"v \"\#(version)\" \\ ok"}]}"#
+    return ObservationRecord(
+        identity: ObservationIdentity(patient: patient, metric: metric, day: day), version: version, resourceID: id,
+        resourceHead: #"{"resourceType":"Observation","id":"\#(id)","meta":{"#,
+        resourceTail: identifier + (status == nil ? quantity + note : #""status":"#), status: status,
+        resourceAfterStatus: status == nil ? "" : "," + quantity + note, clinicalValue: quantity)
 }
 
 /// `stored` equals `mapped` plus the `meta.versionId` and `meta.lastUpdated` the store writes into the resource it

@@ -16,12 +16,18 @@ enum Fixtures {
 
     /// A valid heart-rate event with `overrides` replacing or adding members (`nil` removes one).
     static func event(_ overrides: [String: String?] = [:]) -> [UInt8] {
-        var members: [(String, String)] = [
+        let members: [(String, String)] = [
             ("schema", "1"), ("patient", "\"p-000123\""), ("metric", "\"heart_rate\""), ("day", "\"2026-10-01\""),
             ("timeZone", "\"Europe/Bratislava\""), ("value", "71.4"), ("min", "48"), ("max", "162"),
             ("unit", "\"/min\""), ("version", "1759384503000"),
             ("source", #"{"name":"Apple Watch","bundleId":"com.apple.health","model":"Watch7,3"}"#),
         ]
+        return object(members, overrides)
+    }
+
+    /// A JSON object of `members` (raw JSON values) with `overrides` replacing or adding members (`nil` removes one).
+    static func object(_ members: [(String, String)], _ overrides: [String: String?]) -> [UInt8] {
+        var members = members
         for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
             if let index = members.firstIndex(where: { $0.0 == key }) {
                 if let value { members[index].1 = value } else { members.remove(at: index) }

@@ -58,6 +58,33 @@ struct DailyValuePublisherTests {
         }
     }
 
+    /// Retractions (docs/LIFECYCLE.md) are validated like values, keyed by patient, sent as their canonical line.
+    @Test func retractionsArePublishedKeyedByPatient() async throws {
+        let cluster = try ProducerTestSupport.cluster(topic: topic)
+        let publisher = try publisher(cluster)
+        let day = ProducerTestSupport.recentDay(daysAgo: 2)
+        let retraction = DailyValueRetraction(
+            patient: "p-4", metric: "heart_rate", day: day, version: 9, reason: "sample deleted on the phone")
+        var blank = retraction
+        blank.patient = "p-5"
+        blank.reason = " "
+
+        let results = await publisher.publish([retraction, blank])
+        await publisher.close(timeout: .seconds(10))
+
+        #expect(results.first?.isAcknowledged == true)
+        guard case .rejected(let error) = results.last else {
+            Issue.record("expected a rejection, got \(String(describing: results.last))")
+            return
+        }
+        #expect(error.kind == .invalidReason && error.field == "reason")
+        let records = try await KafkaConsumer.readAll(topic: topic, bootstrapServers: cluster.bootstrapServers)
+        #expect(records.map(\.key) == [Array("p-4".utf8)])
+        #expect(records.map(\.value) == [Array(retraction.jsonLine().utf8)])
+        let decoded = try DailyValueDecoder().validateEvent(try #require(records.first).value, recordTimestampMs: nil)
+        #expect(decoded == .retraction(retraction))
+    }
+
     @Test func linesAreSentWithTheirOriginalBytes() async throws {
         let cluster = try ProducerTestSupport.cluster(topic: topic)
         let publisher = try publisher(cluster)

@@ -9,9 +9,9 @@ import Testing
 struct GenerateCommandTests {
     private let startDay = ProducerTestSupport.recentDay(daysAgo: 20)
 
-    private func generate(seed: Int, in directory: URL, name: String, days: Int = 6) async throws
-        -> (lines: [Data], oracle: [String])
-    {
+    private func generate(
+        seed: Int, in directory: URL, name: String, days: Int = 6, extra: [String] = []
+    ) async throws -> (lines: [Data], oracle: [String]) {
         let out = directory.appendingPathComponent("\(name).jsonl")
         let oracle = directory.appendingPathComponent("\(name).oracle")
         let run = try await ProducerTestSupport.producer(
@@ -20,7 +20,7 @@ struct GenerateCommandTests {
                 startDay,
                 "--late-share", "0.2", "--duplicate-share", "0.1", "--out-of-order-share", "0.15",
                 "--invalid-share", "0.05", "--out", out.path, "--oracle-out", oracle.path,
-            ])
+            ] + extra)
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try Data(contentsOf: out).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         #expect(lines.last?.isEmpty == true, "the file ends with a newline")
@@ -86,6 +86,41 @@ struct GenerateCommandTests {
         let invalidShare = Double(invalidLines.count) / Double(lines.count)
         #expect(abs(invalidShare - 0.05) < 0.015, "invalid share \(invalidShare)")
         #expect(Set(invalidLines.values) == Set(InvalidEventClass.allCases.map(\.rawValue)))
+    }
+
+    /// `--retraction-share`: about that share of identities gets a retraction (docs/LIFECYCLE.md) after its
+    /// original, with a version above every value sent for it, and the oracle's highest version is the
+    /// retraction's; without the option the output is what it was (no randomness drawn for it).
+    @Test func retractionsCarryTheHighestVersionOfTheirDay() async throws {
+        let directory = try ProducerTestSupport.makeDirectory()
+        defer { ProducerTestSupport.removeDirectory(directory) }
+        let (lines, oracle) = try await generate(
+            seed: 9, in: directory, name: "r", extra: ["--retraction-share", "0.25"])
+        let highest = Dictionary(
+            uniqueKeysWithValues: oracle.filter { !$0.hasPrefix("invalid\t") }.map { line in
+                let fields = line.split(separator: "\t")
+                return (String(fields[0]), Int64(fields[1])!)
+            })
+        let decoder = DailyValueDecoder()
+        var retracted: [String: Int64] = [:]
+        var firstSeen: [String: Int] = [:]
+        for (index, line) in lines.enumerated() {
+            guard let event = try? decoder.validateEvent(Array(line), recordTimestampMs: nil) else { continue }
+            let key = "\(event.identity.patient)/\(event.identity.metric)/\(event.identity.day)"
+            if case .retraction(let retraction) = event {
+                #expect(firstSeen[key] != nil, "\(key): retracted before its original")
+                retracted[key] = retraction.version
+            } else if firstSeen[key] == nil {
+                firstSeen[key] = index
+            }
+        }
+        let share = Double(retracted.count) / Double(highest.count)
+        #expect(abs(share - 0.25) < 0.03, "retraction share \(share)")
+        for (key, version) in retracted { #expect(highest[key] == version, "\(key)") }
+
+        let plain = try await generate(seed: 9, in: directory, name: "p")
+        let zero = try await generate(seed: 9, in: directory, name: "z", extra: ["--retraction-share", "0"])
+        #expect(plain.lines == zero.lines && plain.oracle == zero.oracle)
     }
 
     /// The generator's truth is independent of the decoder; here both must agree on every line.

@@ -18,6 +18,7 @@ struct PublishCommandTests {
             #"{ "patient" : "p-000001", "schema":1, "metric":"steps","day":"\#(day)","timeZone":"Asia/Kathmandu","value":12001, "note":"kept"}"#,
             #"{"schema":1,"patient":"p-000002","metric":"oxygen_saturation","day":"\#(day)","timeZone":"Pacific/Kiritimati","value":0.97,"unit":"1","version":3}"#,
             #"{"schema":1,"patient":"p-000001","metric":"body_mass","day":"\#(day)","timeZone":"Australia/Lord_Howe","value":81.5,"unit":"kg","version":4}"#,
+            #"{"schema":1,"kind":"retraction","patient":"p-000002","metric":"steps","day":"\#(day)","version":5,"reason":"deleted"}"#,
         ]
         let bad = [
             (
@@ -29,9 +30,15 @@ struct PublishCommandTests {
                 #"{"schema":2,"patient":"p-000003","metric":"steps","day":"\#(day)","timeZone":"UTC","value":1}"#,
                 "SchemaVersionUnsupported"
             ),
+            (
+                #"{"schema":1,"kind":"retraction","patient":"p-000003","metric":"steps","day":"\#(day)","version":6,"reason":""}"#,
+                "InvalidReason"
+            ),
         ]
-        // Interleave: good, good, bad, good, (blank), bad, good, bad, good.
-        let order: [Either] = [.good(0), .good(1), .bad(0), .good(2), .blank, .bad(1), .good(3), .bad(2), .good(4)]
+        // Interleave: good, good, bad, good, (blank), bad, good, bad, good, a retraction, a bad retraction.
+        let order: [Either] = [
+            .good(0), .good(1), .bad(0), .good(2), .blank, .bad(1), .good(3), .bad(2), .good(4), .good(5), .bad(3),
+        ]
         var file = ""
         var goodLines: [(Int, String)] = []
         var badLines: [(Int, String)] = []
@@ -94,7 +101,7 @@ struct PublishCommandTests {
         for bad in sample.bad {
             #expect(run.stderr.contains("\(input.path):\(bad.line): \(bad.reason)"), "\(run.stderr)")
         }
-        #expect(run.stderr.contains("summary: read 8, sent 5, acknowledged 5, rejected 3, failed 0"), "\(run.stderr)")
+        #expect(run.stderr.contains("summary: read 10, sent 6, acknowledged 6, rejected 4, failed 0"), "\(run.stderr)")
         let records = try await readTopic(cluster)
         #expect(Set(records.map { String(decoding: $0.value, as: UTF8.self) }) == Set(sample.good.map(\.text)))
         for record in records {
@@ -127,7 +134,7 @@ struct PublishCommandTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("<stdin>:3: InvalidUnit"), "\(run.stderr)")
         let records = try await KafkaConsumer.readAll(topic: "custom", bootstrapServers: cluster.bootstrapServers)
-        #expect(records.count == 10)
+        #expect(records.count == 2 * sample.good.count)
         #expect(Set(records.map { String(decoding: $0.value, as: UTF8.self) }) == Set(sample.good.map(\.text)))
     }
 
@@ -149,7 +156,7 @@ struct PublishCommandTests {
         #expect(Set(records.map(\.value)) == Set(lines))
         // The broken line has no readable patient, so no key; the others are keyed by their patient field.
         #expect(records.filter { $0.key == nil }.count == 1)
-        #expect(records.filter { $0.key == Array("p-000003".utf8) }.count == 2)
+        #expect(records.filter { $0.key == Array("p-000003".utf8) }.count == 3)
     }
 
     @Test func badConfigurationIsAUsageError() async throws {

@@ -182,5 +182,13 @@ import Testing
         ("day 2000-02-29 (leap, outside the window)", event(["day": #""2000-02-29""#])),
         ("unit absent means the catalog unit", event(["unit": nil])),
         ("source with null and unknown members", event(["source": #"{"name":null,"x":{"y":[1]}}"#])),
+        ("status preliminary", event(["status": #""preliminary""#])),
+        ("status final", event(["status": #""final""#])),
+        ("status null", event(["status": "null"])),
+        ("status amended (not sendable)", event(["status": #""amended""#])),
+        ("status with a trailing newline", event(["status": #""final\n""#])),
+        ("status as a number", event(["status": "1"])),
+        ("kind value", event(["kind": #""value""#])),
+        ("kind retraction (not a DailyValue)", event(["kind": #""retraction""#])),
     ]
 }

@@ -78,6 +78,45 @@ struct EndToEndTests {
         #expect(oracle.differences(from: dump).isEmpty)
     }
 
+    /// Retraction events in the stream (docs/LIFECYCLE.md): the store equals the oracle (a retracted day holds its
+    /// retraction's version), every retracted day is entered-in-error, and a replay rewrites nothing.
+    @Test("SQLite: retractions stay retracted through a replay; store equals the oracle")
+    func retractionsStayRetractedThroughAReplay() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let (events, oracle) = try harness.generate(
+            patients: 20, days: 4, seed: 14, extra: Self.messyStream + ["--retraction-share", "0.15"])
+        // One retraction per retracted day; its version is above all the day's values, so each one wins.
+        let retractions = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains(#""kind":"retraction""#) }.count
+        #expect(retractions > 20)
+        try harness.publish(events)
+        let database = "\(harness.directory.path)/observations.sqlite"
+        let store = "sqlite:" + database
+        let first = try harness.startWorker(store: store, group: "live")
+        #expect(await first.waitForExit(timeout: .seconds(120)) == 0, "\(first.stderr.suffix(2000))")
+        #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
+        let withdrawn = try runCommand("/usr/bin/sqlite3", [
+            database, "SELECT count(*) FROM observation WHERE status = 'entered-in-error' "
+                + "AND json_extract(resource, '$.status') = 'entered-in-error'",
+        ])
+        let ledger = try runCommand("/usr/bin/sqlite3", [database, "SELECT count(*) FROM retraction"])
+        #expect(withdrawn.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(retractions))
+        #expect(ledger.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(retractions))
+        #expect(parseSummary(first.stdout)["retracted"] == Int64(retractions))
+
+        let dump = "SELECT patient, metric, day, version, version_id, last_updated, status, resource FROM observation "
+            + "ORDER BY 1, 2, 3"
+        let before = try runCommand("/usr/bin/sqlite3", [database, dump])
+        let replay = try harness.startWorker(store: store, group: "replay-1", extra: ["--start", "earliest"],
+                                             name: "replay")
+        #expect(await replay.waitForExit(timeout: .seconds(120)) == 0, "\(replay.stderr.suffix(2000))")
+        let summary = parseSummary(replay.stdout)
+        #expect(summary["inserted"] == 0 && summary["updated"] == 0 && summary["retracted"] == 0)
+        let after = try runCommand("/usr/bin/sqlite3", [database, dump])
+        #expect(after.stdout == before.stdout, "the replay rewrote rows")
+    }
+
     @Test("--start-time on the mock cluster (no timestamp index): warns, falls back to --start, loses nothing")
     func startTimeFallsBackOnTheMock() async throws {
         let harness = try PipelineHarness()

@@ -3,7 +3,7 @@ extension DailyValue {
     ///
     /// Values are in the catalog unit, and `unit` names it (the ``Metric/ucum`` of `metric` in `catalog`; an event
     /// without `unit` is rejected for most metrics); ``DailyValueDecoder`` reads the line back to an equal value.
-    /// `min`, `max`, `version` and `source` appear only when set; a panel's parts as objects under their keys.
+    /// `min`, `max`, `version`, `source` and `status` appear only when set; a panel's parts as objects under their keys.
     public func jsonLine(catalog: MetricCatalog = .builtin) -> String {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
@@ -37,6 +37,7 @@ extension DailyValue {
             if let version = source.softwareVersion { w.member("softwareVersion", version) }
             w.endObject()
         }
+        if let status { w.member("status", status.rawValue) }
         w.endObject()
         return w.string
     }

@@ -43,6 +43,14 @@ public struct DailyValue: Sendable, Hashable {
         }
     }
 
+    /// The phone's view of the day, from the optional `status` member (see docs/LIFECYCLE.md).
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        /// The local day is still open on the phone; more values may follow.
+        case preliminary
+        /// The day is complete.
+        case final
+    }
+
     /// Schema version of the event contract; only 1 exists.
     public static let schema = 1
 
@@ -62,10 +70,13 @@ public struct DailyValue: Sendable, Hashable {
     /// Grows each time the phone recomputes the day; `nil` when absent (the Kafka record timestamp is used).
     public var version: Int64?
     public var source: Source?
+    /// `nil` when absent: the mapper derives it from the record timestamp (see ObservationMapper).
+    public var status: Status?
 
     public init(
         patient: String, metric: String, day: String, zone: Zone, value: Double?, min: Double? = nil,
-        max: Double? = nil, components: [Component] = [], version: Int64? = nil, source: Source? = nil
+        max: Double? = nil, components: [Component] = [], version: Int64? = nil, source: Source? = nil,
+        status: Status? = nil
     ) {
         self.patient = patient
         self.metric = metric
@@ -77,6 +88,7 @@ public struct DailyValue: Sendable, Hashable {
         self.components = components
         self.version = version
         self.source = source
+        self.status = status
     }
 
     /// The `(patient, metric, day)` identity this event upserts.

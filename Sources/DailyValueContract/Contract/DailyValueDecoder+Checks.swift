@@ -166,4 +166,17 @@ extension DailyValueDecoder {
         default: throw DailyValueError(.invalidFieldType, field: "version", "must be a number")
         }
     }
+
+    /// The optional `status`: `preliminary`, `final`, or absent/null (`nil`).
+    func checkStatus(_ raw: DailyValueField.RawMembers, _ scanner: JSONScanner) throws(DailyValueError)
+        -> DailyValue.Status?
+    {
+        switch raw[DailyValueField.status.rawValue] {
+        case nil, .null?: return nil
+        case .string(let token)?:
+            if let status = DailyValue.Status(rawValue: scanner.string(token)) { return status }
+            throw DailyValueError(.invalidStatus, field: "status", "must be preliminary or final")
+        default: throw DailyValueError(.invalidFieldType, field: "status", "must be a string")
+        }
+    }
 }

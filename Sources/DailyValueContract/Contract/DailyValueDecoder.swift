@@ -51,10 +51,29 @@ public struct DailyValueDecoder: Sendable {
         return try result.get()
     }
 
+    /// ``validateEvent(_:recordTimestampMs:)`` from an array.
+    public func validateEvent(_ bytes: [UInt8], recordTimestampMs: Int64?) throws(DailyValueError) -> DailyEvent {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(DailyValueError) in try validateEvent(buffer, recordTimestampMs: recordTimestampMs) }
+        }
+        return try result.get()
+    }
+
     /// ``validate(_:recordTimestampMs:)`` from a borrowed buffer.
-    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    /// - Throws: ``DailyValueError`` naming the field and the rule; `InvalidKind` for a retraction.
     public func validate(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
         -> ValidatedDailyValue
+    {
+        guard case .value(let value) = try validateEvent(bytes, recordTimestampMs: recordTimestampMs) else {
+            throw DailyValueError(.invalidKind, field: "kind", "a retraction where a DailyValue is due")
+        }
+        return value
+    }
+
+    /// Decodes one event of either kind (docs/LIFECYCLE.md): a DailyValue, or a retraction (`"kind":"retraction"`).
+    /// - Throws: ``DailyValueError`` naming the field and the rule.
+    public func validateEvent(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
+        -> DailyEvent
     {
         guard bytes.count <= policy.maxPayloadBytes else {
             throw DailyValueError(.payloadTooLarge, field: "", "the message exceeds \(policy.maxPayloadBytes) bytes")
@@ -69,6 +88,7 @@ public struct DailyValueDecoder: Sendable {
         guard schema.int64 == Int64(DailyValue.schema) else {
             throw DailyValueError(.schemaVersionUnsupported, field: "schema", "only schema 1 is supported")
         }
+        if try checkKind(raw, scanner) == .retraction { return .retraction(try checkRetraction(raw, scanner)) }
         let patient = try checkPatient(try string(raw, .patient, scanner), scanner)
         let entry = try checkMetric(try string(raw, .metric, scanner), scanner)
         let metric = entry.metric
@@ -93,11 +113,13 @@ public struct DailyValueDecoder: Sendable {
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
         let (source, omitted) = try checkSource(raw, scanner)
+        let status = try checkStatus(raw, scanner)
         let event = DailyValue(
             patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
-            components: components, version: version, source: source)
-        return ValidatedDailyValue(
-            event: event, version: version, date: day.date, zone: zone.resolved, omittedSourceFields: omitted)
+            components: components, version: version, source: source, status: status)
+        return .value(
+            ValidatedDailyValue(
+                event: event, version: version, date: day.date, zone: zone.resolved, omittedSourceFields: omitted))
     }
 
     // MARK: - Typed member access

@@ -50,6 +50,12 @@ public struct DailyValueError: Error, Sendable, Hashable, CustomStringConvertibl
         case invalidVersion = "InvalidVersion"
         /// A `source` field is empty, too long or contains control characters.
         case invalidSource = "InvalidSource"
+        /// `status` is present but neither `preliminary` nor `final`.
+        case invalidStatus = "InvalidStatus"
+        /// `kind` is neither `value` nor `retraction`, or a retraction where only a value is taken.
+        case invalidKind = "InvalidKind"
+        /// A retraction's `reason` is blank, too long or contains control characters.
+        case invalidReason = "InvalidReason"
     }
 
     public var kind: Kind

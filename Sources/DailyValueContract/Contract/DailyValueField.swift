@@ -1,9 +1,10 @@
 /// The fields of a DailyValue v1 event and of its `source` object, matched on raw bytes.
 enum DailyValueField: Int, CaseIterable {
-    case schema, patient, metric, day, timeZone, utcOffset, value, min, max, unit, version, source, systolic, diastolic
+    case schema, patient, metric, day, timeZone, utcOffset, value, min, max, unit, version, source, systolic, diastolic, status, kind,
+        reason
 
     /// The captured top-level members, indexed by `rawValue`.
-    typealias RawMembers = InlineArray<14, RawJSONValue?>
+    typealias RawMembers = InlineArray<17, RawJSONValue?>
 
     /// The JSON member name.
     var name: String {
@@ -22,6 +23,9 @@ enum DailyValueField: Int, CaseIterable {
         case .source: "source"
         case .systolic: "systolic"
         case .diastolic: "diastolic"
+        case .status: "status"
+        case .kind: "kind"
+        case .reason: "reason"
         }
     }
 

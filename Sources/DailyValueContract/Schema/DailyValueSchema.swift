@@ -87,6 +87,20 @@ public struct DailyValueSchema: Sendable {
                 "description": "Grows each time the phone recomputes the day; absent: the Kafka record timestamp.",
                 "type": ["integer", "null"], "minimum": 0, "maximum": .integer(Int64.max),
             ],
+            "kind": [
+                "description": """
+                Absent or value: a DailyValue. A retraction (kind retraction, docs/LIFECYCLE.md) is a separate event \
+                shape that this schema does not describe.
+                """,
+                "enum": ["value", .null],
+            ],
+            "status": [
+                "description": """
+                preliminary: the local day is still open on the phone; final: the day is complete. Absent: final \
+                once the record timestamp is past the local day's end plus the worker's grace (docs/LIFECYCLE.md).
+                """,
+                "type": Self.text, "enum": ["preliminary", "final", .null],
+            ],
             "source": [
                 "description": "HKSource provenance; unknown members are ignored.",
                 "type": ["object", "null"],

@@ -53,7 +53,13 @@ public struct ObservationMapper: Sendable {
         let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
         let identity = value.identity
         let resourceID = ids.id(for: identity)
-        let isFinal = issuedMs / 1000 >= period.end + configuration.finalGraceSeconds
+        // The event's status; absent: final once the record timestamp is past the local day's end plus the grace.
+        let status: ObservationStatus =
+            switch value.status {
+            case .preliminary?: .preliminary
+            case .final?: .final
+            case nil: issuedMs / 1000 >= period.end + configuration.finalGraceSeconds ? .final : .preliminary
+            }
 
         var w = JSONWriter(capacity: 1600)
         w.beginObject()
@@ -73,7 +79,11 @@ public struct ObservationMapper: Sendable {
         w.member("value", identity.key)
         w.endObject()
         w.endArray()
-        w.member("status", isFinal ? "final" : "preliminary")
+        w.key("status")
+        // The store writes the status here (as mapped, or `amended`; see ObservationRecord).
+        let statusAt = w.bytes.count
+        w.value(status.rawValue)
+        let afterStatusAt = w.bytes.count
         w.key("category")
         w.rawValue(parts.category)
         w.key("code")
@@ -90,16 +100,26 @@ public struct ObservationMapper: Sendable {
             w.key("method")
             w.rawValue(method)
         }
+        let valueAt = w.bytes.count
         if let number = value.value {
             w.key("valueQuantity")
             writeQuantity(number, parts, &w)
         }
         writeComponents(value, metric, parts, &w)
+        let clinicalValue = String(decoding: w.bytes[valueAt...], as: UTF8.self)
         w.endObject()
+        let text = { (range: Range<Int>) in String(decoding: w.bytes[range], as: UTF8.self) }
         return ObservationRecord(
             identity: identity, version: validated.version, resourceID: resourceID,
-            resourceHead: String(decoding: w.bytes[..<storeMembersAt], as: UTF8.self),
-            resourceTail: String(decoding: w.bytes[storeMembersAt...], as: UTF8.self))
+            resourceHead: text(0..<storeMembersAt), resourceTail: text(storeMembersAt..<statusAt), status: status,
+            resourceAfterStatus: text(afterStatusAt..<w.bytes.count), clinicalValue: clinicalValue)
+    }
+
+    /// The store record of a retraction (docs/LIFECYCLE.md): the day's identity and resource id, no resource.
+    public func map(_ retraction: DailyValueRetraction) -> ObservationRecord {
+        .retraction(
+            identity: retraction.identity, version: retraction.version, resourceID: ids.id(for: retraction.identity),
+            reason: retraction.reason)
     }
 
     // MARK: - Pieces

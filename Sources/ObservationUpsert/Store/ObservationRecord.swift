@@ -2,10 +2,12 @@ import DailyValueContract
 
 /// One mapped Observation ready for a version-guarded upsert.
 ///
-/// The resource comes in two parts around the place where the store writes `meta.versionId` and
-/// `meta.lastUpdated`, which only the store can decide: the stored resource is
-/// `resourceHead` + `"versionId":"…","lastUpdated":"…",` + `resourceTail` (see ``StoredResourceSQL``), built once,
-/// by plain concatenation inside the statement that decides both, with no JSON re-parsing or editing.
+/// The resource comes in parts around the places where the store writes what only it can decide: `meta.versionId`
+/// and `meta.lastUpdated`, and the status (``ObservationStatus``: as mapped, or `amended`, see docs/LIFECYCLE.md).
+/// The stored resource is `resourceHead` + `"versionId":"…","lastUpdated":"…",` + `resourceTail` + `"<status>"` +
+/// `resourceAfterStatus` (see ``StoredResourceSQL``), built once, by plain concatenation inside the statement that
+/// decides them, with no JSON re-parsing or editing. Without a ``status`` (test fixtures) `resourceTail` is the
+/// whole rest.
 public struct ObservationRecord: Sendable, Hashable {
     /// The `(patient, metric, day)` identity the upsert is keyed by.
     public var identity: ObservationIdentity
@@ -17,20 +19,52 @@ public struct ObservationRecord: Sendable, Hashable {
     /// `{"resourceType":"Observation","id":"…","meta":{`.
     public var resourceHead: String
     /// The rest of the Observation JSON: `meta`'s own members (at least one, e.g. `"source":"…"`), the `}` closing
-    /// `meta`, and every element after it.
+    /// `meta`, and every element after it up to and including `"status":` (with a ``status``) or to the end.
     public var resourceTail: String
+    /// The status as mapped (`preliminary` or `final`); nil when the resource has no status slot.
+    public var status: ObservationStatus?
+    /// The JSON after the status value, e.g. `,"category":[…],…}`; empty without a status slot.
+    public var resourceAfterStatus: String
+    /// The clinical value as canonical JSON (`valueQuantity` and `component`): a stored final value replaced by a
+    /// different one becomes `amended`, an equal one does not.
+    public var clinicalValue: String
+    /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` (a day never stored is
+    /// only recorded in the ledger); the resource parts are empty and unused.
+    public var retractionReason: String?
 
     public init(
         identity: ObservationIdentity, version: Int64, resourceID: String, resourceHead: String,
-        resourceTail: String
+        resourceTail: String, status: ObservationStatus? = nil, resourceAfterStatus: String = "",
+        clinicalValue: String = ""
     ) {
         self.identity = identity
         self.version = version
         self.resourceID = resourceID
         self.resourceHead = resourceHead
         self.resourceTail = resourceTail
+        self.status = status
+        self.resourceAfterStatus = resourceAfterStatus
+        self.clinicalValue = clinicalValue
+    }
+
+    /// A versioned retraction of one day (an explicit event, not a Kafka tombstone), with its reason.
+    public static func retraction(
+        identity: ObservationIdentity, version: Int64, resourceID: String, reason: String
+    ) -> ObservationRecord {
+        var record = ObservationRecord(
+            identity: identity, version: version, resourceID: resourceID, resourceHead: "", resourceTail: "")
+        record.retractionReason = reason
+        return record
     }
 
     /// The Observation as mapped, without `meta.versionId` / `meta.lastUpdated` (a valid FHIR resource itself).
-    public var resource: String { resourceHead + resourceTail }
+    public var resource: String { resource(status: status) }
+
+    /// The Observation as mapped with `status` in the status slot (ignored without one).
+    public func resource(status: ObservationStatus?) -> String { resourceHead + resourceBody(status: status) }
+
+    /// Everything after the store's `meta` members, with `status` in the status slot (ignored without one).
+    public func resourceBody(status: ObservationStatus?) -> String {
+        resourceTail + (self.status == nil ? "" : status.map { "\"\($0.rawValue)\"" } ?? "") + resourceAfterStatus
+    }
 }

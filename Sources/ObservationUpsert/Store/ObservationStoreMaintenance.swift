@@ -14,6 +14,12 @@ public protocol ObservationStoreMaintenance: ObservationStore {
     /// What the `version_audit` trigger has logged so far.
     /// - Throws: ``StoreError`` with code `usage` when the audit was never installed.
     func versionAudit() async throws -> VersionAuditSummary
+
+    /// Flips every preliminary day whose local day ended (`effectivePeriod.end`) at or before `settledBefore`
+    /// (seconds since the epoch) to final (docs/LIFECYCLE.md): one guarded statement, each row with
+    /// `meta.versionId` + 1; a row a worker replaced meanwhile is judged as it is then, never overwritten.
+    /// - Returns: how many days were finalized.
+    func finalize(settledBefore: Int64) async throws -> Int
 }
 
 /// Totals of the `version_audit` log.

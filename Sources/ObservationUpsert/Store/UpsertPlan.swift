@@ -8,25 +8,41 @@ import DailyValueContract
 struct UpsertPlan {
     /// Batch indices of the winning records, sorted by identity.
     let winners: [Int]
+    /// For a winning retraction, the batch index of its identity's highest value in the batch (the first on ties):
+    /// the store writes it before the retraction, so that the result does not depend on how events fall into
+    /// batches (a retraction after a value in its own batch marks the stored day, as it would one batch later).
+    let valuesBeneath: [Int: Int]
     /// For every batch index, the batch index of its identity's winner.
     private let winnerOf: [Int]
 
     init(_ batch: [ObservationRecord]) {
         var winnerByIdentity: [ObservationIdentity: Int] = [:]
+        var valueByIdentity: [ObservationIdentity: Int] = [:]
         for (index, record) in batch.enumerated() {
+            if record.retractionReason == nil,
+                valueByIdentity[record.identity].map({ batch[$0].version < record.version }) ?? true
+            {
+                valueByIdentity[record.identity] = index
+            }
             if let current = winnerByIdentity[record.identity], batch[current].version >= record.version { continue }
             winnerByIdentity[record.identity] = index
         }
         winners = winnerByIdentity.sorted { $0.key < $1.key }.map(\.value)
         winnerOf = batch.map { winnerByIdentity[$0.identity]! }
+        var beneath: [Int: Int] = [:]
+        for winner in winners where batch[winner].retractionReason != nil {
+            beneath[winner] = valueByIdentity[batch[winner].identity]
+        }
+        valuesBeneath = beneath
     }
 
     /// The batch index of the winner of `index`'s identity.
     func winner(of index: Int) -> Int { winnerOf[index] }
 
-    /// One outcome per batch record, given the database's outcome for every winner.
+    /// One outcome per batch record, given the database's outcome for every winner (and value beneath one).
     func outcomes(for batch: [ObservationRecord], winnerOutcomes: [Int: UpsertOutcome]) -> [UpsertOutcome] {
         batch.indices.map { index in
+            if let own = winnerOutcomes[index] { return own }
             let winner = winnerOf[index]
             guard let winnerOutcome = winnerOutcomes[winner] else {
                 preconditionFailure("no database outcome for winner \(batch[winner].identity)")

@@ -1,3 +1,4 @@
+import DailyValueContract
 import SeededRandom
 
 /// The fields of one generated event before it is rendered as JSON, valid or deliberately broken.
@@ -23,6 +24,8 @@ struct EventDraft: Sendable, Hashable {
     var source: SourceProfile
     /// A panel's parts in the profile's order (``value``/``min``/``max`` are then not sent); empty otherwise.
     var parts: [Part] = []
+    /// Set for a retraction of the day (docs/LIFECYCLE.md): rendered as a retraction event with this reason.
+    var retractionReason: String?
 
     /// `patient/metric/day`, the upsert identity.
     var identity: String { "\(patient)/\(profile.key)/\(day)" }
@@ -31,15 +34,21 @@ struct EventDraft: Sendable, Hashable {
 
     /// The valid DailyValue v1 JSON line (fields in the order of the design document's example).
     func render() -> [UInt8] {
-        Array(json().utf8)
+        if let retractionReason {
+            let retraction = DailyValueRetraction(
+                patient: patient, metric: profile.key, day: day.description, version: version, reason: retractionReason)
+            return Array(retraction.jsonLine().utf8)
+        }
+        return Array(json().utf8)
     }
 
     /// A line that breaks exactly the rule of `invalidClass`.
     func render(breaking invalidClass: InvalidEventClass, using random: inout SplitMix64) -> [UInt8] {
         var draft = self
+        draft.retractionReason = nil  // a broken event is always a broken value
         switch invalidClass {
         case .brokenJSON:
-            let valid = render()
+            let valid = draft.render()
             return Array(valid.prefix(valid.count * random.integer(in: 30...80) / 100))
         case .unknownSchema:
             return Array(draft.json(schema: [2, 3, 99][random.below(3)]).utf8)

@@ -10,11 +10,14 @@ public struct GeneratedEvent: Sendable, Hashable {
         case duplicate
         /// An older version of a day sent after a newer one.
         case outOfOrder = "out_of_order"
+        /// A retraction of the day with a version above every value sent for it (docs/LIFECYCLE.md).
+        case retraction
         /// A broken event (see ``invalidClass``).
         case invalid
     }
 
-    /// The identity and the highest valid version the generator ever sends for it: the store must end up with it.
+    /// The identity and the highest valid version the generator ever sends for it (a retraction's, when the day is
+    /// retracted): the store must end up with it.
     public struct OracleEntry: Sendable, Hashable {
         /// `patient/metric/day`.
         public var identity: String

@@ -14,6 +14,8 @@ public struct GeneratorConfiguration: Sendable, Hashable {
     public var duplicateShare: Double
     /// Share of identities for which an older version is sent after the newer one.
     public var outOfOrderShare: Double
+    /// Share of identities retracted 1–3 days later with a version above all their values (docs/LIFECYCLE.md).
+    public var retractionShare: Double
     /// Share of all emitted events that are invalid (each class equally likely).
     public var invalidShare: Double
     /// Which invalid classes to draw from.
@@ -22,7 +24,7 @@ public struct GeneratorConfiguration: Sendable, Hashable {
     public init(
         patients: Int = 100, days: Int = 7, metrics: [MetricProfile] = MetricProfile.builtin,
         startDay: CivilDay = CivilDay(year: 2026, month: 1, day: 1), seed: UInt64 = 1, lateShare: Double = 0,
-        duplicateShare: Double = 0, outOfOrderShare: Double = 0, invalidShare: Double = 0,
+        duplicateShare: Double = 0, outOfOrderShare: Double = 0, retractionShare: Double = 0, invalidShare: Double = 0,
         invalidClasses: [InvalidEventClass] = InvalidEventClass.allCases
     ) {
         self.patients = patients
@@ -33,6 +35,7 @@ public struct GeneratorConfiguration: Sendable, Hashable {
         self.lateShare = lateShare
         self.duplicateShare = duplicateShare
         self.outOfOrderShare = outOfOrderShare
+        self.retractionShare = retractionShare
         self.invalidShare = invalidShare
         self.invalidClasses = invalidClasses
     }
@@ -46,6 +49,7 @@ public struct GeneratorConfiguration: Sendable, Hashable {
         guard !metrics.isEmpty else { throw ProducerConfigurationError(option: "metrics", rule: "must not be empty") }
         let shares = [
             ("late-share", lateShare), ("duplicate-share", duplicateShare), ("out-of-order-share", outOfOrderShare),
+            ("retraction-share", retractionShare),
         ]
         for (name, share) in shares where !(0...1).contains(share) {
             throw ProducerConfigurationError(option: name, rule: "must be between 0 and 1")

@@ -1,7 +1,7 @@
 import SeededRandom
 
-/// The re-deliveries one identity gets besides its original event: a late recomputation, an exact duplicate and an
-/// older version sent after the newer one, each with a delay in days.
+/// The re-deliveries one identity gets besides its original event: a late recomputation, an exact duplicate, an
+/// older version sent after the newer one and a retraction, each with a delay in days.
 struct RedeliveryPlan {
     /// `(delay in days, emission)`, delay 0 meaning later on the same day.
     var emissions: [(Int, PopulationGenerator.Iterator.Emission)] = []
@@ -23,6 +23,14 @@ struct RedeliveryPlan {
             var older = Self.recomputed(base, growth: 0.5...0.9, using: &random)
             older.version = base.version - Int64(random.integer(in: 3_600_000...28_800_000))
             emissions.append((random.integer(in: 0...2), .init(draft: older, kind: .outOfOrder)))
+        }
+        // Drawn only when asked for, so that output without retractions stays byte-identical to earlier builds.
+        if configuration.retractionShare > 0, random.chance(configuration.retractionShare) {
+            var retraction = base
+            retraction.retractionReason = "withdrawn on the phone"
+            retraction.version = highestVersion + Int64(random.integer(in: 60_000...3_600_000))
+            highestVersion = retraction.version
+            emissions.append((random.integer(in: 1...3), .init(draft: retraction, kind: .retraction)))
         }
     }
 

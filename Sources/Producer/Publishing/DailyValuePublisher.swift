@@ -40,7 +40,13 @@ public final class DailyValuePublisher: Sendable {
         await publish(lines: events.map { Array($0.jsonLine(catalog: configuration.decoder.catalog).utf8) })
     }
 
-    /// Validates raw JSON messages and publishes the *original bytes* of the valid ones.
+    /// Validates and publishes retractions (docs/LIFECYCLE.md), keyed by patient like the values they withdraw.
+    /// - Returns: one result per retraction, in order.
+    public func publish(_ retractions: [DailyValueRetraction]) async -> [PublishResult] {
+        await publish(lines: retractions.map { Array($0.jsonLine().utf8) })
+    }
+
+    /// Validates raw JSON messages (values or retractions) and publishes the *original bytes* of the valid ones.
     ///
     /// - Returns: one result per line, in order: invalid lines are ``PublishResult/rejected(_:)`` and not sent.
     public func publish(lines: [[UInt8]]) async -> [PublishResult] {
@@ -87,10 +93,10 @@ public final class DailyValuePublisher: Sendable {
         return await deliver(records.map { message(key: $0.key, value: $0.value, timestampMs: timestampMs) })
     }
 
-    /// Checks one message against the DailyValue contract exactly as a worker will.
-    public func validate(_ bytes: [UInt8], recordTimestampMs: Int64) -> Result<DailyValue, DailyValueError> {
+    /// Checks one message (a value or a retraction) against the event contract exactly as a worker will.
+    public func validate(_ bytes: [UInt8], recordTimestampMs: Int64) -> Result<DailyEvent, DailyValueError> {
         do throws(DailyValueError) {
-            return .success(try configuration.decoder.decode(bytes, recordTimestampMs: recordTimestampMs))
+            return .success(try configuration.decoder.validateEvent(bytes, recordTimestampMs: recordTimestampMs))
         } catch {
             return .failure(error)
         }

@@ -23,7 +23,7 @@ struct BatchPreparer: Sendable {
     func prepare(_ pending: [KafkaMessage]) async -> Prepared {
         let messages = pending.filter(tracker.isCurrent)
         var output = processor.decode(messages)
-        let bounds = await versionBounds(output.decoded.map(\.value.identity))
+        let bounds = await versionBounds(output.decoded.map(\.event.identity))
         processor.map(&output, storedAtLeast: bounds)
         return Prepared(messages: messages, output: output)
     }

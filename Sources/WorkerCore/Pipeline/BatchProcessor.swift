@@ -14,12 +14,12 @@ struct BatchProcessor: Sendable {
         var message: KafkaMessage
     }
 
-    /// A valid event, not yet mapped.
+    /// A valid event (a value or a retraction), not yet mapped.
     struct Decoded: Sendable {
-        var value: ValidatedDailyValue
+        var event: DailyEvent
         var message: KafkaMessage
         /// The version the upsert is guarded by (decided by validation: the event's, else the record timestamp).
-        var version: Int64 { value.version }
+        var version: Int64 { event.version }
     }
 
     /// The result of processing one batch.
@@ -49,9 +49,11 @@ struct BatchProcessor: Sendable {
             let tp = message.topicPartition
             if (output.lastRecords[tp]?.offset ?? -1) < message.offset { output.lastRecords[tp] = message }
             do {
-                let value = try decoder.validate(message.value, recordTimestampMs: message.timestampMs)
-                output.decoded.append(Decoded(value: value, message: message))
-                for field in value.omittedSourceFields { output.omittedSourceFields[field, default: 0] += 1 }
+                let event = try decoder.validateEvent(message.value, recordTimestampMs: message.timestampMs)
+                output.decoded.append(Decoded(event: event, message: message))
+                if case .value(let value) = event {
+                    for field in value.omittedSourceFields { output.omittedSourceFields[field, default: 0] += 1 }
+                }
             } catch {
                 addDeadLetter(for: message, error, to: &output)
             }
@@ -69,9 +71,14 @@ struct BatchProcessor: Sendable {
                 continue
             }
             do {
-                let record = try mapper.map(decoded.value, recordTimestampMs: decoded.message.timestampMs ?? decoded.version)
+                let record =
+                    switch decoded.event {
+                    case .value(let value):
+                        try mapper.map(value, recordTimestampMs: decoded.message.timestampMs ?? decoded.version)
+                    case .retraction(let retraction): mapper.map(retraction)
+                    }
                 output.mapped.append(
-                    Mapped(record: record, metric: decoded.value.event.metric, message: decoded.message))
+                    Mapped(record: record, metric: record.identity.metric, message: decoded.message))
             } catch {
                 addDeadLetter(for: decoded.message, error, to: &output)
             }

@@ -60,7 +60,9 @@ enum FHIRBundle {
     }
 
     /// The record's Observation as the FHIR store writes it: the mapped head and tail with the event version tag
-    /// between them (the server, not the store, decides `meta.versionId` and `meta.lastUpdated`).
+    /// between them (the server, not the store, decides `meta.versionId` and `meta.lastUpdated`). The status is the
+    /// mapped one: this store does not decide `amended` yet (that needs the server's stored status and value in the
+    /// conditional write; see docs/LIFECYCLE.md).
     static func resourceBytes(_ record: ObservationRecord, versionTagSystem: String) -> [UInt8] {
         var out = Array(record.resourceHead.utf8)
         out += Array(#""tag":[{"system":"#.utf8)
@@ -68,7 +70,7 @@ enum FHIRBundle {
         out += Array(#","code":""#.utf8)
         out += Array(String(record.version).utf8)
         out += Array(#""}],"#.utf8)
-        out += Array(record.resourceTail.utf8)
+        out += Array(record.resourceBody(status: record.status).utf8)
         return out
     }
 

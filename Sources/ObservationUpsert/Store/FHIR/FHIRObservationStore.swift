@@ -53,9 +53,13 @@ public final class FHIRObservationStore: ObservationStore {
         let plan = UpsertPlan(batch)
         var decided: [Int: UpsertOutcome] = [:]
         var reasons: [Int: String] = [:]
+        // Not supported yet: a retraction needs an entered-in-error write and a ledger on the server.
+        let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
+        for index in retractions { reasons[index] = Self.retractionsUnsupported }
+        let winners = plan.winners.filter { batch[$0].retractionReason == nil }
         var start = 0
-        while start < plan.winners.count {
-            let chunk = Array(plan.winners[start..<min(start + configuration.batchSize, plan.winners.count)])
+        while start < winners.count {
+            let chunk = Array(winners[start..<min(start + configuration.batchSize, winners.count)])
             try await decide(chunk, of: batch, into: &decided, refused: &reasons)
             start += chunk.count
         }
@@ -70,6 +74,9 @@ public final class FHIRObservationStore: ObservationStore {
         }
         return outcomes.map { $0! }
     }
+
+    /// Why a retraction is refused (dead-lettered, nothing lost): docs/LIFECYCLE.md.
+    static let retractionsUnsupported = "the FHIR server store does not support retractions yet (docs/LIFECYCLE.md)"
 
     public func observation(for identity: ObservationIdentity) async throws -> StoredObservation? {
         try checkOpen()

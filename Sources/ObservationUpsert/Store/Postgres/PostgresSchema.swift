@@ -42,6 +42,26 @@ enum PostgresSchema {
         END
         $$;
         """,
+        // 4: the lifecycle (docs/LIFECYCLE.md): the stored status and clinical value decide `amended`. Rows of older
+        //    builds get their status from the resource; their value is unknown (NULL), so a final one replaced by
+        //    any value becomes amended.
+        """
+        ALTER TABLE observation ADD COLUMN status text, ADD COLUMN clinical_value text;
+        UPDATE observation SET status = resource->>'status';
+        """,
+        // 5: the retraction ledger: the highest retraction per day, kept also for days never stored, so that an equal
+        //    or lower version arriving later never brings the day back.
+        """
+        CREATE TABLE retraction (
+            patient text NOT NULL,
+            metric text NOT NULL,
+            day text NOT NULL,
+            version bigint NOT NULL,
+            reason text NOT NULL,
+            recorded_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (patient, metric, day)
+        );
+        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

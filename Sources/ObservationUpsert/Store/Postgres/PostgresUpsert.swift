@@ -14,30 +14,51 @@ import PostgresClient
 /// the `resource` column holds the whole FHIR resource, built once by concatenation (``StoredResourceSQL``) and
 /// parsed once into `jsonb`. The versionId written is `stored.version_id + 1` from the statement's snapshot (1 for a
 /// new row); when a concurrent writer committed a replace after that snapshot, `DO UPDATE` sees the newer row and
-/// corrects the versionId with `jsonb_set` — correct always, and the costly rebuild only on that race.
+/// corrects the versionId with `jsonb_set`, and decides the status again against that row (the incoming status is
+/// looked up in the input arrays) — correct always, and the costly rebuild only on that race.
 enum PostgresUpsert {
     static let upsertSQL = """
-        INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+        INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated,
+            status, clinical_value)
         SELECT input.patient, input.metric, input.day, input.version, input.resource_id,
             \(StoredResourceSQL.compose(
                 head: "input.head", tail: "input.tail", versionId: "next.version_id::text",
-                lastUpdated: "stamp.instant"))::jsonb,
-            next.version_id, stamp.at
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
-                AS input (patient, metric, day, version, resource_id, head, tail)
+                lastUpdated: "stamp.instant", status: "decided.status", afterStatus: "input.after_status"))::jsonb,
+            next.version_id, stamp.at, decided.status, input.clinical_value
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::text[], $10::text[])
+                AS input (patient, metric, day, version, resource_id, head, tail, status, after_status, clinical_value)
             LEFT JOIN observation AS stored
                 ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
             CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, 0) + 1) AS next (version_id)
+            CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
+                storedStatus: "stored.status", storedValue: "stored.clinical_value",
+                incomingStatus: "nullif(input.status, '')", incomingValue: "input.clinical_value"))) AS decided (status)
             CROSS JOIN (SELECT now(), \(lastUpdatedText("now()"))) AS stamp (at, instant)
+        WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
+            WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day) AND r.version >= input.version)
         ORDER BY input.patient, input.metric, input.day
         ON CONFLICT (patient, metric, day) DO UPDATE
             SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
+                status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status ELSE \(raceStatus) END,
+                clinical_value = EXCLUDED.clinical_value,
                 resource = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.resource
-                    ELSE jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text)) END,
+                    ELSE jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text))
+                        || jsonb_strip_nulls(jsonb_build_object('status', \(raceStatus))) END,
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
         RETURNING o.patient, o.metric, o.day, o.version_id
         """
+
+    /// The status decided against the conflicting row `o` when a concurrent writer replaced it after the
+    /// statement's snapshot (`EXCLUDED.status` was decided against the snapshot).
+    private static let raceStatus = StoredResourceSQL.decidedStatus(
+        storedStatus: "o.status", storedValue: "o.clinical_value",
+        incomingStatus: """
+            (SELECT nullif(i.status, '') FROM unnest($1::text[], $2::text[], $3::text[], $8::text[]) \
+            AS i (patient, metric, day, status) WHERE (i.patient, i.metric, i.day) = (o.patient, o.metric, o.day))
+            """,
+        incomingValue: "EXCLUDED.clinical_value")
 
     /// SQL for FHIR `meta.lastUpdated` of the `timestamptz` expression `instant`: RFC 3339 UTC with milliseconds, the
     /// same text the store reads back from the `last_updated` column.
@@ -45,11 +66,14 @@ enum PostgresUpsert {
         #"to_char(\#(instant) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
     }
 
-    /// The current versions of the winners the upsert did not write. A new statement in READ COMMITTED sees the
-    /// latest committed rows, and the upsert still holds their row locks, so these cannot change before COMMIT.
+    /// The versions the days hold: a row's, else the retraction ledger's (a day retracted but never stored). For
+    /// the winners the upsert did not write, a new statement in READ COMMITTED sees the latest committed rows, and
+    /// the upsert still holds their row locks, so these cannot change before COMMIT.
     static let currentSQL = """
-        SELECT o.patient, o.metric, o.day, o.version FROM observation o
-        JOIN unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day) USING (patient, metric, day)
+        SELECT k.patient, k.metric, k.day, coalesce(o.version, r.version)
+        FROM unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day)
+            LEFT JOIN observation o USING (patient, metric, day) LEFT JOIN retraction r USING (patient, metric, day)
+        WHERE o.version IS NOT NULL OR r.version IS NOT NULL
         """
 
     static let countSQL = """
@@ -64,22 +88,31 @@ enum PostgresUpsert {
         _ batch: [ObservationRecord], counterShard: Int16, on connection: PostgresConnection
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
-        let winners = plan.winners.map { batch[$0] }
-        let written = try connection.executePrepared(
+        var winnerOutcomes: [Int: UpsertOutcome] = [:]
+        let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
+        if !retractions.isEmpty { try PostgresRetraction.lock(on: connection) }
+        // The values first (with those beneath a retraction), then the retractions, in this one transaction.
+        let valueWinners = (plan.winners.filter { batch[$0].retractionReason == nil }
+            + retractions.compactMap { plan.valuesBeneath[$0] }).sorted { batch[$0].identity < batch[$1].identity }
+        let winners = valueWinners.map { batch[$0] }
+        let written = try winners.isEmpty ? nil : connection.executePrepared(
             "dvp_upsert", upsertSQL,
             keyArrays(winners) + [
                 PostgresText.array(winners.map(\.version)), PostgresText.array(winners.map(\.resourceID)),
                 PostgresText.array(winners.map(\.resourceHead)), PostgresText.array(winners.map(\.resourceTail)),
+                PostgresText.array(winners.map { $0.status?.rawValue ?? "" }),
+                PostgresText.array(winners.map(\.resourceAfterStatus)), PostgresText.array(winners.map(\.clinicalValue)),
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
-        for row in 0..<written.rowCount {
-            let identity = ObservationIdentity(
-                patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
-            writtenOutcomes[identity] = try written.integer(row, 3) == 1 ? .inserted : .updated
+        if let written {
+            for row in 0..<written.rowCount {
+                let identity = ObservationIdentity(
+                    patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
+                writtenOutcomes[identity] = try written.integer(row, 3) == 1 ? .inserted : .updated
+            }
         }
-        var winnerOutcomes: [Int: UpsertOutcome] = [:]
         var unresolved: [Int] = []
-        for index in plan.winners {
+        for index in valueWinners {
             if let outcome = writtenOutcomes[batch[index].identity] {
                 winnerOutcomes[index] = outcome
             } else {
@@ -96,6 +129,9 @@ enum PostgresUpsert {
                 }
                 winnerOutcomes[index] = stored == record.version ? .unchanged : .stale
             }
+        }
+        if !retractions.isEmpty {
+            try PostgresRetraction.run(retractions, of: batch, into: &winnerOutcomes, on: connection)
         }
         let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
         let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)

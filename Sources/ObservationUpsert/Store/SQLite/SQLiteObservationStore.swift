@@ -96,7 +96,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     // MARK: - Upsert
 
-    /// The version-guarded upsert of one batch; runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
+    /// The version-guarded upsert of one batch (values and retractions, docs/LIFECYCLE.md); runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
     /// the database write lock, so reading the stored version and then writing cannot race another writer.
     private static func upsert(_ batch: [ObservationRecord], on connection: SQLiteConnection) throws -> [UpsertOutcome]
     {
@@ -107,40 +107,69 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         // by concatenation (StoredResourceSQL), so the row holds the whole FHIR resource.
         let insert = try connection.statement(
             """
-            INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-            SELECT ?, ?, ?, ?, ?, \(StoredResourceSQL.compose(
-                head: "?", tail: "?", versionId: "'1'", lastUpdated: "stamp.instant")), 1, stamp.instant
+            INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
+                status, clinical_value)
+            SELECT ?1, ?2, ?3, ?4, ?5, \(StoredResourceSQL.compose(
+                head: "?6", tail: "?7", versionId: "'1'", lastUpdated: "stamp.instant", status: "?8",
+                afterStatus: "?9")), 1, stamp.instant, ?8, ?10
             FROM \(Self.lastUpdatedNow)
             """)
+        let decided = StoredResourceSQL.decidedStatus(
+            storedStatus: "status", storedValue: "clinical_value", incomingStatus: "?8", incomingValue: "?10")
+        // Every SET expression reads the row as it was before this UPDATE.
         let update = try connection.statement(
             """
-            UPDATE observation SET version = ?, resource_id = ?,
+            UPDATE observation SET version = ?4, resource_id = ?5, status = \(decided), clinical_value = ?10,
                 resource = \(StoredResourceSQL.compose(
-                    head: "?", tail: "?", versionId: "CAST(version_id + 1 AS TEXT)", lastUpdated: "stamp.instant")),
+                    head: "?6", tail: "?7", versionId: "CAST(version_id + 1 AS TEXT)", lastUpdated: "stamp.instant",
+                    status: decided, afterStatus: "?9")),
                 version_id = version_id + 1, last_updated = stamp.instant
             FROM \(Self.lastUpdatedNow)
-            WHERE patient = ? AND metric = ? AND day = ? AND version < ?
+            WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
+            """)
+        let ledger = try connection.statement(
+            "SELECT version FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
+        // A retraction keeps the resource and changes its status (and meta) with JSON functions: rare, not hot.
+        let retract = try connection.statement(
+            """
+            UPDATE observation SET version = ?4, \(Self.statusChange("entered-in-error"))
+            FROM \(Self.lastUpdatedNow)
+            WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
+            """)
+        let recordRetraction = try connection.statement(
+            """
+            INSERT INTO retraction (patient, metric, day, version, reason, recorded_at)
+            SELECT ?1, ?2, ?3, ?4, ?5, stamp.instant FROM \(Self.lastUpdatedNow) WHERE true
+            ON CONFLICT (patient, metric, day) DO UPDATE SET version = excluded.version, reason = excluded.reason,
+                recorded_at = excluded.recorded_at
+            WHERE retraction.version < excluded.version
             """)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
-        for index in plan.winners {
+        for index in plan.winners.flatMap({ [plan.valuesBeneath[$0], $0].compactMap { $0 } }) {
             let record = batch[index]
             let key: [SQLiteValue] = [
                 .text(record.identity.patient), .text(record.identity.metric), .text(record.identity.day),
             ]
             let row: [SQLiteValue] = [
                 .integer(record.version), .text(record.resourceID), .text(record.resourceHead),
-                .text(record.resourceTail),
+                .text(record.resourceTail), record.status.map { .text($0.rawValue) } ?? .null,
+                .text(record.resourceAfterStatus), .text(record.clinicalValue),
             ]
             let stored = try select.query(key) { $0.integer(0) }.first
-            switch stored {
-            case nil:
+            // The version the day holds: its row's, else the ledger's (a retraction of a day never stored).
+            let held = try stored ?? ledger.query(key, row: { $0.integer(0) }).first
+            if let held, held >= record.version {
+                winnerOutcomes[index] = held == record.version ? .unchanged : .stale
+            } else if let reason = record.retractionReason {
+                if stored != nil { try retract.run(key + [.integer(record.version)]) }
+                try recordRetraction.run(key + [.integer(record.version), .text(reason)])
+                winnerOutcomes[index] = .retracted
+            } else if stored == nil {
                 try insert.run(key + row)
                 winnerOutcomes[index] = .inserted
-            case let version? where version < record.version:
-                try update.run(row + key + [.integer(record.version)])
+            } else {
+                try update.run(key + row)
                 winnerOutcomes[index] = .updated
-            case let version?:
-                winnerOutcomes[index] = version == record.version ? .unchanged : .stale
             }
         }
         let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
@@ -155,9 +184,20 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         return outcomes
     }
 
+    /// The `SET` items of a status change (retraction, finalisation): the status column and the resource's
+    /// `status`, `meta.versionId` + 1 and `meta.lastUpdated` (JSON functions, on these rare paths only); needs
+    /// ``lastUpdatedNow`` in `FROM`.
+    static func statusChange(_ status: String) -> String {
+        """
+        status = '\(status)', version_id = version_id + 1, last_updated = stamp.instant,
+            resource = json_set(resource, '$.status', '\(status)', '$.meta.versionId', CAST(version_id + 1 AS TEXT),
+                '$.meta.lastUpdated', stamp.instant)
+        """
+    }
+
     /// One row `stamp (instant)`: FHIR `meta.lastUpdated` for now, RFC 3339 UTC with milliseconds (SQLite's `'now'` is
     /// the same instant for every use within one statement step).
-    private static let lastUpdatedNow = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS instant) AS stamp"
+    static let lastUpdatedNow = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS instant) AS stamp"
 
     // MARK: - Rows
 

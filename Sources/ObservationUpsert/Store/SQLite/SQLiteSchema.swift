@@ -48,6 +48,27 @@ enum SQLiteSchema {
         ALTER TABLE observation_rowid RENAME TO observation;
         CREATE INDEX observation_resource_id ON observation (resource_id);
         """,
+        // 4: the lifecycle (docs/LIFECYCLE.md): the stored status and clinical value decide `amended`. Rows of older
+        //    builds get their status from the resource; their value is unknown (NULL), so a final one replaced by
+        //    any value becomes amended.
+        """
+        ALTER TABLE observation ADD COLUMN status TEXT;
+        ALTER TABLE observation ADD COLUMN clinical_value TEXT;
+        UPDATE observation SET status = json_extract(resource, '$.status');
+        """,
+        // 5: the retraction ledger: the highest retraction per day, kept also for days never stored, so that an equal
+        //    or lower version arriving later never brings the day back.
+        """
+        CREATE TABLE retraction (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        );
+        """,
     ]
 }
 

@@ -1,0 +1,59 @@
+import DailyValueContract
+import PostgresClient
+
+/// Retractions on PostgreSQL (docs/LIFECYCLE.md): the batch takes the lock first, writes its values, then these.
+///
+/// A retraction of a day never stored has no row to lock, so it would race a concurrent first insert of that day.
+/// Retractions are rare: the batch takes `SHARE ROW EXCLUSIVE` on `observation`, which waits for the writers in
+/// flight and holds every other writer (and retraction) off until COMMIT; each retraction then reads the version
+/// the day holds (its row's, else the ledger's) and acts on it without a race. A value arriving later sees the
+/// ledger in the upsert's `NOT EXISTS` guard.
+enum PostgresRetraction {
+    /// Taken before the batch writes anything, so that it never waits for a lock while holding a weaker one.
+    static func lock(on connection: PostgresConnection) throws {
+        _ = try connection.execute("LOCK TABLE observation IN SHARE ROW EXCLUSIVE MODE")
+    }
+
+    static func run(
+        _ indices: [Int], of batch: [ObservationRecord], into outcomes: inout [Int: UpsertOutcome],
+        on connection: PostgresConnection
+    ) throws {
+        let held = try PostgresUpsert.storedVersions(indices.map { batch[$0].identity }, on: connection)
+        for index in indices {
+            let record = batch[index]
+            let key = [record.identity.patient, record.identity.metric, record.identity.day]
+            if let version = held[record.identity], version >= record.version {
+                outcomes[index] = version == record.version ? .unchanged : .stale
+                continue
+            }
+            _ = try connection.execute(markSQL, key + [String(record.version)])
+            _ = try connection.execute(ledgerSQL, key + [String(record.version), record.retractionReason ?? ""])
+            outcomes[index] = .retracted
+        }
+    }
+
+    /// Marks a stored day `entered-in-error`: the resource stays, its status and meta change.
+    static let markSQL = """
+        UPDATE observation AS o SET version = $4::bigint, \(statusChange("entered-in-error"))
+        WHERE o.patient = $1 AND o.metric = $2 AND o.day = $3 AND o.version < $4::bigint
+        """
+
+    /// The `SET` items of a status change of row `o` (retraction, finalisation): the status column and the
+    /// resource's `status`, `meta.versionId` + 1 and `meta.lastUpdated` (JSON functions, on these rare paths only).
+    static func statusChange(_ status: String) -> String {
+        """
+        status = '\(status)', version_id = o.version_id + 1, last_updated = now(),
+            resource = jsonb_set(jsonb_set(jsonb_set(o.resource, '{status}', '"\(status)"'),
+                '{meta,versionId}', to_jsonb((o.version_id + 1)::text)),
+                '{meta,lastUpdated}', to_jsonb(\(PostgresUpsert.lastUpdatedText("now()"))))
+        """
+    }
+
+    /// Records the retraction in the ledger (the highest per day).
+    static let ledgerSQL = """
+        INSERT INTO retraction AS r (patient, metric, day, version, reason) VALUES ($1, $2, $3, $4::bigint, $5)
+        ON CONFLICT (patient, metric, day) DO UPDATE
+            SET version = EXCLUDED.version, reason = EXCLUDED.reason, recorded_at = now()
+            WHERE r.version < EXCLUDED.version
+        """
+}

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@testable import ObservationUpsert
+
+/// docs/LIFECYCLE.md's rules table, row by row, on SQLite and PostgreSQL: the table is parsed here, so a row added
+/// to the document is a new test case and a row the stores do not follow fails.
+@Suite(.timeLimit(.minutes(2)))
+struct ObservationLifecycleContractTests {
+    /// One row: `Stored | Incoming | Outcome | Stored status | Counter`.
+    struct Rule: Sendable, CustomTestStringConvertible {
+        /// `status vN X` (a value), `retraction vN` (incoming), `retracted vN` (stored: a ledger entry, no row).
+        struct Event: Sendable {
+            /// nil for a retraction.
+            var status: ObservationStatus?
+            var version: Int64
+            var value: Double
+
+            init(_ text: Substring) throws {
+                let words = text.split(separator: " ")
+                let isRetraction = words.first == "retraction" || words.first == "retracted"
+                try #require(words.count == (isRetraction ? 2 : 3), "an event is `status vN X` or `retraction vN`")
+                if isRetraction {
+                    status = nil
+                } else {
+                    let status: ObservationStatus = try #require(ObservationStatus(rawValue: String(words[0])), "\(text)")
+                    self.status = status
+                }
+                version = try #require(Int64(words[1].dropFirst()), "version in \(text)")
+                value = isRetraction ? 0 : try #require(["A": 60, "B": 70][String(words[2])], "value in \(text)")
+            }
+
+            var record: ObservationRecord {
+                let value = ObservationUpsertTests.record(version: version, value: value, status: status)
+                guard status == nil else { return value }
+                return .retraction(
+                    identity: value.identity, version: version, resourceID: value.resourceID, reason: "wrong sample")
+            }
+        }
+
+        var line: String
+        var stored: Event?
+        var incoming: Event
+        var outcome: UpsertOutcome
+        /// nil: the day has no row (`none`).
+        var status: ObservationStatus?
+        var counter: UpsertOutcome
+
+        var testDescription: String { line }
+
+        /// A stored status cell: `none` (no row) or an ``ObservationStatus``.
+        private static func status(_ cell: String, _ row: Substring) throws -> ObservationStatus? {
+            if cell == "none" { return nil }
+            let status: ObservationStatus = try #require(ObservationStatus(rawValue: cell), "status in \(row)")
+            return status
+        }
+
+        /// The rows of the table under `## Rules`.
+        static func all() throws -> [Rule] {
+            let url = Fixtures.packageRoot().appendingPathComponent("docs/LIFECYCLE.md")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let section = try #require(text.components(separatedBy: "## Rules").dropFirst().first)
+            let rows = section.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| Stored |") }
+            return try rows.map { row in
+                let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                try #require(cells.count == 5, "five cells: \(row)")
+                return Rule(
+                    line: String(row), stored: cells[0] == "none" ? nil : try Event(Substring(cells[0])),
+                    incoming: try Event(Substring(cells[1])),
+                    outcome: try #require(UpsertOutcome(rawValue: cells[2]), "outcome in \(row)"),
+                    status: try status(cells[3], row),
+                    counter: try #require(UpsertOutcome(rawValue: cells[4]), "counter in \(row)"))
+            }
+        }
+    }
+
+    static let rules = (try? Rule.all()) ?? []
+
+    @Test func theTableHasItsRows() throws {
+        #expect(try Rule.all().count >= 31)
+    }
+
+    @Test(arguments: StoreKind.databases, rules)
+    func rule(kind: StoreKind, rule: Rule) async throws {
+        try await TestStores.withFreshStore(kind) { store, location in
+            let identity = rule.incoming.record.identity
+            if let stored = rule.stored {
+                try await arrange(stored, in: store)
+            }
+            let before = try await store.observation(for: identity)
+            let countsBefore = try await counts(store)
+
+            #expect(try await store.upsert([rule.incoming.record]) == [rule.outcome])
+
+            let after = try await store.observation(for: identity)
+            #expect(try after.flatMap(status(of:)) == rule.status)
+            #expect(try await TestStores.rawText(location, "SELECT status FROM observation") == rule.status?.rawValue)
+            var expectedCounts = countsBefore
+            expectedCounts[rule.counter, default: 0] += 1
+            #expect(try await counts(store) == expectedCounts)
+            if rule.outcome == .retracted {  // the ledger holds the retraction, for a day never stored too
+                let ledger = "SELECT version || ' ' || reason FROM retraction"
+                #expect(try await TestStores.rawText(location, ledger) == "\(rule.incoming.version) wrong sample")
+            }
+            switch rule.outcome {
+            case .inserted, .updated, .retracted:
+                guard let after else { break }  // a retraction of a day never stored: the ledger only
+                #expect(after.version == rule.incoming.version)
+                #expect(after.versionId == (before?.versionId ?? 0) + 1)
+                // A value is written as mapped; a retraction keeps the stored resource and changes its status.
+                let expected = try rule.incoming.status == nil
+                    ? withStatus(try #require(before).resource, .enteredInError)
+                    : rule.incoming.record.resource(status: rule.status)
+                #expect(try sameJSON(after.resource, expected, versionId: after.versionId, lastUpdated: after.lastUpdated))
+            case .unchanged, .stale:
+                #expect(after == before)
+            }
+        }
+    }
+
+    /// A value and its retraction in one batch end as they would one by one: the day stored, then marked
+    /// entered-in-error; a lower value in the same batch is stale.
+    @Test(arguments: StoreKind.databases)
+    func aBatchEndsAsTheEventsOneByOne(kind: StoreKind) async throws {
+        let value = record(version: 5, value: 60, status: .final)
+        let retraction = ObservationRecord.retraction(
+            identity: value.identity, version: 7, resourceID: value.resourceID, reason: "wrong sample")
+        let batch = [record(version: 4, value: 50, status: .final), value, retraction, record(version: 3, status: .final)]
+        let (batched, oneByOne) = try await (run(kind, [batch]), run(kind, batch.map { [$0] }))
+        #expect(batched.outcomes == [.stale, .inserted, .retracted, .stale])
+        #expect(oneByOne.outcomes == [.inserted, .updated, .retracted, .stale])
+        #expect(batched.row?.version == 7 && oneByOne.row?.version == 7)
+        #expect(try batched.row.flatMap(status(of:)) == .enteredInError)
+        #expect(try oneByOne.row.flatMap(status(of:)) == .enteredInError)
+        let expected = try withStatus(value.resource, .enteredInError)
+        let row = try #require(batched.row)
+        #expect(try sameJSON(row.resource, expected, versionId: 2, lastUpdated: row.lastUpdated))
+    }
+
+    private func run(_ kind: StoreKind, _ batches: [[ObservationRecord]]) async throws
+        -> (outcomes: [UpsertOutcome], row: StoredObservation?)
+    {
+        try await TestStores.withFreshStore(kind) { store, _ in
+            var outcomes: [UpsertOutcome] = []
+            for batch in batches { outcomes += try await store.upsert(batch) }
+            return (outcomes, try await store.observation(for: batches[0][0].identity))
+        }
+    }
+
+    /// The FHIR server store does not support retractions yet: each is refused (dead-lettered by the worker, with
+    /// this reason) and the rest of the batch is decided.
+    @Test func theFHIRStoreRefusesRetractions() async throws {
+        try await TestStores.withFreshStore(.fhir) { store, _ in
+            let value = record("p-1", version: 5, status: .final)
+            let other = record("p-2", version: 5, status: .final)
+            let retraction = ObservationRecord.retraction(
+                identity: other.identity, version: 7, resourceID: other.resourceID, reason: "wrong sample")
+            let error = await #expect(throws: UpsertRejections.self) { try await store.upsert([value, retraction]) }
+            #expect(error?.outcomes == [.inserted, nil])
+            #expect(error?.reasons == [1: FHIRObservationStore.retractionsUnsupported])
+            let retracted = try await store.observation(for: other.identity)
+            #expect(retracted == nil)
+        }
+    }
+
+    /// Brings the row to `stored`: an `amended` row is a final one replaced by a different value.
+    private func arrange(_ stored: Rule.Event, in store: any ObservationStore) async throws {
+        switch stored.status {
+        case .amended?:
+            _ = try await store.upsert([record(version: stored.version - 1, value: stored.value + 1, status: .final)])
+            _ = try await store.upsert([record(version: stored.version, value: stored.value, status: .final)])
+        case .enteredInError?:
+            _ = try await store.upsert([record(version: stored.version - 1, value: stored.value, status: .final)])
+            var retraction = stored
+            retraction.status = nil
+            _ = try await store.upsert([retraction.record])
+        default:
+            _ = try await store.upsert([stored.record])
+        }
+        let row = try await store.observation(for: stored.record.identity)
+        try #require(try row.flatMap(status(of:)) == stored.status, "arranged \(String(describing: stored.status))")
+    }
+
+    /// `resource` with its `status` replaced (through Foundation, for the comparison only).
+    private func withStatus(_ resource: String, _ status: ObservationStatus) throws -> String {
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(resource.utf8)) as? [String: Any])
+        json["status"] = status.rawValue
+        return String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+    }
+
+    private func status(of stored: StoredObservation) throws -> ObservationStatus? {
+        let json = try JSONSerialization.jsonObject(with: Data(stored.resource.utf8)) as? [String: Any]
+        return (json?["status"] as? String).flatMap(ObservationStatus.init(rawValue:))
+    }
+
+    private func counts(_ store: any ObservationStore) async throws -> [UpsertOutcome: Int64] {
+        Dictionary(try await store.outcomeCounts().map { ($0.outcome, $0.count) }, uniquingKeysWith: +)
+    }
+}
