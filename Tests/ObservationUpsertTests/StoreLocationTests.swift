@@ -29,7 +29,14 @@ import Testing
         let location = try StoreLocation(parsing: "postgres://dvp:secret@db:5432/dvp?sslmode=require")
         #expect(location.description == "postgres://dvp:***@db:5432/dvp?sslmode=require")
         #expect(try StoreLocation(parsing: "postgres://dvp@db/dvp").description == "postgres://dvp@db/dvp")
-        let fhir = try StoreLocation(parsing: "fhir+https://u:pw@fhir.example.org/r4")
-        #expect(fhir.description == "fhir+https://u:***@fhir.example.org/r4")
+    }
+
+    @Test func aFHIRLocationCarriesNoCredentials() {
+        for text in ["fhir+https://u:pw@fhir.example.org/r4", "fhir+http://token@127.0.0.1:8080/fhir"] {
+            let error = #expect(throws: StoreError.self) { try StoreLocation(parsing: text) }
+            #expect(error?.code == .usage && error?.message.contains("must not carry credentials") == true, "\(text)")
+            #expect(error?.message.contains("pw") == false)
+        }
+        #expect(throws: Never.self) { try StoreLocation(parsing: "fhir+https://fhir.example.org/r4?x=a@b") }
     }
 }

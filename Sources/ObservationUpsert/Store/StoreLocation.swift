@@ -37,6 +37,13 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             guard let scheme = url.range(of: "://"), !url[scheme.upperBound...].isEmpty else {
                 throw StoreError(.usage, "store location '\(text)' has no host; expected \(Self.acceptedForms)")
             }
+            let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            guard !authority.contains("@") else {
+                throw StoreError(
+                    .usage,
+                    "a FHIR store location must not carry credentials (user@ or user:password@): use "
+                        + "--fhir-token-file or the OAuth2 client-credential flags")
+            }
             self = .fhir(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url)
         } else {
             throw StoreError(.usage, "unsupported store location '\(text)'; expected \(Self.acceptedForms)")

@@ -42,7 +42,8 @@ struct RetryingStage: Sendable {
                     + [("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
             if abandoned() { return false }
             try? await Task.sleep(for: delay)
-            if abandoned() { return false }
+            // A cancelled task's sleep returns at once: without this the loop would retry with no backoff.
+            if abandoned() || Task.isCancelled { return false }
         }
     }
 }

@@ -115,11 +115,20 @@ public final class FHIRObservationStore: ObservationStore {
         return try await search("Observation?_tag=\(tag)&_count=500").compactMap(\.stored)
     }
 
+    /// The most pages one search follows (500 Observations each).
+    static let maxSearchPages = 100_000
+
     /// The Observations of a search, every page.
     func search(_ path: String) async throws -> [FHIRCopy] {
         var copies: [FHIRCopy] = []
         var next: String? = path
+        var followed: Set<String> = []
         while let page = next {
+            // A server that repeats a `next` link would otherwise keep this loop going for ever.
+            guard followed.insert(page).inserted, followed.count <= Self.maxSearchPages else {
+                throw StoreError(
+                    .query, "GET \(page): the search's `next` links repeat or exceed \(Self.maxSearchPages) pages")
+            }
             let response = try await rest.send("GET", page)
             guard (200..<300).contains(response.status),
                 let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]

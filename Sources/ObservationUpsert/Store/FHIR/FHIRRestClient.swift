@@ -19,9 +19,19 @@ struct FHIRRestClient: Sendable {
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, ifMatch: String? = nil) async throws
         -> HTTPResponse
     {
-        let url =
-            path.hasPrefix("http://") || path.hasPrefix("https://")
-            ? path : path.isEmpty ? configuration.baseURL : configuration.baseURL + "/" + path
+        let url: String
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            // An absolute URL from the server (a Bundle's `next` link) gets our credentials only on our own base:
+            // a link to another host or scheme would hand the token to whoever it names.
+            guard path.hasPrefix(configuration.baseURL + "/") || path.hasPrefix(configuration.baseURL + "?") else {
+                throw StoreError(
+                    .query,
+                    "the FHIR server linked to \(path), outside the base \(configuration.baseURL): not followed")
+            }
+            url = path
+        } else {
+            url = path.isEmpty ? configuration.baseURL : configuration.baseURL + "/" + path
+        }
         var throttled = 0
         var refreshedToken = false
         while true {
