@@ -81,6 +81,7 @@ import TestSupport
                 try Fixtures.decoder.decode(Array(text.utf8), recordTimestampMs: 1)
             }
         }
-        #expect(elapsed < .seconds(1))
+        // Quadratic work on these sizes takes minutes; 5 s leaves room for a loaded debug build.
+        #expect(elapsed < .seconds(5))
     }
 }

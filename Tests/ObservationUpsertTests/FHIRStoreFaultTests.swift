@@ -88,7 +88,9 @@ struct FHIRStoreFaultTests {
         let started = ContinuousClock.now
         #expect(try await store.upsert([try Self.mapped(version: 5)]) == [.inserted])
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .seconds(3) && elapsed < .seconds(10), "\(elapsed)")
+        // A lower bound only: load can make the run slower, never faster. Without the header the two waits would
+        // be 2 × 1 s, so 3 s proves the header was honoured.
+        #expect(elapsed >= .seconds(3), "\(elapsed)")
         #expect(try await double.stats()["throttled"] == 2)
         await store.close()
     }
@@ -195,6 +197,6 @@ struct FHIRStoreFaultTests {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let inTen = try Self.wait(formatter.string(from: Date().addingTimeInterval(10)))
-        #expect(inTen > .seconds(8) && inTen <= .seconds(10), "\(inTen)")
+        #expect(inTen > .seconds(5) && inTen <= .seconds(10), "\(inTen)")
     }
 }

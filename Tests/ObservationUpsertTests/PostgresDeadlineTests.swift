@@ -34,7 +34,7 @@ struct PostgresDeadlineTests {
         }
         #expect(error?.code == .timeout && error?.isRetriable == true, "\(String(describing: error))")
         #expect(error?.message.contains("cancel request sent") == true, "\(String(describing: error))")
-        #expect(elapsed < .seconds(3), "took \(elapsed)")
+        #expect(elapsed < .seconds(10), "took \(elapsed)")  // pg_sleep(30) uncancelled
         // The connection was dropped when the call returned: its backend goes away (cancelled, then disconnected).
         let gone = try await eventually(timeout: .seconds(5), interval: .milliseconds(100)) {
             try await query(url, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int", ["\(pid)"]) == ["0"]
@@ -60,7 +60,7 @@ struct PostgresDeadlineTests {
             let error = await #expect(throws: StoreError.self) { try await store.upsert([record(version: 2)]) }
             let elapsed = ContinuousClock.now - started
             #expect(error?.code == .timeout && error?.isRetriable == true, "\(String(describing: error))")
-            #expect(elapsed >= .seconds(1) && elapsed < .seconds(4), "timed out after \(elapsed)")
+            #expect(elapsed >= .seconds(1) && elapsed < .seconds(10), "timed out after \(elapsed)")  // frozen: never
 
             // Still frozen: the retry runs on a replacement connection (the frozen one never began the batch).
             #expect(try await store.upsert([record(version: 2)]) == [.updated])

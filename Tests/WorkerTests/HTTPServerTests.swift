@@ -39,7 +39,8 @@ struct HTTPServerTests {
                 + "with \(open)/\(total) slow connections still open")
         #expect(total == 50)
         #expect(open == 50, "the slow connections must really have been held open for the probes")
-        #expect(slowest < .milliseconds(100))
+        // Blocked behind the slow clients a probe would wait for their 2 s header timeout; 1 s leaves room for load.
+        #expect(slowest < .seconds(1))
     }
 
     @Test("A wildcard address serves IPv4 and IPv6 on one dual-stack socket", arguments: ["0.0.0.0", "::", "[::]"])
@@ -134,7 +135,7 @@ struct HTTPServerTests {
         }
         print("HTTPServerTests: slow client cut off after \(slowFor.map { "\($0)" } ?? "never")")
         let slow = try #require(slowFor)
-        #expect(slow >= .milliseconds(1900) && slow < .seconds(3))
+        #expect(slow >= .milliseconds(1900) && slow < .milliseconds(4500))  // all 20 bytes would take 5 s
 
         let idleFor = await onThread { () -> Duration? in
             guard let socket = RawSocket(host: "127.0.0.1", port: server.port) else { return nil }
@@ -143,7 +144,7 @@ struct HTTPServerTests {
             return closed ? ContinuousClock.now - started : nil
         }
         let idle = try #require(idleFor)
-        #expect(idle >= .milliseconds(900) && idle < .seconds(2))
+        #expect(idle >= .milliseconds(900) && idle < .milliseconds(3500))  // never closed: nil after 4 s
     }
 
     @Test("Bind errors are configuration errors with the reason")
