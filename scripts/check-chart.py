@@ -302,7 +302,7 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
     kinds = sorted(o["kind"] for o in objects)
     assert set(kinds) == expected_kinds, f"kinds {kinds}, expected {sorted(expected_kinds)}"
     assert len(kinds) == len(set(kinds)), f"duplicate kinds {kinds}"
-    assert len(pod_specs(objects)) == kinds.count("Deployment") + kinds.count("Job"), "a pod spec is not checked"
+    assert len(pod_specs(objects)) == sum(kinds.count(k) for k in ("Deployment", "Job", "CronJob")), "a pod spec is not checked"
     assert "Secret" not in kinds, "the chart must never create Secrets"
     partitions = values["kafka"]["partitions"]
     (deployment,) = by_kind(objects, "Deployment")
@@ -342,7 +342,34 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         assert job_env["DVP_GROUP"] == values["backfill"]["group"] != values["kafka"]["group"]
         assert job_pod["spec"]["restartPolicy"] == "Never"
         assert not (selector.items() <= job_pod["metadata"]["labels"].items()), "Job pods match the Deployment selector"
+    for cronjob in by_kind(objects, "CronJob"):
+        check_finalize(cronjob, values, selector)
     return f"{len(objects)} objects: {', '.join(kinds)}"
+
+
+def check_finalize(cronjob: dict[str, Any], values: dict[str, Any], selector: dict[str, str]) -> None:
+    """The finalize CronJob: `storectl finalize` against the DSN Secret, never two at once, locked down like the
+    worker's pods, its pods outside the Deployment's selector."""
+    finalize = values["finalize"]
+    spec = cronjob["spec"]
+    assert spec["schedule"] == finalize["schedule"] and spec["concurrencyPolicy"] == "Forbid", spec
+    pod = spec["jobTemplate"]["spec"]["template"]
+    assert pod["spec"]["restartPolicy"] == "Never" and pod["spec"]["automountServiceAccountToken"] is False
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert pod["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert not (selector.items() <= pod["metadata"]["labels"].items()), "finalize pods match the Deployment selector"
+    (container,) = pod["spec"]["containers"]
+    assert container["name"] == "finalize" and container["command"] == ["/usr/local/bin/storectl"]
+    assert container["args"] == ["finalize"], container["args"]
+    context = container["securityContext"]
+    assert context["readOnlyRootFilesystem"] is True and context["capabilities"] == {"drop": ["ALL"]}
+    env = {e["name"]: e for e in container["env"]}
+    assert env["DVP_STORE"]["valueFrom"]["secretKeyRef"] == {
+        "name": values["store"]["postgres"]["existingSecret"],
+        "key": values["store"]["postgres"]["dsnKey"],
+    }, "DVP_STORE is not the DSN Secret"
+    assert env["DVP_SETTLE_HOURS"]["value"] == str(finalize["settleHours"])
+    assert {e["name"] for e in values["extraEnv"]} <= set(env), "extraEnv (e.g. PGSSLROOTCERT) missing"
 
 
 # MARK: - Value usage
@@ -496,6 +523,8 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("FHIR batch above 500", fhir_store(batchSize=501), "at '/store/fhir/batchSize': maximum: got 501, want 500"),
     ("unknown store type", {"store": {"type": "mongodb"}}, "at '/store/type': value must be one of"),
+    ("finalize settle window above 30 days", {"finalize": {"settleHours": 721}}, "at '/finalize/settleHours': maximum"),
+    ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
 ]
 
 # (name, override on top of the minimal postgres values, expected substring of the template failure)
@@ -580,6 +609,16 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         fhir_store(url="http://fhir.local:8080/fhir", tls={"existingSecret": "t", "caKey": "ca.crt"}),
         "store.fhir.tls applies to an https:// store.fhir.url only",
     ),
+    (
+        "finalize with SQLite",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "finalize": {"enabled": True}},
+        "finalize.enabled needs store.type=postgres",
+    ),
+    (
+        "finalize with a FHIR store",
+        fhir_store() | {"finalize": {"enabled": True}},
+        "the FHIR store does not support finalize yet",
+    ),
 ]
 
 # Every integer the chart renders, far above 999999 where the schema allows it: YAML gives templates float64s, which
@@ -590,6 +629,8 @@ LARGE_NUMBERS: list[tuple[str, Any]] = [
     ("podSecurityContext.fsGroup", 2147483647),
     ("backfill.activeDeadlineSeconds", 12000000),
     ("backfill.ttlSecondsAfterFinished", 31536000),
+    ("finalize.activeDeadlineSeconds", 12000000),
+    ("finalize.startingDeadlineSeconds", 3000000),
     ("autoscaling.keda.lagThreshold", 5000000),
     ("autoscaling.keda.activationLagThreshold", 1000000),
     ("autoscaling.keda.pollingInterval", 1000000),
@@ -651,7 +692,8 @@ def check_large_numbers(chart: Chart) -> str:
     """Every LARGE_NUMBERS value comes out of helm as the same integer (never 1e+06 or a float)."""
     override = merge(
         BASE,
-        {"autoscaling": {"mode": "keda"}, "backfill": {"enabled": True, "group": "bf"}, "prometheusRule": {"enabled": True}},
+        {"autoscaling": {"mode": "keda"}, "backfill": {"enabled": True, "group": "bf"}, "prometheusRule": {"enabled": True},
+         "finalize": {"enabled": True}},
     )
     for path, value in LARGE_NUMBERS:
         override = merge(override, dotted(path, value))
@@ -662,6 +704,7 @@ def check_large_numbers(chart: Chart) -> str:
     (job,) = by_kind(objects, "Job")
     (scaled,) = by_kind(objects, "ScaledObject")
     (rule,) = by_kind(objects, "PrometheusRule")
+    (cronjob,) = by_kind(objects, "CronJob")
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
     env = {e["name"]: e.get("value") for e in container["env"]}
@@ -671,6 +714,8 @@ def check_large_numbers(chart: Chart) -> str:
         "podSecurityContext.fsGroup": pod["securityContext"]["fsGroup"],
         "backfill.activeDeadlineSeconds": job["spec"]["activeDeadlineSeconds"],
         "backfill.ttlSecondsAfterFinished": job["spec"]["ttlSecondsAfterFinished"],
+        "finalize.activeDeadlineSeconds": cronjob["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"],
+        "finalize.startingDeadlineSeconds": cronjob["spec"]["startingDeadlineSeconds"],
         "autoscaling.keda.lagThreshold": scaled["spec"]["triggers"][0]["metadata"]["lagThreshold"],
         "autoscaling.keda.activationLagThreshold": scaled["spec"]["triggers"][0]["metadata"]["activationLagThreshold"],
         "autoscaling.keda.pollingInterval": scaled["spec"]["pollingInterval"],
@@ -684,7 +729,8 @@ def check_large_numbers(chart: Chart) -> str:
         "prometheusRule.lagThreshold": re.search(r"> ([0-9.e+]+)", rule["spec"]["groups"][0]["rules"][0]["expr"])[1],
     }
     sqlite = render_ok(chart, merge(override, {"store": {"type": "sqlite"}, "replicaCount": 1,
-                                               "autoscaling": {"mode": "none"}, "backfill": {"enabled": False}}))
+                                               "autoscaling": {"mode": "none"}, "backfill": {"enabled": False},
+                                               "finalize": {"enabled": False}}))
     (sqlite_deployment,) = by_kind(sqlite, "Deployment")
     volumes = {v["name"]: v for v in sqlite_deployment["spec"]["template"]["spec"]["volumes"]}
     rendered["store.sqlite.sizeLimit"] = volumes["sqlite"]["emptyDir"]["sizeLimit"]
@@ -720,7 +766,7 @@ def main() -> int:
         "postgres-values": base_kinds,
         "sqlite-values": base_kinds,
         "hpa-values": {"Deployment", "Service", "HorizontalPodAutoscaler"},
-        "keda-sasl-tls-values": base_kinds | {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "Job"},
+        "keda-sasl-tls-values": base_kinds | {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "Job", "CronJob"},
         "fhir-values": base_kinds | {"ScaledObject", "Job"},
     }
     assert set(scenarios) == set(CI), f"ci/ files {sorted(CI)} differ from the scenarios {sorted(scenarios)}"
