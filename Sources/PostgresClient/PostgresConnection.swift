@@ -67,15 +67,17 @@ package final class PostgresConnection {
         }
     }
 
-    /// Runs the statement `sql` prepared once per session under `name`, with `parameters` bound as text.
-    package func executePrepared(_ name: String, _ sql: String, _ parameters: [String]) throws -> PostgresResult {
+    /// Runs the statement `sql` prepared once per session under `name`, with `parameters` bound to `$1…$n`.
+    package func executePrepared(
+        _ name: String, _ sql: String, _ parameters: [PostgresParameter]
+    ) throws -> PostgresResult {
         if !prepared.contains(name) {
             try roundTrip("preparing \(name)") { PQsendPrepare(handle, name, sql, Int32(parameters.count), nil) }
             prepared.insert(name)
         }
-        return try withCStrings(parameters) { values in
+        return try withBound(parameters) { values, lengths, formats in
             try roundTrip("running \(name)") {
-                PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+                PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
             }
         }
     }
@@ -111,6 +113,37 @@ package final class PostgresConnection {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         return try body(copies.map { UnsafePointer($0) })
+    }
+
+    /// libpq's three parallel arrays for `parameters`: values (text NUL-terminated, binary as bytes), lengths (read
+    /// for binary only) and formats (0 text, 1 binary), valid during `body`.
+    private func withBound<Result>(
+        _ parameters: [PostgresParameter],
+        _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) throws -> Result
+    ) rethrows -> Result {
+        var copies: [UnsafeMutablePointer<CChar>?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        copies.reserveCapacity(parameters.count)
+        defer { copies.forEach { free($0) } }
+        for parameter in parameters {
+            switch parameter {
+            case .text(let text):
+                copies.append(strdup(text))
+                lengths.append(0)
+                formats.append(0)
+            case .binary(let bytes):
+                let copy = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
+                bytes.withUnsafeBytes { raw in
+                    guard let base = raw.baseAddress else { return }
+                    UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: raw.count)
+                }
+                copies.append(copy)
+                lengths.append(Int32(bytes.count))
+                formats.append(1)
+            }
+        }
+        return try body(copies.map { UnsafePointer($0) }, lengths, formats)
     }
 }
 

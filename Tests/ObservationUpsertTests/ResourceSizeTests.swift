@@ -1,6 +1,6 @@
 import DailyValueContract
 import Foundation
-import ObservationUpsert
+@testable import ObservationUpsert
 import TestSupport
 import Testing
 
@@ -98,6 +98,19 @@ import Testing
         #expect(!resource.contains("8F2C1A77"))
         value.source?.bundleId = "0123456789abcdef0123"
         #expect(!(try Fixtures.mapper.map(value, recordTimestampMs: 0).resource.contains("bundleIdentifier")))
+    }
+
+    @Test(arguments: [
+        ("com.apple.health", "com.apple.health"),
+        ("com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C11.watch", "com.x.watch"),
+        ("com.x.8F2C1A770000-4E5B-9D1A-5A5C0B7E4C11-", "com.x.8F2C1A770000-4E5B-9D1A-5A5C0B7E4C11-"),  // not 8-4-4-4-12
+        ("com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C1G", "com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C1G"),  // G: not hex
+        ("com.x.0123456789abcdef", "com.x"), ("com.x.0123456789abcde", "com.x.0123456789abcde"),  // 16 vs 15 digits
+        ("com.x." + String(repeating: "a", count: 36), "com.x"), ("com..x.", "com..x."), ("", ""),
+        ("0123456789ABCDEF0123", nil), ("Zoë.app", "Zoë.app"),
+    ] as [(String, String?)])
+    func bundleIdDeviceSegmentRule(bundleId: String, kept: String?) {
+        #expect(ObservationMapper.bundleIdWithoutDeviceIDs(bundleId) == kept)
     }
 
     @Test func logicalSubjectReference() throws {

@@ -29,20 +29,36 @@ extension ObservationMapper {
         w.endArray()
     }
 
-    /// `bundleId` without its device-identifier segments; `nil` when nothing else is left.
+    /// `bundleId` without its device-identifier segments; `nil` when nothing else is left. Byte-level: every event
+    /// passes here, and almost every bundle id is returned as it came, without a copy.
     static func bundleIdWithoutDeviceIDs(_ bundleId: String) -> String? {
-        let kept = bundleId.split(separator: ".", omittingEmptySubsequences: false).filter { !isDeviceID($0) }
-        return kept.isEmpty ? nil : kept.joined(separator: ".")
+        let bytes = Array(bundleId.utf8)
+        var segments: [Range<Int>] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ".") {
+            segments.append(start..<index)
+            start = index + 1
+        }
+        let kept = segments.filter { !isDeviceID(bytes[$0]) }
+        if kept.count == segments.count { return bundleId }
+        if kept.isEmpty { return nil }
+        return kept.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: ".")
     }
 
     /// A UUID (8-4-4-4-12 hex digits) or a run of 16 or more hex digits.
-    private static func isDeviceID(_ segment: Substring) -> Bool {
-        let utf8 = Array(segment.utf8)
-        let isHex = { (b: UInt8) in (0x30...0x39).contains(b) || (0x41...0x46).contains(b) || (0x61...0x66).contains(b)
+    private static func isDeviceID(_ segment: ArraySlice<UInt8>) -> Bool {
+        guard segment.count >= 16 else { return false }
+        if segment.allSatisfy(isHexDigit) { return true }
+        guard segment.count == 36 else { return false }
+        for (offset, byte) in segment.enumerated() {
+            let isDashPosition = offset == 8 || offset == 13 || offset == 18 || offset == 23
+            guard isDashPosition ? byte == UInt8(ascii: "-") : isHexDigit(byte) else { return false }
         }
-        if utf8.count >= 16, utf8.allSatisfy(isHex) { return true }
-        let groups = segment.split(separator: "-", omittingEmptySubsequences: false).map(\.utf8.count)
-        return groups == [8, 4, 4, 4, 12] && utf8.allSatisfy { isHex($0) || $0 == 0x2D }
+        return true
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     private func writeStringExtension(_ url: String, _ value: String, _ w: inout JSONWriter) {

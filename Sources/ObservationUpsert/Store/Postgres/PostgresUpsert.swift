@@ -98,10 +98,10 @@ enum PostgresUpsert {
         let written = try winners.isEmpty ? nil : connection.executePrepared(
             "dvp_upsert", upsertSQL,
             keyArrays(winners) + [
-                PostgresText.array(winners.map(\.version)), PostgresText.array(winners.map(\.resourceID)),
-                PostgresText.array(winners.map(\.resourceHead)), PostgresText.array(winners.map(\.resourceTail)),
-                PostgresText.array(winners.map { $0.status?.rawValue ?? "" }),
-                PostgresText.array(winners.map(\.resourceAfterStatus)), PostgresText.array(winners.map(\.clinicalValue)),
+                .bigintArray(winners.map(\.version)), .textArray(winners.map(\.resourceID)),
+                .textArray(winners.map(\.resourceHead)), .textArray(winners.map(\.resourceTail)),
+                .textArray(winners.map { $0.status?.rawValue ?? "" }),
+                .textArray(winners.map(\.resourceAfterStatus)), .textArray(winners.map(\.clinicalValue)),
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
         if let written {
@@ -138,8 +138,8 @@ enum PostgresUpsert {
         _ = try connection.executePrepared(
             "dvp_count", countSQL,
             [
-                PostgresText.array(counts.map(\.metric)), PostgresText.array(counts.map(\.outcome.rawValue)),
-                PostgresText.array(counts.map(\.count)), String(counterShard),
+                .textArray(counts.map(\.metric)), .textArray(counts.map(\.outcome.rawValue)),
+                .bigintArray(counts.map(\.count)), .text(String(counterShard)),
             ])
         return outcomes
     }
@@ -157,8 +157,8 @@ enum PostgresUpsert {
         let result = try connection.executePrepared(
             "dvp_current", currentSQL,
             [
-                PostgresText.array(identities.map(\.patient)), PostgresText.array(identities.map(\.metric)),
-                PostgresText.array(identities.map(\.day)),
+                .textArray(identities.map(\.patient)), .textArray(identities.map(\.metric)),
+                .textArray(identities.map(\.day)),
             ])
         var versions: [ObservationIdentity: Int64] = [:]
         versions.reserveCapacity(result.rowCount)
@@ -170,10 +170,10 @@ enum PostgresUpsert {
         return versions
     }
 
-    private static func keyArrays(_ records: [ObservationRecord]) -> [String] {
+    private static func keyArrays(_ records: [ObservationRecord]) -> [PostgresParameter] {
         [
-            PostgresText.array(records.map(\.identity.patient)), PostgresText.array(records.map(\.identity.metric)),
-            PostgresText.array(records.map(\.identity.day)),
+            .textArray(records.map(\.identity.patient)), .textArray(records.map(\.identity.metric)),
+            .textArray(records.map(\.identity.day)),
         ]
     }
 }

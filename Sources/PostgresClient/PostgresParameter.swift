@@ -1,0 +1,57 @@
+/// A value bound to a statement's `$n`: text, or PostgreSQL's binary wire form. Arrays go binary: a text array
+/// literal of JSON resources escapes every `"` byte by byte in the client and is parsed back the same way by the
+/// server (`array_in`); the binary form is a length and the bytes.
+package enum PostgresParameter: Sendable {
+    case text(String)
+    case binary([UInt8])
+
+    /// A `text[]` (elements of type `text`, OID 25) in the binary array format, for `$n::text[]`.
+    package static func textArray(_ values: some Collection<String>) -> PostgresParameter {
+        let payload = values.reduce(0) { $0 + 4 + $1.utf8.count }
+        return array(count: values.count, elementOID: 25, payloadBytes: payload) { bytes in
+            for value in values {
+                appendInt32(&bytes, Int32(value.utf8.count))
+                if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                    bytes.append(contentsOf: value.utf8)
+                }
+            }
+        }
+    }
+
+    /// A `bigint[]` (elements of type `int8`, OID 20) in the binary array format, for `$n::bigint[]`.
+    package static func bigintArray(_ values: some Collection<Int64>) -> PostgresParameter {
+        array(count: values.count, elementOID: 20, payloadBytes: values.count * 12) { bytes in
+            for value in values {
+                appendInt32(&bytes, 8)
+                appendInt32(&bytes, Int32(truncatingIfNeeded: value >> 32))
+                appendInt32(&bytes, Int32(truncatingIfNeeded: value))
+            }
+        }
+    }
+
+    /// `array_recv`'s layout: dimensions, a has-nulls flag, the element type, per dimension its length and lower
+    /// bound, then each element as a 4-byte length and its bytes (big-endian throughout). No dimension when empty.
+    private static func array(
+        count: Int, elementOID: Int32, payloadBytes: Int, elements: (inout [UInt8]) -> Void
+    ) -> PostgresParameter {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + payloadBytes)
+        appendInt32(&bytes, count == 0 ? 0 : 1)
+        appendInt32(&bytes, 0)
+        appendInt32(&bytes, elementOID)
+        if count > 0 {
+            appendInt32(&bytes, Int32(count))
+            appendInt32(&bytes, 1)
+        }
+        elements(&bytes)
+        return .binary(bytes)
+    }
+
+    private static func appendInt32(_ bytes: inout [UInt8], _ value: Int32) {
+        let bits = UInt32(bitPattern: value)
+        bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: bits >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: bits))
+    }
+}
