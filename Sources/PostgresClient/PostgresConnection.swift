@@ -60,9 +60,9 @@ package final class PostgresConnection {
     /// Runs one statement with `parameters` bound as text to `$1…$n`.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [String] = []) throws -> PostgresResult {
-        try withCStrings(parameters) { values in
+        try withBound(parameters.map(PostgresParameter.text)) { values, lengths, formats in
             try roundTrip("running \(sql.prefix(60))") {
-                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, lengths, formats, 0)
             }
         }
     }
@@ -107,43 +107,43 @@ package final class PostgresConnection {
         return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func withCStrings<Result>(
-        _ strings: [String], _ body: ([UnsafePointer<CChar>?]) throws -> Result
-    ) rethrows -> Result {
-        let copies = strings.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        return try body(copies.map { UnsafePointer($0) })
-    }
-
-    /// libpq's three parallel arrays for `parameters`: values (text NUL-terminated, binary as bytes), lengths (read
-    /// for binary only) and formats (0 text, 1 binary), valid during `body`.
+    /// libpq's three parallel arrays for `parameters`: values (text NUL-terminated, binary as bytes, both borrowed
+    /// in place, never copied), lengths (read for binary only) and formats (0 text, 1 binary), valid during `body`.
     private func withBound<Result>(
         _ parameters: [PostgresParameter],
         _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) throws -> Result
     ) rethrows -> Result {
-        var copies: [UnsafeMutablePointer<CChar>?] = []
+        var values: [UnsafePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
-        copies.reserveCapacity(parameters.count)
-        defer { copies.forEach { free($0) } }
-        for parameter in parameters {
-            switch parameter {
-            case .text(let text):
-                copies.append(strdup(text))
+        return try bind(parameters[...], &values, &lengths, &formats, body)
+    }
+
+    /// Where an empty binary value points (never read: its length is 0).
+    nonisolated(unsafe) private static let noBytes = UnsafePointer(UnsafeMutablePointer<CChar>.allocate(capacity: 1))
+
+    private func bind<Result>(
+        _ parameters: ArraySlice<PostgresParameter>, _ values: inout [UnsafePointer<CChar>?], _ lengths: inout [Int32],
+        _ formats: inout [Int32], _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) throws -> Result
+    ) rethrows -> Result {
+        guard let parameter = parameters.first else { return try body(values, lengths, formats) }
+        switch parameter {
+        case .text(let text):
+            return try text.withCString { pointer in
+                values.append(pointer)
                 lengths.append(0)
                 formats.append(0)
-            case .binary(let bytes):
-                let copy = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
-                bytes.withUnsafeBytes { raw in
-                    guard let base = raw.baseAddress else { return }
-                    UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: raw.count)
-                }
-                copies.append(copy)
-                lengths.append(Int32(bytes.count))
+                return try bind(parameters.dropFirst(), &values, &lengths, &formats, body)
+            }
+        case .binary(let bytes):
+            return try bytes.withUnsafeBytes { raw in
+                // A non-null pointer even for no bytes: libpq reads NULL as SQL NULL.
+                values.append(raw.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) } ?? Self.noBytes)
+                lengths.append(Int32(raw.count))
                 formats.append(1)
+                return try bind(parameters.dropFirst(), &values, &lengths, &formats, body)
             }
         }
-        return try body(copies.map { UnsafePointer($0) }, lengths, formats)
     }
 }
 
