@@ -16,24 +16,43 @@ struct UpsertPlan {
     private let winnerOf: [Int]
 
     init(_ batch: [ObservationRecord]) {
-        var winnerByIdentity: [ObservationIdentity: Int] = [:]
-        var valueByIdentity: [ObservationIdentity: Int] = [:]
+        // One hash of each identity: it names a group; the rest is array indexing.
+        var groupOfIdentity: [ObservationIdentity: Int] = [:]
+        groupOfIdentity.reserveCapacity(batch.count)
+        var groupOf: [Int] = []
+        groupOf.reserveCapacity(batch.count)
+        var winnerOfGroup: [Int] = []
+        var valueOfGroup: [Int?] = []
         for (index, record) in batch.enumerated() {
-            if record.retractionReason == nil,
-                valueByIdentity[record.identity].map({ batch[$0].version < record.version }) ?? true
-            {
-                valueByIdentity[record.identity] = index
+            let next = winnerOfGroup.count
+            let group = Self.group(of: record.identity, in: &groupOfIdentity, next: next)
+            groupOf.append(group)
+            let isValue = record.retractionReason == nil
+            if group == next {
+                winnerOfGroup.append(index)
+                valueOfGroup.append(isValue ? index : nil)
+                continue
             }
-            if let current = winnerByIdentity[record.identity], batch[current].version >= record.version { continue }
-            winnerByIdentity[record.identity] = index
+            if isValue, valueOfGroup[group].map({ batch[$0].version < record.version }) ?? true {
+                valueOfGroup[group] = index
+            }
+            if batch[winnerOfGroup[group]].version < record.version { winnerOfGroup[group] = index }
         }
-        winners = winnerByIdentity.sorted { $0.key < $1.key }.map(\.value)
-        winnerOf = batch.map { winnerByIdentity[$0.identity]! }
+        winners = winnerOfGroup.sorted { batch[$0].identity < batch[$1].identity }
+        winnerOf = groupOf.map { winnerOfGroup[$0] }
         var beneath: [Int: Int] = [:]
-        for winner in winners where batch[winner].retractionReason != nil {
-            beneath[winner] = valueByIdentity[batch[winner].identity]
+        for group in winnerOfGroup.indices where batch[winnerOfGroup[group]].retractionReason != nil {
+            beneath[winnerOfGroup[group]] = valueOfGroup[group]
         }
         valuesBeneath = beneath
+    }
+
+    /// The group number of `identity`, `next` (and recorded) when it has none yet: one hash lookup either way.
+    private static func group(
+        of identity: ObservationIdentity, in groups: inout [ObservationIdentity: Int], next: Int
+    ) -> Int {
+        func read(_ slot: inout Int) -> Int { slot }
+        return read(&groups[identity, default: next])
     }
 
     /// The batch index of the winner of `index`'s identity.
