@@ -2,9 +2,9 @@ import CommandLineOptions
 import DailyValueContract
 import Foundation
 
-/// `producer schema`: prints the JSON Schema (draft 2020-12) of DailyValue v1 generated from the metric catalog,
-/// the built-in one or a deployment's (`--catalog`). The repository's `schema/daily-value-v1.schema.json` is this
-/// command's output for the built-in catalog.
+/// `producer schema`: prints the JSON Schema (draft 2020-12) of the DailyValue v1 events (values and retractions)
+/// generated from the metric catalog, the built-in one or a deployment's (`--catalog`). The repository's
+/// `schema/daily-value-v1.schema.json` is this command's output for the built-in catalog.
 struct SchemaCommand {
     var catalogFile: String?
     var help = false
@@ -23,8 +23,8 @@ struct SchemaCommand {
         header: """
             Usage: producer schema [--catalog FILE]
 
-            Prints the JSON Schema (draft 2020-12) of the DailyValue v1 event for the metric catalog, for producers
-            in other languages. Rules a schema cannot express (a day within the window, a zone that exists,
+            Prints the JSON Schema (draft 2020-12) of the DailyValue v1 events (a value, or a retraction of its
+            day) for the metric catalog, for producers in other languages. Rules a schema cannot express (a day within the window, a zone that exists,
             min <= value <= max, the 64 KiB limit, …) are listed in docs/SCHEMA.md; the workers check them.
             """,
         footer: "Exit status: 0, or 2 for usage errors and an unusable catalog file.")

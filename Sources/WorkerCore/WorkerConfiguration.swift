@@ -38,6 +38,8 @@ public struct WorkerConfiguration: Sendable {
     public var drainTimeoutSeconds = 30.0
     /// Bound on each PostgreSQL round trip (`--store-timeout`); see ``PostgresClientOptions/roundTripTimeout``.
     public var storeTimeoutSeconds = 40.0
+    /// `--retraction-mode`: mark a retracted day `entered-in-error` (default) or delete its row.
+    public var retractionMode = RetractionMode.enteredInError
     /// The FHIR store's settings (`--fhir-*`); its base URL comes from `--store`.
     public var fhir = FHIRStoreConfiguration(baseURL: "")
     public var start = StartPosition.committed
@@ -120,6 +122,12 @@ public struct WorkerConfiguration: Sendable {
                 throw WorkerError.configuration("--store-timeout: '\(v)' is not a number of seconds in (0, 3600]")
             }
             config.storeTimeoutSeconds = seconds
+        }
+        if let v = value("retraction-mode") {
+            guard let mode = RetractionMode(rawValue: v) else {
+                throw WorkerError.configuration("--retraction-mode: '\(v)' is not one of entered-in-error, delete")
+            }
+            config.retractionMode = mode
         }
         config.fhir = try fhirStore(args, requestTimeoutSeconds: config.storeTimeoutSeconds)
         if let v = value("start") {

@@ -57,6 +57,14 @@ enum WorkerOptions {
                 a statement or request still unanswered (frozen server, half-open
                 connection) is abandoned, the worker turns not-ready and retries the batch
                 """),
+        .value(
+            "--retraction-mode", "MODE",
+            help: """
+                what a retraction does to a stored day on SQLite and PostgreSQL:
+                entered-in-error (default: the resource stays with that status) or delete
+                (the row is removed); the retraction ledger keeps the day retracted either
+                way, until a higher version restores it (docs/LIFECYCLE.md)
+                """),
     ]
 
     static let fhir: [CommandLineOption] = [

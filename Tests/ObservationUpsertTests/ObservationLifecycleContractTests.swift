@@ -3,22 +3,26 @@ import Testing
 
 @testable import ObservationUpsert
 
-/// docs/LIFECYCLE.md's rules table, row by row, on SQLite and PostgreSQL: the table is parsed here, so a row added
-/// to the document is a new test case and a row the stores do not follow fails.
+/// docs/LIFECYCLE.md's rules tables (the default mode's and delete mode's), row by row, on SQLite and PostgreSQL: the
+/// tables are parsed here, so a row added to the document is a new test case and a row the stores do not follow fails.
 @Suite(.timeLimit(.minutes(2)))
 struct ObservationLifecycleContractTests {
     /// One row: `Stored | Incoming | Outcome | Stored status | Counter`.
     struct Rule: Sendable, CustomTestStringConvertible {
-        /// `status vN X` (a value), `retraction vN` (incoming), `retracted vN` (stored: a ledger entry, no row).
+        /// `status vN X` (a value), `retraction vN` (incoming), `retracted vN` (stored: a ledger entry, no row),
+        /// `deleted vN` (stored, delete mode: a value of version N−1 deleted by a retraction vN).
         struct Event: Sendable {
             /// nil for a retraction.
             var status: ObservationStatus?
             var version: Int64
             var value: Double
+            /// `deleted vN`.
+            var isDeleted = false
 
             init(_ text: Substring) throws {
                 let words = text.split(separator: " ")
-                let isRetraction = words.first == "retraction" || words.first == "retracted"
+                let isRetraction = ["retraction", "retracted", "deleted"].contains(words.first)
+                isDeleted = words.first == "deleted"
                 try #require(words.count == (isRetraction ? 2 : 3), "an event is `status vN X` or `retraction vN`")
                 if isRetraction {
                     status = nil
@@ -39,6 +43,7 @@ struct ObservationLifecycleContractTests {
         }
 
         var line: String
+        var mode: RetractionMode
         var stored: Event?
         var incoming: Event
         var outcome: UpsertOutcome
@@ -46,7 +51,7 @@ struct ObservationLifecycleContractTests {
         var status: ObservationStatus?
         var counter: UpsertOutcome
 
-        var testDescription: String { line }
+        var testDescription: String { mode == .delete ? "delete mode: " + line : line }
 
         /// A stored status cell: `none` (no row) or an ``ObservationStatus``.
         private static func status(_ cell: String, _ row: Substring) throws -> ObservationStatus? {
@@ -55,34 +60,49 @@ struct ObservationLifecycleContractTests {
             return status
         }
 
-        /// The rows of the table under `## Rules`.
+        /// The sections holding a table, and the retraction mode their rows run in.
+        static let sections: [(heading: String, mode: RetractionMode)] = [
+            ("Rules", .enteredInError), ("Rules in delete mode", .delete),
+        ]
+
+        /// The rows of the tables under `## Rules` and `## Rules in delete mode`.
         static func all() throws -> [Rule] {
             let url = Fixtures.packageRoot().appendingPathComponent("docs/LIFECYCLE.md")
             let text = try String(contentsOf: url, encoding: .utf8)
-            let section = try #require(text.components(separatedBy: "## Rules").dropFirst().first)
-            let rows = section.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| Stored |") }
-            return try rows.map { row in
-                let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-                try #require(cells.count == 5, "five cells: \(row)")
-                return Rule(
-                    line: String(row), stored: cells[0] == "none" ? nil : try Event(Substring(cells[0])),
-                    incoming: try Event(Substring(cells[1])),
-                    outcome: try #require(UpsertOutcome(rawValue: cells[2]), "outcome in \(row)"),
-                    status: try status(cells[3], row),
-                    counter: try #require(UpsertOutcome(rawValue: cells[4]), "counter in \(row)"))
+            let parts = text.components(separatedBy: "\n## ")
+            return try sections.flatMap { heading, mode in
+                let section = try #require(parts.first { $0.hasPrefix(heading + "\n") }, "no section \(heading)")
+                return try rows(section).map { try rule($0, mode: mode) }
             }
+        }
+
+        private static func rows(_ section: String) -> [Substring] {
+            section.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| Stored |") }
+        }
+
+        private static func rule(_ row: Substring, mode: RetractionMode) throws -> Rule {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            try #require(cells.count == 5, "five cells: \(row)")
+            return Rule(
+                line: String(row), mode: mode, stored: cells[0] == "none" ? nil : try Event(Substring(cells[0])),
+                incoming: try Event(Substring(cells[1])),
+                outcome: try #require(UpsertOutcome(rawValue: cells[2]), "outcome in \(row)"),
+                status: try status(cells[3], row),
+                counter: try #require(UpsertOutcome(rawValue: cells[4]), "counter in \(row)"))
         }
     }
 
     static let rules = (try? Rule.all()) ?? []
 
-    @Test func theTableHasItsRows() throws {
-        #expect(try Rule.all().count >= 31)
+    @Test func theTablesHaveTheirRows() throws {
+        let rules = try Rule.all()
+        #expect(rules.filter { $0.mode == .enteredInError }.count >= 33)
+        #expect(rules.filter { $0.mode == .delete }.count >= 14)
     }
 
     @Test(arguments: StoreKind.databases, rules)
     func rule(kind: StoreKind, rule: Rule) async throws {
-        try await TestStores.withFreshStore(kind) { store, location in
+        try await TestStores.withFreshStore(kind, retractions: rule.mode) { store, location in
             let identity = rule.incoming.record.identity
             if let stored = rule.stored {
                 try await arrange(stored, in: store)
@@ -119,16 +139,20 @@ struct ObservationLifecycleContractTests {
     }
 
     /// A value and its retraction in one batch end as they would one by one: the day stored, then marked
-    /// entered-in-error; a lower value in the same batch is stale.
-    @Test(arguments: StoreKind.databases)
-    func aBatchEndsAsTheEventsOneByOne(kind: StoreKind) async throws {
+    /// entered-in-error (or deleted); a lower value in the same batch is stale.
+    @Test(arguments: StoreKind.databases, RetractionMode.allCases)
+    func aBatchEndsAsTheEventsOneByOne(kind: StoreKind, mode: RetractionMode) async throws {
         let value = record(version: 5, value: 60, status: .final)
         let retraction = ObservationRecord.retraction(
             identity: value.identity, version: 7, resourceID: value.resourceID, reason: "wrong sample")
         let batch = [record(version: 4, value: 50, status: .final), value, retraction, record(version: 3, status: .final)]
-        let (batched, oneByOne) = try await (run(kind, [batch]), run(kind, batch.map { [$0] }))
+        let (batched, oneByOne) = try await (run(kind, mode, [batch]), run(kind, mode, batch.map { [$0] }))
         #expect(batched.outcomes == [.stale, .inserted, .retracted, .stale])
         #expect(oneByOne.outcomes == [.inserted, .updated, .retracted, .stale])
+        guard mode == .enteredInError else {
+            #expect(batched.row == nil && oneByOne.row == nil)
+            return
+        }
         #expect(batched.row?.version == 7 && oneByOne.row?.version == 7)
         #expect(try batched.row.flatMap(status(of:)) == .enteredInError)
         #expect(try oneByOne.row.flatMap(status(of:)) == .enteredInError)
@@ -137,10 +161,10 @@ struct ObservationLifecycleContractTests {
         #expect(try sameJSON(row.resource, expected, versionId: 2, lastUpdated: row.lastUpdated))
     }
 
-    private func run(_ kind: StoreKind, _ batches: [[ObservationRecord]]) async throws
+    private func run(_ kind: StoreKind, _ mode: RetractionMode, _ batches: [[ObservationRecord]]) async throws
         -> (outcomes: [UpsertOutcome], row: StoredObservation?)
     {
-        try await TestStores.withFreshStore(kind) { store, _ in
+        try await TestStores.withFreshStore(kind, retractions: mode) { store, _ in
             var outcomes: [UpsertOutcome] = []
             for batch in batches { outcomes += try await store.upsert(batch) }
             return (outcomes, try await store.observation(for: batches[0][0].identity))
@@ -163,8 +187,12 @@ struct ObservationLifecycleContractTests {
         }
     }
 
-    /// Brings the row to `stored`: an `amended` row is a final one replaced by a different value.
+    /// Brings the row to `stored`: an `amended` row is a final one replaced by a different value; an
+    /// `entered-in-error` row and a `deleted` day are a final one retracted.
     private func arrange(_ stored: Rule.Event, in store: any ObservationStore) async throws {
+        if stored.isDeleted {
+            _ = try await store.upsert([record(version: stored.version - 1, value: stored.value, status: .final)])
+        }
         switch stored.status {
         case .amended?:
             _ = try await store.upsert([record(version: stored.version - 1, value: stored.value + 1, status: .final)])

@@ -41,6 +41,8 @@ import Testing
         ("blank reason", ["reason": #""  ""#], .invalidReason, "reason"),
         ("control character in the reason", ["reason": #""a\nb""#], .invalidReason, "reason"),
         ("reason over 256 bytes", ["reason": "\"" + String(repeating: "r", count: 257) + "\""], .invalidReason, "reason"),
+        ("reason of 258 bytes in 129 characters", ["reason": "\"" + String(repeating: "é", count: 129) + "\""],
+         .invalidReason, "reason"),
         ("unknown kind", ["kind": #""delete""#], .invalidKind, "kind"),
         ("kind as a number", ["kind": "1"], .invalidFieldType, "kind"),
         ("unknown metric", ["metric": #""mood""#], .unknownMetric, "metric"),
@@ -56,7 +58,7 @@ import Testing
         }
     }
 
-    /// `validate` (DailyValues only: the producer, the published schema) refuses a retraction, even one that also
+    /// `validate` (DailyValues only: the producer library) refuses a retraction, even one that also
     /// carries every member of a value.
     @Test func aRetractionIsNotADailyValue() {
         for bytes in [Self.retraction(), Fixtures.event(["kind": #""retraction""#, "reason": #""x""#])] {

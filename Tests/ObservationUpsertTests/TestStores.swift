@@ -61,12 +61,13 @@ enum TestStores {
         }
     }
 
-    /// Runs `body` with a new, empty store of `kind`, closed afterwards.
+    /// Runs `body` with a new, empty store of `kind` (with `retractions` mode), closed afterwards.
     static func withFreshStore<Result>(
-        _ kind: StoreKind, _ body: (any ObservationStore, StoreLocation) async throws -> Result
+        _ kind: StoreKind, retractions: RetractionMode = .enteredInError,
+        _ body: (any ObservationStore, StoreLocation) async throws -> Result
     ) async throws -> Result {
         try await withFreshLocation(kind) { location in
-            let store = try await makeObservationStore(location)
+            let store = try await makeObservationStore(location, retractions: retractions)
             do {
                 let result = try await body(store, location)
                 await store.close()

@@ -51,7 +51,7 @@ enum SchemaGap: String, CaseIterable {
     case zoneExists = "InvalidTimeZone: a well-formed name not in the tz database"
     case minMaxOrder = "MinMaxInconsistent: min <= value <= max"
     case panelOrder = "PanelInconsistent: systolic above diastolic"
-    case sourceBytes = "InvalidSource: over 256 UTF-8 bytes within 256 characters"
+    case sourceBytes = "InvalidSource/InvalidReason: over 256 UTF-8 bytes within 256 characters"
     case nestingDepth = "InvalidJSON: nesting deeper than 16"
     case integerForm = "SchemaVersionUnsupported/InvalidVersion: 1.0 or 1e3 where an integer is due"
     case aliasBoundRounding = "ValueOutOfRange: within rounding of an alias-converted bound"
@@ -68,7 +68,7 @@ enum SchemaGap: String, CaseIterable {
         case .invalidTimeZone: return .zoneExists
         case .minMaxInconsistent: return .minMaxOrder
         case .panelInconsistent: return .panelOrder
-        case .invalidSource:
+        case .invalidSource, .invalidReason:
             let text = member(input, path: error.field.split(separator: ".").map(String.init)) as? String
             return (text?.utf8.count ?? 0) > policy.maxSourceFieldBytes ? .sourceBytes : nil
         case .invalidJSON: return verdict.depth > policy.maxNestingDepth ? .nestingDepth : nil

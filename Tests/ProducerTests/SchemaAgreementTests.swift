@@ -55,9 +55,10 @@ import Testing
 
     // MARK: - Agreement
 
-    /// The decoder and Python `jsonschema` judge the fuzz corpus, the generator's output (a quarter of it invalid,
-    /// every invalid class), probes of each not-expressible rule and catalog probes (every metric and unit); they must agree on accept/reject except where
-    /// a documented ``SchemaGap`` explains it, and every gap must show up at least once.
+    /// The decoder (the worker's `validateEvent`: values and retractions) and Python `jsonschema` judge the fuzz
+    /// corpus, the generator's output (a quarter of it invalid, every invalid class, retractions), probes of each
+    /// not-expressible rule and of the retraction event, and catalog probes (every metric and unit); they must agree
+    /// on accept/reject except where a documented ``SchemaGap`` explains it, and every gap must show up at least once.
     @Test(.timeLimit(.minutes(5))) func decoderAndJSONSchemaAgree() async throws {
         let directory = try ProducerTestSupport.makeDirectory()
         defer { ProducerTestSupport.removeDirectory(directory) }
@@ -75,7 +76,7 @@ import Testing
         for (index, input) in inputs.enumerated() {
             let error: DailyValueError?
             do {
-                _ = try Self.decoder.decode(input.bytes, recordTimestampMs: Self.recordTimestampMs)
+                _ = try Self.decoder.validateEvent(input.bytes, recordTimestampMs: Self.recordTimestampMs)
                 error = nil
             } catch let failure { error = failure }
             let verdict = verdicts[index]
@@ -102,6 +103,8 @@ import Testing
         #expect(Set(total.allowed.keys) == Set(SchemaGap.allCases), "every documented gap is exercised")
         #expect(total.decoderAccepted > 5_000 && total.inputs - total.decoderAccepted > 2_000)
         #expect(byClass.count == 9, "every invalid class of the generator: \(byClass.keys.sorted())")
+        let retractions = generated.events.filter { $0.bytes.starts(with: Array(#"{"schema":1,"kind":"retraction""#.utf8)) }
+        #expect(retractions.count > 100, "retractions in the generated input: \(retractions.count)")
     }
 
     // MARK: - Inputs
@@ -122,7 +125,8 @@ import Testing
         let oracle = directory.appendingPathComponent("oracle.tsv")
         let result = try await ProducerTestSupport.producer([
             "generate", "--patients", "50", "--days", "10", "--start-day", "2026-10-01", "--seed", "12",
-            "--invalid-share", "0.25", "--late-share", "0.1", "--duplicate-share", "0.05", "--out", out.path,
+            "--invalid-share", "0.25", "--late-share", "0.1", "--duplicate-share", "0.05", "--retraction-share", "0.1",
+            "--out", out.path,
             "--oracle-out", oracle.path,
         ])
         guard result.status == 0 else { throw TestSetupError("producer generate failed: \(result.stderr)") }
@@ -138,13 +142,12 @@ import Testing
         return (events, invalidClass)
     }
 
-    /// A valid heart-rate event with `members` replaced (`nil` removes one) and `extra` raw members appended.
-    static func event(_ members: [String: String?] = [:], extra: String = "") -> String {
-        var fields: [(String, String)] = [
-            ("schema", "1"), ("patient", #""p-000123""#), ("metric", #""heart_rate""#), ("day", #""2026-10-01""#),
-            ("timeZone", #""Europe/Bratislava""#), ("value", "71.4"), ("min", "48"), ("max", "162"),
-            ("unit", #""/min""#), ("version", "1759384503000"),
-        ]
+    /// A valid heart-rate event (or the members of `base`) with `members` replaced (`nil` removes one) and `extra`
+    /// raw members appended.
+    static func event(
+        _ members: [String: String?] = [:], extra: String = "", base: [(String, String)] = valueMembers
+    ) -> String {
+        var fields = base
         for (name, value) in members.sorted(by: { $0.key < $1.key }) {
             if let index = fields.firstIndex(where: { $0.0 == name }) {
                 if let value { fields[index].1 = value } else { fields.remove(at: index) }
@@ -189,6 +192,50 @@ import Testing
         ("status with a trailing newline", event(["status": #""final\n""#])),
         ("status as a number", event(["status": "1"])),
         ("kind value", event(["kind": #""value""#])),
-        ("kind retraction (not a DailyValue)", event(["kind": #""retraction""#])),
+        ("kind retraction on a value's members (no reason)", event(["kind": #""retraction""#])),
+    ] + retractionProbes
+
+    static let valueMembers: [(String, String)] = [
+        ("schema", "1"), ("patient", #""p-000123""#), ("metric", #""heart_rate""#), ("day", #""2026-10-01""#),
+        ("timeZone", #""Europe/Bratislava""#), ("value", "71.4"), ("min", "48"), ("max", "162"), ("unit", #""/min""#),
+        ("version", "1759384503000"),
+    ]
+
+    /// A valid retraction (docs/LIFECYCLE.md) with `members` replaced (`nil` removes one) and `extra` appended.
+    static func retraction(_ members: [String: String?] = [:], extra: String = "") -> String {
+        event(members, extra: extra, base: [
+            ("schema", "1"), ("kind", #""retraction""#), ("patient", #""p-000123""#), ("metric", #""heart_rate""#),
+            ("day", #""2026-10-01""#), ("version", "1759384503001"), ("reason", #""sample deleted""#),
+        ])
+    }
+
+    /// The retraction event's rules, and the not-expressible ones as they apply to it.
+    static let retractionProbes: [(name: String, json: String)] = [
+        ("retraction", retraction()),
+        ("retraction with value members of any type (ignored)",
+         retraction(extra: #","value":"x","unit":5,"timeZone":7,"status":"amended","source":[]"#)),
+        ("retraction of a panel metric", retraction(["metric": #""blood_pressure""#])),
+        ("retraction without version", retraction(["version": nil])),
+        ("retraction version null", retraction(["version": "null"])),
+        ("retraction version negative", retraction(["version": "-1"])),
+        ("retraction version 1e3", retraction(["version": "1e3"])),
+        ("retraction version as a string", retraction(["version": #""5""#])),
+        ("retraction without reason", retraction(["reason": nil])),
+        ("retraction reason null", retraction(["reason": "null"])),
+        ("retraction reason empty", retraction(["reason": #""""#])),
+        ("retraction reason blank", retraction(["reason": #""   ""#])),
+        ("retraction reason with a newline", retraction(["reason": #""wrong\n""#])),
+        ("retraction reason with a C1 control", retraction(["reason": #""wrong\u0085""#])),
+        ("retraction reason 256 characters", retraction(["reason": "\"\(String(repeating: "r", count: 256))\""])),
+        ("retraction reason 257 characters", retraction(["reason": "\"\(String(repeating: "r", count: 257))\""])),
+        ("retraction reason 129 × é", retraction(["reason": "\"\(String(repeating: "é", count: 129))\""])),
+        ("retraction of an unknown metric", retraction(["metric": #""mood""#])),
+        ("retraction with a bad patient", retraction(["patient": #""p 1""#])),
+        ("retraction of 2026-02-30", retraction(["day": #""2026-02-30""#])),
+        ("retraction day two days ahead", retraction(["day": #""2026-11-03""#])),
+        ("retraction with schema 2", retraction(["schema": "2"])),
+        ("retraction without schema", retraction(["schema": nil])),
+        ("kind Retraction", retraction(["kind": #""Retraction""#])),
+        ("kind as a number", retraction(["kind": "1"])),
     ]
 }

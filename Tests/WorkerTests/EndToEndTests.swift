@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import ObservationUpsert
 import TestSupport
 import Testing
 
@@ -78,43 +79,48 @@ struct EndToEndTests {
         #expect(oracle.differences(from: dump).isEmpty)
     }
 
-    /// Retraction events in the stream (docs/LIFECYCLE.md): the store equals the oracle (a retracted day holds its
-    /// retraction's version), every retracted day is entered-in-error, and a replay rewrites nothing.
-    @Test("SQLite: retractions stay retracted through a replay; store equals the oracle")
-    func retractionsStayRetractedThroughAReplay() async throws {
+    /// Retraction events in the stream (docs/LIFECYCLE.md), on each SQL store and in each `--retraction-mode`: the
+    /// store equals the oracle (a retracted day holds its retraction's version, entered-in-error; deleted, it is
+    /// absent), every retracted day is in the ledger, and a replay from the earliest offset leaves the store
+    /// byte-identical (rows and ledger).
+    @Test("Retractions stay retracted through a replay; store equals the oracle",
+          arguments: SQLStoreKind.allCases, RetractionMode.allCases)
+    func retractionsStayRetractedThroughAReplay(kind: SQLStoreKind, mode: RetractionMode) async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, oracle) = try harness.generate(
+        var (events, oracle) = try harness.generate(
             patients: 20, days: 4, seed: 14, extra: Self.messyStream + ["--retraction-share", "0.15"])
         // One retraction per retracted day; its version is above all the day's values, so each one wins.
-        let retractions = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
-            .filter { $0.contains(#""kind":"retraction""#) }.count
-        #expect(retractions > 20)
+        let retracted = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains(#""kind":"retraction""#) }
+            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .map { "\($0["patient"] ?? "")/\($0["metric"] ?? "")/\($0["day"] ?? "")" }
+        #expect(retracted.count > 20 && Set(retracted).count == retracted.count)
+        if mode == .delete { retracted.forEach { oracle.versions[$0] = nil } }
         try harness.publish(events)
-        let database = "\(harness.directory.path)/observations.sqlite"
-        let store = "sqlite:" + database
-        let first = try harness.startWorker(store: store, group: "live")
+        let store = try await kind.freshLocation(in: harness.directory)
+        let options = ["--retraction-mode", mode.rawValue]
+        let first = try harness.startWorker(store: store, group: "live", extra: options)
         #expect(await first.waitForExit(timeout: .seconds(120)) == 0, "\(first.stderr.suffix(2000))")
         #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
-        let withdrawn = try runCommand("/usr/bin/sqlite3", [
-            database, "SELECT count(*) FROM observation WHERE status = 'entered-in-error' "
-                + "AND json_extract(resource, '$.status') = 'entered-in-error'",
-        ])
-        let ledger = try runCommand("/usr/bin/sqlite3", [database, "SELECT count(*) FROM retraction"])
-        #expect(withdrawn.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(retractions))
-        #expect(ledger.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == String(retractions))
-        #expect(parseSummary(first.stdout)["retracted"] == Int64(retractions))
+        let withdrawn = try kind.query(store, "SELECT count(*) FROM observation WHERE status = 'entered-in-error' "
+            + "AND \(kind.resourceStatus) = 'entered-in-error'")
+        #expect(withdrawn == String(mode == .delete ? 0 : retracted.count))
+        #expect(try kind.query(store, "SELECT count(*) FROM retraction") == String(retracted.count))
+        #expect(parseSummary(first.stdout)["retracted"] == Int64(retracted.count))
 
         let dump = "SELECT patient, metric, day, version, version_id, last_updated, status, resource FROM observation "
             + "ORDER BY 1, 2, 3"
-        let before = try runCommand("/usr/bin/sqlite3", [database, dump])
-        let replay = try harness.startWorker(store: store, group: "replay-1", extra: ["--start", "earliest"],
+        let ledger = "SELECT patient, metric, day, version, reason, recorded_at FROM retraction ORDER BY 1, 2, 3"
+        let before = (try kind.query(store, dump), try kind.query(store, ledger))
+        let replay = try harness.startWorker(store: store, group: "replay-1", extra: ["--start", "earliest"] + options,
                                              name: "replay")
         #expect(await replay.waitForExit(timeout: .seconds(120)) == 0, "\(replay.stderr.suffix(2000))")
         let summary = parseSummary(replay.stdout)
         #expect(summary["inserted"] == 0 && summary["updated"] == 0 && summary["retracted"] == 0)
-        let after = try runCommand("/usr/bin/sqlite3", [database, dump])
-        #expect(after.stdout == before.stdout, "the replay rewrote rows")
+        let after = (try kind.query(store, dump), try kind.query(store, ledger))
+        #expect(after.0 == before.0, "the replay rewrote rows")
+        #expect(after.1 == before.1, "the replay rewrote the ledger")
     }
 
     @Test("--start-time on the mock cluster (no timestamp index): warns, falls back to --start, loses nothing")

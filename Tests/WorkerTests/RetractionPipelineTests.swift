@@ -8,13 +8,15 @@ import TestSupport
 
 /// Retractions through the worker's batch processor into a real store (docs/LIFECYCLE.md): decoded, mapped to the
 /// day's record, marked entered-in-error; a redelivered older value does not bring the day back, a newer one does.
-@Suite struct RetractionPipelineTests {
+/// On each SQL store.
+@Suite(.timeLimit(.minutes(2))) struct RetractionPipelineTests {
     static let value = #"{"schema":1,"patient":"p-1","metric":"steps","day":"2026-11-20","utcOffset":"+01:00","#
 
-    @Test func aRetractionStaysUntilAHigherVersion() async throws {
+    @Test(arguments: SQLStoreKind.allCases)
+    func aRetractionStaysUntilAHigherVersion(kind: SQLStoreKind) async throws {
         let directory = try TestEnvironment.temporaryDirectory("dvp-retraction")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try await SQLiteObservationStore(path: directory.appendingPathComponent("o.db").path)
+        let store = try await makeObservationStore(StoreLocation(parsing: try await kind.freshLocation(in: directory)))
         let processor = BatchProcessor(
             decoder: DailyValueDecoder(),
             mapper: try ObservationMapper(configuration: .init(idKey: Array("0123456789abcdef".utf8))),

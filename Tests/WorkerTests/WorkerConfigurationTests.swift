@@ -38,6 +38,19 @@ struct WorkerConfigurationTests {
         #expect(fromEnvironment.storeTimeoutSeconds == 7)
     }
 
+    @Test("--retraction-mode (or DVP_RETRACTION_MODE): entered-in-error by default, or delete")
+    func retractionMode() throws {
+        let base = ["--brokers", "b:1", "--allow-development-key"]
+        #expect(try WorkerConfiguration.parse(base, environment: [:])?.retractionMode == .enteredInError)
+        #expect(try WorkerConfiguration.parse(base + ["--retraction-mode", "delete"], environment: [:])?
+            .retractionMode == .delete)
+        #expect(try WorkerConfiguration.parse(base, environment: ["DVP_RETRACTION_MODE": "delete"])?
+            .retractionMode == .delete)
+        #expect(try WorkerConfiguration.parse(
+            base + ["--retraction-mode", "entered-in-error"], environment: ["DVP_RETRACTION_MODE": "delete"])?
+            .retractionMode == .enteredInError)
+    }
+
     @Test("--progress-interval (or DVP_PROGRESS_INTERVAL): default 10 s, 0 disables, negative is refused")
     func progressInterval() throws {
         let base = ["--brokers", "b:1", "--allow-development-key", "--until-caught-up"]
@@ -212,6 +225,7 @@ struct WorkerConfigurationTests {
             (["--brokers", "b:1", "--log-level", "loud"], "--log-level"),
             (["--brokers", "b:1", "--drain-timeout", "-3"], "--drain-timeout"),
             (["--brokers", "b:1", "--store-timeout", "0"], "--store-timeout"),
+            (["--brokers", "b:1", "--retraction-mode", "forget"], "--retraction-mode"),
             (["--brokers", "b:1", "-X", "novalue"], "-X"),
             (["--brokers", "b:1", "--frobnicate"], "--frobnicate"),
             (["--brokers", "b:1", "--start-time", "last tuesday"], "--start-time"),

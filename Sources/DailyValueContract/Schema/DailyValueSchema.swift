@@ -1,9 +1,11 @@
-/// The published JSON Schema (draft 2020-12) of the DailyValue v1 event, generated from a metric catalog.
+/// The published JSON Schema (draft 2020-12) of the DailyValue v1 events, generated from a metric catalog: a
+/// DailyValue (`#/$defs/value`) or a retraction of its day (`"kind":"retraction"`, `#/$defs/retraction`).
 ///
 /// One source of truth: `schema/daily-value-v1.schema.json` is `producer schema`'s output for the built-in catalog,
 /// and a test keeps the two equal, so a catalog change cannot leave the published schema behind. The schema states
-/// every rule of ``DailyValueDecoder`` that JSON Schema can express; the others (a day within the window, a zone
-/// that exists, `min <= value <= max`, the 64 KiB limit, …) are listed in `docs/SCHEMA.md` and stay with the decoder.
+/// every rule of ``DailyValueDecoder`` (`validateEvent`, both kinds) that JSON Schema can express; the others (a day
+/// within the window, a zone that exists, `min <= value <= max`, the 64 KiB limit, …) are listed in `docs/SCHEMA.md`
+/// and stay with the decoder.
 ///
 /// ```swift
 /// let text = DailyValueSchema(catalog: .builtin).document().pretty()
@@ -43,20 +45,25 @@ public struct DailyValueSchema: Sendable {
             "$id": .string(Self.id),
             "title": "DailyValue v1",
             "description": """
-            One metric's value for one person's local calendar day, one event per Kafka message (UTF-8 JSON, \
-            at most 64 KiB, key = patient). Generated from the metric catalog by `producer schema`; do not edit. \
-            Rules this schema cannot express are checked by the decoder only: see docs/SCHEMA.md.
+            One event per Kafka message (UTF-8 JSON, at most 64 KiB, key = patient): one metric's value for one \
+            person's local calendar day (#/$defs/value), or a retraction of that day (kind retraction, \
+            #/$defs/retraction, docs/LIFECYCLE.md). Generated from the metric catalog by `producer schema`; do not \
+            edit. Rules this schema cannot express are checked by the decoder only: see docs/SCHEMA.md.
             """,
             "type": "object",
             "required": ["schema", "patient", "metric", "day"],
-            "properties": properties(metrics),
-            "oneOf": [Self.present("timeZone"), Self.present("utcOffset")],
-            "allOf": .array(metrics.map(metricBranch)),
-            "$defs": .object([("sourceText", sourceText)] + metrics.map { ("metric." + $0.key, metricRules($0)) }),
+            "properties": sharedProperties(metrics),
+            "if": ["required": ["kind"], "properties": ["kind": ["const": "retraction"]]],
+            "then": ["$ref": "#/$defs/retraction"],
+            "else": ["$ref": "#/$defs/value"],
+            "$defs": .object(
+                [("value", valueRules(metrics)), ("retraction", retractionRules), ("sourceText", sourceText)]
+                    + metrics.map { ("metric." + $0.key, metricRules($0)) }),
         ]
     }
 
-    private func properties(_ metrics: [Metric]) -> SchemaNode {
+    /// The members both kinds of event share, and `kind`.
+    private func sharedProperties(_ metrics: [Metric]) -> SchemaNode {
         [
             "schema": ["description": "The contract version; only 1 exists.", "const": 1],
             "patient": [
@@ -69,6 +76,25 @@ public struct DailyValueSchema: Sendable {
                 "type": "string", "format": "date", "minLength": 10, "maxLength": 10,
                 "pattern": .string(Self.calendarDatePattern),
             ],
+            "kind": [
+                "description": "Absent, null or value: a DailyValue; retraction: a retraction of the day.",
+                "enum": ["value", "retraction", .null],
+            ],
+        ]
+    }
+
+    /// A DailyValue: the zone, the value (per metric, `#/$defs/metric.<key>`), version, status and provenance.
+    private func valueRules(_ metrics: [Metric]) -> SchemaNode {
+        [
+            "description": "A DailyValue: kind absent, null or value.",
+            "properties": valueProperties,
+            "oneOf": [Self.present("timeZone"), Self.present("utcOffset")],
+            "allOf": .array(metrics.map(metricBranch)),
+        ]
+    }
+
+    private var valueProperties: SchemaNode {
+        [
             "timeZone": [
                 "description": "An IANA time zone name (preferred: DST days are 23 or 25 hours).",
                 "type": ["string", "null"], "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z]",
@@ -86,13 +112,6 @@ public struct DailyValueSchema: Sendable {
             "version": [
                 "description": "Grows each time the phone recomputes the day; absent: the Kafka record timestamp.",
                 "type": ["integer", "null"], "minimum": 0, "maximum": .integer(Int64.max),
-            ],
-            "kind": [
-                "description": """
-                Absent or value: a DailyValue. A retraction (kind retraction, docs/LIFECYCLE.md) is a separate event \
-                shape that this schema does not describe.
-                """,
-                "enum": ["value", .null],
             ],
             "status": [
                 "description": """
@@ -112,14 +131,22 @@ public struct DailyValueSchema: Sendable {
 
     /// A `source` string: not blank, no control characters, at most the policy's length.
     private var sourceText: SchemaNode {
-        [
-            "description": """
+        plainText(
+            type: Self.text,
+            """
             Not blank, no control characters, at most \(policy.maxSourceFieldBytes) UTF-8 bytes (the schema \
             bounds characters; the byte limit is the decoder's). Accepted but not stored when longer than its \
             cap: bundleId \(policy.maxBundleIdBytes), model \(policy.maxModelBytes), softwareVersion \
             \(policy.maxSoftwareVersionBytes) bytes (name: only with the worker's opt-in).
-            """,
-            "type": Self.text, "maxLength": .integer(Int64(policy.maxSourceFieldBytes)), "pattern": "[^ ]",
+            """)
+    }
+
+    /// Text a person reads (a `source` string, a retraction's `reason`): not blank, no control characters, at most
+    /// the policy's source length in characters (the decoder counts UTF-8 bytes).
+    func plainText(type: SchemaNode, _ description: String) -> SchemaNode {
+        [
+            "description": .string(description),
+            "type": type, "maxLength": .integer(Int64(policy.maxSourceFieldBytes)), "pattern": "[^ ]",
             "not": Self.string(matching: "[\\u0000-\\u001f\\u007f-\\u009f]"),
         ]
     }

@@ -28,8 +28,9 @@ public struct ObservationRecord: Sendable, Hashable {
     /// The clinical value as canonical JSON (`valueQuantity` and `component`): a stored final value replaced by a
     /// different one becomes `amended`, an equal one does not.
     public var clinicalValue: String
-    /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` (a day never stored is
-    /// only recorded in the ledger); the resource parts are empty and unused.
+    /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` or deleted
+    /// (``RetractionMode``), and recorded in the ledger (a day never stored only there); the resource parts are empty
+    /// and unused.
     public var retractionReason: String?
 
     public init(

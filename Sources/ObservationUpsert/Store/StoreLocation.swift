@@ -79,17 +79,21 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
 /// - Parameters:
 ///   - postgres: client-side bounds and name of a PostgreSQL store's connection (ignored for the others).
 ///   - fhir: a FHIR store's settings; its `baseURL` is replaced by the location's (ignored for the others).
+///   - retractions: what a winning retraction does to a stored day in SQLite and PostgreSQL (the FHIR store refuses
+///     retractions in either mode).
 /// - Throws: ``StoreError`` (`connection`, `timeout`, `schema`, `busy`, …) when the database cannot be opened or
 ///   migrated.
 public func makeObservationStore(
     _ location: StoreLocation, postgres: PostgresClientOptions = PostgresClientOptions(),
-    fhir: FHIRStoreConfiguration = FHIRStoreConfiguration(baseURL: "")
+    fhir: FHIRStoreConfiguration = FHIRStoreConfiguration(baseURL: ""),
+    retractions: RetractionMode = .enteredInError
 ) async throws -> any ObservationStore {
     switch location {
     case .sqlite(let path):
-        return try await SQLiteObservationStore(path: path)
+        return try await SQLiteObservationStore(path: path, retractionMode: retractions)
     case .postgres(let connectionString):
-        return try await PostgresObservationStore(connectionString: connectionString, options: postgres)
+        return try await PostgresObservationStore(
+            connectionString: connectionString, options: postgres, retractionMode: retractions)
     case .fhir(let baseURL):
         var configuration = fhir
         configuration.baseURL = baseURL

@@ -10,7 +10,7 @@ public enum UpsertOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     case unchanged
     /// The incoming version is lower than the stored one; it was ignored so that newer data never regresses.
     case stale
-    /// A retraction with a version above the stored one: the day is `entered-in-error` (or, never stored, recorded
-    /// in the ledger) until a higher version restores it.
+    /// A retraction with a version above the stored one: the day is `entered-in-error` or deleted
+    /// (``RetractionMode``), and in the ledger (a day never stored only there), until a higher version restores it.
     case retracted
 }

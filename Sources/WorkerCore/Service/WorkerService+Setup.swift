@@ -57,7 +57,9 @@ extension WorkerService {
         var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
         while true {
             do {
-                let store = try await makeObservationStore(location, postgres: postgresOptions, fhir: fhirConfiguration)
+                let store = try await makeObservationStore(
+                    location, postgres: postgresOptions, fhir: fhirConfiguration,
+                    retractions: configuration.retractionMode)
                 if backoff.attempt > 0 { health.storeRecovered() }
                 if let fhir = store as? FHIRObservationStore {
                     let capabilities = fhir.capabilities

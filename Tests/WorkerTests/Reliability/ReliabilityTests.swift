@@ -9,9 +9,11 @@ import TestSupport
 /// `scripts/reliability.sh [--full]` runs the suite and writes `docs/reliability/scenarios.md`.
 @Suite("Reliability", .serialized, .timeLimit(.minutes(5)))
 struct ReliabilityTests {
-    /// Late higher versions, exact duplicates, out-of-order versions and a few invalid events.
+    /// Late higher versions, exact duplicates, out-of-order versions, a few invalid events, and retractions
+    /// (docs/LIFECYCLE.md: a retracted day holds its retraction's version, entered-in-error; the oracle knows it).
     static let messy = [
         "--late-share", "0.1", "--duplicate-share", "0.05", "--out-of-order-share", "0.05", "--invalid-share", "0.02",
+        "--retraction-share", "0.05",
     ]
     /// Full-mode-only scenarios.
     static let fullOnly = ConditionTrait.enabled(if: ReliabilityMode.isFull, "DVP_RELIABILITY=full")

@@ -201,6 +201,8 @@ final class ScenarioRun: @unchecked Sendable {
             note("\(missing) of \(lost.count) lost identities have no record of their highest version in the topic")
         }
         let never = dump.keys.filter { expected.versions[$0] == nil }.count
+        let retractions = records.filter { $0.value.starts(with: Array(#"{"schema":1,"kind":"retraction""#.utf8)) }
+        if !retractions.isEmpty { note("\(retractions.count) retractions in the stream") }
         let decreases = try store.versionDecreases()
         let dlq = try await deadLetterSources()
         let sent = ends.values.reduce(0, +)

@@ -20,12 +20,18 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
     private let options: PostgresClientOptions
     /// The `outcome_count` shard this store's connection adds to (spreads counter-row contention between workers).
     let counterShard: Int16
+    /// What a winning retraction does to a stored day.
+    public let retractionMode: RetractionMode
 
     /// Connects with `connectionString` (a libpq URI or `key=value` pairs, merged over bounded defaults) and creates
     /// or migrates the schema.
+    /// - Parameter retractionMode: mark a retracted day `entered-in-error` (default) or delete its row.
     /// - Throws: ``StoreError`` (`usage` for an unparsable connection string, `connection` or `timeout` when the
     ///   server is unreachable, `schema` when migration fails).
-    public init(connectionString: String, options: PostgresClientOptions = PostgresClientOptions()) async throws {
+    public init(
+        connectionString: String, options: PostgresClientOptions = PostgresClientOptions(),
+        retractionMode: RetractionMode = .enteredInError
+    ) async throws {
         let parameters = try StoreError.mapping {
             try PostgresConnectionParameters(
                 connectionString: connectionString, applicationName: options.applicationName)
@@ -33,6 +39,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         self.parameters = parameters
         self.options = options
         self.counterShard = Int16.random(in: 0..<16)
+        self.retractionMode = retractionMode
         state = QueueConfined(label: "dvp.postgres-store", State())
         try await state.run { state in
             try StoreError.mapping {
@@ -74,10 +81,10 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
         guard !batch.isEmpty else { return [] }
-        let shard = counterShard
+        let (shard, mode) = (counterShard, retractionMode)
         return try await withConnection { connection in
             try connection.transaction {
-                let outcomes = try PostgresUpsert.run(batch, counterShard: shard, on: connection)
+                let outcomes = try PostgresUpsert.run(batch, counterShard: shard, retractionMode: mode, on: connection)
                 CrashPoint.reach(.afterUpsertBeforeCommit)
                 return outcomes
             }

@@ -15,8 +15,8 @@ enum PostgresRetraction {
     }
 
     static func run(
-        _ indices: [Int], of batch: [ObservationRecord], into outcomes: inout [Int: UpsertOutcome],
-        on connection: PostgresConnection
+        _ indices: [Int], of batch: [ObservationRecord], mode: RetractionMode,
+        into outcomes: inout [Int: UpsertOutcome], on connection: PostgresConnection
     ) throws {
         let held = try PostgresUpsert.storedVersions(indices.map { batch[$0].identity }, on: connection)
         for index in indices {
@@ -26,7 +26,7 @@ enum PostgresRetraction {
                 outcomes[index] = version == record.version ? .unchanged : .stale
                 continue
             }
-            _ = try connection.execute(markSQL, key + [String(record.version)])
+            _ = try connection.execute(mode == .delete ? deleteSQL : markSQL, key + [String(record.version)])
             _ = try connection.execute(ledgerSQL, key + [String(record.version), record.retractionReason ?? ""])
             outcomes[index] = .retracted
         }
@@ -36,6 +36,11 @@ enum PostgresRetraction {
     static let markSQL = """
         UPDATE observation AS o SET version = $4::bigint, \(statusChange("entered-in-error"))
         WHERE o.patient = $1 AND o.metric = $2 AND o.day = $3 AND o.version < $4::bigint
+        """
+
+    /// Deletes a stored day (``RetractionMode/delete``); the ledger keeps its retraction.
+    static let deleteSQL = """
+        DELETE FROM observation WHERE patient = $1 AND metric = $2 AND day = $3 AND version < $4::bigint
         """
 
     /// The `SET` items of a status change of row `o` (retraction, finalisation): the status column and the

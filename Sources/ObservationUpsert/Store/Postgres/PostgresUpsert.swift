@@ -85,7 +85,8 @@ enum PostgresUpsert {
         """
 
     static func run(
-        _ batch: [ObservationRecord], counterShard: Int16, on connection: PostgresConnection
+        _ batch: [ObservationRecord], counterShard: Int16, retractionMode: RetractionMode,
+        on connection: PostgresConnection
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
@@ -131,7 +132,8 @@ enum PostgresUpsert {
             }
         }
         if !retractions.isEmpty {
-            try PostgresRetraction.run(retractions, of: batch, into: &winnerOutcomes, on: connection)
+            try PostgresRetraction.run(
+                retractions, of: batch, mode: retractionMode, into: &winnerOutcomes, on: connection)
         }
         let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
         let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)

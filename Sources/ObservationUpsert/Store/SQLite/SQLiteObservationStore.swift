@@ -11,12 +11,19 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     private let state: QueueConfined<SQLiteConnection?>
     /// The database file path.
     public let path: String
+    /// What a winning retraction does to a stored day.
+    public let retractionMode: RetractionMode
 
     /// Opens (creating if missing) the database at `path` and creates or migrates its schema.
-    /// - Parameter busyTimeout: how long a batch waits for another writer's lock before throwing `busy`.
+    /// - Parameters:
+    ///   - busyTimeout: how long a batch waits for another writer's lock before throwing `busy`.
+    ///   - retractionMode: mark a retracted day `entered-in-error` (default) or delete its row.
     /// - Throws: ``StoreError`` (`connection` when the file cannot be opened, `schema` when migration fails).
-    public init(path: String, busyTimeout: Duration = .seconds(5)) async throws {
+    public init(
+        path: String, busyTimeout: Duration = .seconds(5), retractionMode: RetractionMode = .enteredInError
+    ) async throws {
         self.path = path
+        self.retractionMode = retractionMode
         let milliseconds = Int32(clamping: busyTimeout.milliseconds)
         state = QueueConfined(label: "dvp.sqlite-store", nil)
         try await state.run { connection in
@@ -42,9 +49,10 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
         guard !batch.isEmpty else { return [] }
+        let mode = retractionMode
         return try await withConnection { connection in
             try connection.transaction {
-                let outcomes = try Self.upsert(batch, on: connection)
+                let outcomes = try Self.upsert(batch, retractionMode: mode, on: connection)
                 CrashPoint.reach(.afterUpsertBeforeCommit)
                 return outcomes
             }
@@ -96,10 +104,12 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     // MARK: - Upsert
 
-    /// The version-guarded upsert of one batch (values and retractions, docs/LIFECYCLE.md); runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
-    /// the database write lock, so reading the stored version and then writing cannot race another writer.
-    private static func upsert(_ batch: [ObservationRecord], on connection: SQLiteConnection) throws -> [UpsertOutcome]
-    {
+    /// The version-guarded upsert of one batch (values and retractions, docs/LIFECYCLE.md); runs inside the
+    /// caller's `BEGIN IMMEDIATE` transaction, which holds the database write lock, so reading the stored version and
+    /// then writing cannot race another writer.
+    private static func upsert(
+        _ batch: [ObservationRecord], retractionMode: RetractionMode, on connection: SQLiteConnection
+    ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
         let select = try connection.statement(
             "SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")
@@ -129,13 +139,16 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             """)
         let ledger = try connection.statement(
             "SELECT version FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
-        // A retraction keeps the resource and changes its status (and meta) with JSON functions: rare, not hot.
+        // A retraction keeps the resource and changes its status (and meta) with JSON functions (rare, not hot), or
+        // deletes the row; the ledger keeps the version either way.
         let retract = try connection.statement(
-            """
-            UPDATE observation SET version = ?4, \(Self.statusChange("entered-in-error"))
-            FROM \(Self.lastUpdatedNow)
-            WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
-            """)
+            retractionMode == .delete
+                ? "DELETE FROM observation WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4"
+                : """
+                UPDATE observation SET version = ?4, \(Self.statusChange("entered-in-error"))
+                FROM \(Self.lastUpdatedNow)
+                WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
+                """)
         let recordRetraction = try connection.statement(
             """
             INSERT INTO retraction (patient, metric, day, version, reason, recorded_at)

@@ -1,0 +1,39 @@
+import Foundation
+import TestSupport
+
+/// The SQL stores a worker test runs on (arguments of `@Test`): an SQLite file in the harness directory, or a fresh
+/// database on the PostgreSQL test server; with raw read access (`sqlite3`, `psql`) for what the store API does not
+/// show (status column, retraction ledger, whole rows).
+enum SQLStoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    var description: String { rawValue }
+
+    /// A new, empty store's location (`--store`) under `directory`, or on the PostgreSQL test server.
+    func freshLocation(in directory: URL) async throws -> String {
+        switch self {
+        case .sqlite: return "sqlite:" + directory.appendingPathComponent("observations-\(UUID().uuidString).sqlite").path
+        case .postgres: return try await TestPostgres.freshDatabase("worker")
+        }
+    }
+
+    /// The rows of constant SQL (written by the test, never input) as `sqlite3`/`psql -A` print them: one line per
+    /// row, columns separated by `|`, trimmed.
+    func query(_ location: String, _ sql: String) throws -> String {
+        let result = switch self {
+        case .sqlite: try runCommand("/usr/bin/sqlite3", [String(location.dropFirst("sqlite:".count)), sql])
+        case .postgres: try runCommand("/usr/bin/psql", [location, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+        }
+        guard result.status == 0 else { throw TestSetupError("\(self) query failed: \(sql): \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// SQL for the stored resource's `status` member, as text.
+    var resourceStatus: String {
+        switch self {
+        case .sqlite: "json_extract(resource, '$.status')"
+        case .postgres: "resource->>'status'"
+        }
+    }
+}
