@@ -81,7 +81,11 @@ enum WorkerOptions {
         .value("--fhir-scope", "SCOPE", help: "OAuth2 scope, e.g. system/Observation.write"),
         .value(
             "--fhir-version-tag-system", "URI",
-            help: "code system of the meta.tag carrying the event version (default the product's)"),
+            help: """
+                code system of the meta.tag carrying the event version (default the product's);
+                fixed once data exists: a stored copy without this tag is never overwritten, its
+                records are dead-lettered
+                """),
     ]
 
     static let mapping: [CommandLineOption] = [
