@@ -154,7 +154,7 @@ CAPABILITIES = {
     "rest": [{"mode": "server", "interaction": [{"code": "batch"}],
               "resource": [{"type": "Observation", "versioning": "versioned-update", "updateCreate": True,
                             "interaction": [{"code": "read"}, {"code": "vread"}, {"code": "update"},
-                                            {"code": "search-type"}]}]}],
+                                            {"code": "history-instance"}, {"code": "search-type"}]}]}],
 }
 
 

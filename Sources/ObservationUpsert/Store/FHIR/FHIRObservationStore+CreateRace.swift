@@ -22,6 +22,7 @@ extension FHIRObservationStore {
         guard let ours = entry.versionId, !ours.isEmpty else {
             throw unproven(id, "the server answered \(entry.status) without a version id")
         }
+        guard ours != "1" else { return .decided(.inserted) }  // nothing precedes a first version
         let response = try await rest.send("GET", "Observation/\(id)/_history?_count=\(Self.historyPage)")
         guard (200..<300).contains(response.status),
             let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
