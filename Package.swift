@@ -54,7 +54,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        /// The `--fhir-*` flags and the FHIR store configuration they make: one definition for the worker and storectl.
+        /// The `--fhir-*` flags and the FHIR store configuration they make, defined once (worker and storectl).
         .target(
             name: "StoreOptions", dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient"],
             swiftSettings: swiftSettings),
@@ -66,7 +66,8 @@ let package = Package(
         .target(
             name: "WorkerCore",
             dependencies: [
-                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD", "StoreOptions",
+                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD",
+                "StoreOptions",
             ],
             swiftSettings: swiftSettings
         ),

@@ -62,7 +62,8 @@ public enum FHIRStoreOptions {
         let tokenFile = try readableFile(value("fhir-token-file"), flag: "fhir-token-file")
         if let tokenURL = value("fhir-token-url") {
             guard tokenFile == nil else {
-                throw UsageError(option: "--fhir-token-url", "--fhir-token-file and --fhir-token-url exclude each other")
+                throw UsageError(
+                    option: "--fhir-token-url", "--fhir-token-file and --fhir-token-url exclude each other")
             }
             guard let clientID = value("fhir-client-id"), let secretFile = value("fhir-client-secret-file"),
                 let secret = FileManager.default.contents(atPath: secretFile)

@@ -47,7 +47,8 @@ struct FHIRAuthorizationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("token")
         try "secret-1\n".write(to: file, atomically: true, encoding: .utf8)
-        let store = try await FHIRObservationStore(configuration: Self.configuration(double, .bearerTokenFile(path: file.path)))
+        let store = try await FHIRObservationStore(
+            configuration: Self.configuration(double, .bearerTokenFile(path: file.path)))
         let record = try FHIRStoreFaultTests.mapped(version: 7)
         #expect(try await store.upsert([record]) == [.inserted])
         await store.close()
@@ -58,7 +59,8 @@ struct FHIRAuthorizationTests {
         #expect(refused.status == 1 && refused.standardError.contains("401"), "\(refused.standardError)")
         let dumped = try await ChildProcess.storectl(["dump"] + location + ["--fhir-token-file", file.path])
         #expect(dumped.standardOutput == "\(record.identity.key)\t7\n")
-        let twin = try await ChildProcess.run(storectl, ["dump"] + location, environment: ["DVP_FHIR_TOKEN_FILE": file.path])
+        let twin = try await ChildProcess.run(
+            storectl, ["dump"] + location, environment: ["DVP_FHIR_TOKEN_FILE": file.path])
         #expect(twin.status == 0 && twin.standardOutput == dumped.standardOutput, "\(twin.standardError)")
         let other = try await ChildProcess.storectl(
             ["dump"] + location + ["--fhir-token-file", file.path, "--fhir-version-tag-system", "urn:example:other"])

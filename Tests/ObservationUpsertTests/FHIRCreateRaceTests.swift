@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
-import Testing
 import TestSupport
+import Testing
 
 @testable import ObservationUpsert
 
