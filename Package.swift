@@ -54,6 +54,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// The `--fhir-*` flags and the FHIR store configuration they make, defined once (worker and storectl).
+        .target(
+            name: "StoreOptions", dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient"],
+            swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(
             name: "Producer", dependencies: ["Kafka", "DailyValueContract", "SeededRandom"],
@@ -62,7 +66,8 @@ let package = Package(
         .target(
             name: "WorkerCore",
             dependencies: [
-                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD", "HTTPClient",
+                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD",
+                "StoreOptions",
             ],
             swiftSettings: swiftSettings
         ),
@@ -75,7 +80,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert"], swiftSettings: swiftSettings),
+            name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert", "StoreOptions"],
+            swiftSettings: swiftSettings),
 
         // MARK: - Tests
         // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.

@@ -9,6 +9,7 @@ final class CurlEasy {
     /// libcurl writes a failed transfer's detailed message here (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let requestTimeoutMilliseconds: Int
+    private let maxResponseBytes: Int
 
     /// Creates a handle with the options every request shares.
     /// - Throws: ``HTTPClientError`` when libcurl cannot be initialised or rejects an option.
@@ -19,6 +20,7 @@ final class CurlEasy {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         requestTimeoutMilliseconds = Int(clamping: configuration.requestTimeout.milliseconds)
+        maxResponseBytes = configuration.maxResponseBytes
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_NOSIGNAL, 1)  // no SIGALRM for DNS timeouts: we run on many threads
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -30,6 +32,8 @@ final class CurlEasy {
         try set(CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: configuration.connectTimeout.milliseconds))
         try set(CURLOPT_TIMEOUT_MS, requestTimeoutMilliseconds)
         try set(CURLOPT_USERAGENT, configuration.userAgent)
+        // Refuses a declared Content-Length above the bound before the body; the write callback bounds the rest.
+        try check(dvp_curl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)))
         if let path = configuration.caBundlePath { try set(CURLOPT_CAINFO, path) }
         if let path = configuration.clientCertificatePath { try set(CURLOPT_SSLCERT, path) }
         if let path = configuration.clientKeyPath { try set(CURLOPT_SSLKEY, path) }
@@ -56,13 +60,18 @@ final class CurlEasy {
         try check(dvp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
         defer { _ = dvp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, nil) }
 
-        let sink = ResponseSink()
+        let sink = ResponseSink(limit: maxResponseBytes)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         try set(CURLOPT_WRITEDATA, pointer: context)
         try set(CURLOPT_HEADERDATA, pointer: context)
         errorBuffer[0] = 0
         let code = withExtendedLifetime(sink) { curl_easy_perform(handle) }
-        guard code == CURLE_OK else { throw failure(code) }
+        guard code == CURLE_OK else {
+            guard sink.exceeded || code == CURLE_FILESIZE_EXCEEDED else { throw failure(code) }
+            throw HTTPClientError(
+                .tooLarge, curlCode: Int32(code.rawValue),
+                "\(request.method) \(request.url): the response exceeds \(maxResponseBytes) bytes (maxResponseBytes)")
+        }
         return HTTPResponse(
             status: info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body,
             httpVersion: Self.versionName(info(CURLINFO_HTTP_VERSION)))
@@ -101,6 +110,10 @@ final class CurlEasy {
                 let length = size * count
                 guard let data, let context, length > 0 else { return length }
                 let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+                guard sink.body.count + length <= sink.limit else {
+                    sink.exceeded = true
+                    return 0  // anything but `length` aborts the transfer (CURLE_WRITE_ERROR)
+                }
                 sink.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
                 return length
             })
@@ -179,6 +192,11 @@ final class CurlEasy {
 private final class ResponseSink {
     var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
+    /// The most body bytes accepted; `exceeded` is set when the server sent more.
+    let limit: Int
+    var exceeded = false
+
+    init(limit: Int) { self.limit = limit }
 
     /// One header line: a status line starts a new response (after a `100 Continue` or similar), so earlier
     /// headers are dropped.

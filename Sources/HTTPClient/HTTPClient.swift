@@ -26,7 +26,7 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` and returns the final response, whatever its status.
     /// - Throws: ``HTTPClientError`` when no complete response arrived (connect failure, timeout, TLS, a closed
-    ///   client).
+    ///   client) or its body exceeded ``HTTPClientConfiguration/maxResponseBytes`` (`tooLarge`).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let index = inFlight.withLock { counts in
             let index = counts.indices.min { counts[$0] < counts[$1] }!

@@ -15,6 +15,9 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     public var clientKeyPath: String?
     /// How many connections (each kept alive and reused) requests are spread over; each runs one request at a time.
     public var maxConnections: Int = 4
+    /// The largest response body accepted (after decoding any `Content-Encoding`); a larger one aborts the transfer
+    /// with ``HTTPClientError/Code/tooLarge``. Default 64 MiB.
+    public var maxResponseBytes: Int = 64 << 20
     /// The `User-Agent` header of every request.
     public var userAgent: String = "daily-values-pipeline"
 
@@ -27,6 +30,7 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
         guard connectTimeout > .zero, requestTimeout > .zero else {
             throw HTTPClientError(.usage, "the connect and request timeouts must be positive")
         }
+        guard maxResponseBytes >= 1 else { throw HTTPClientError(.usage, "maxResponseBytes must be at least 1") }
         if (clientCertificatePath == nil) != (clientKeyPath == nil) {
             throw HTTPClientError(.usage, "a client certificate needs its key and a key its certificate (mutual TLS)")
         }

@@ -9,6 +9,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case timeout
         /// TLS failed: the peer's certificate did not verify, or the CA bundle or client certificate/key is unusable.
         case tls
+        /// The response body exceeded ``HTTPClientConfiguration/maxResponseBytes``; the transfer was aborted.
+        case tooLarge
         /// The URL or an option was rejected, or the client was closed.
         case usage
         /// Another libcurl failure.

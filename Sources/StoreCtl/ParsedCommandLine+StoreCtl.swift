@@ -1,11 +1,15 @@
 import CommandLineOptions
 import ObservationUpsert
+import StoreOptions
 
 /// The readings every `storectl` command shares: the store and the positional arguments.
 extension ParsedCommandLine {
     /// `--store LOCATION`, whose environment twin is `DVP_STORE`.
     static let storeOption = CommandLineOption.value(
         "--store", "LOCATION", environment: "DVP_STORE", help: "the store (\(StoreLocation.acceptedForms))")
+
+    /// `--store` and the `--fhir-*` flags (authorization and TLS for a `fhir+…` store, as the worker takes them).
+    static let storeOptions = [storeOption] + FHIRStoreOptions.options
 
     /// The store location from `--store`, else from the `DVP_STORE` environment variable.
     /// - Throws: ``UsageError`` when neither is given or the location is malformed.

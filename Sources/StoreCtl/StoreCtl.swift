@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Foundation
 import ObservationUpsert
+import StoreOptions
 
 /// The `storectl` commands and their dispatch.
 enum StoreCtl {
@@ -8,7 +9,7 @@ enum StoreCtl {
         var name: String
         var usage: String
         var summary: String
-        var options: [CommandLineOption] = [ParsedCommandLine.storeOption]
+        var options: [CommandLineOption] = ParsedCommandLine.storeOptions
         var run: @Sendable (ParsedCommandLine) async throws -> Int32
 
         /// The command's parser: its options, positional arguments allowed, an option given twice rejected.
@@ -44,7 +45,7 @@ enum StoreCtl {
         Command(
             name: "finalize", usage: "finalize [--store S] [--settle-hours H]",
             summary: "Flip preliminary days past their local end plus H hours to final (meta.versionId + 1).",
-            options: [ParsedCommandLine.storeOption, Finalize.settleOption], run: Finalize.run),
+            options: ParsedCommandLine.storeOptions + [Finalize.settleOption], run: Finalize.run),
         Command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
@@ -105,7 +106,8 @@ enum StoreCtl {
         _ arguments: ParsedCommandLine, _ body: (any ObservationStore) async throws -> Result
     ) async throws -> Result {
         let store = try await makeObservationStore(
-            try arguments.storeLocation(), postgres: PostgresClientOptions(applicationName: "dvp-storectl"))
+            try arguments.storeLocation(), postgres: PostgresClientOptions(applicationName: "dvp-storectl"),
+            fhir: try FHIRStoreOptions.configuration(arguments))
         do {
             let result = try await body(store)
             await store.close()

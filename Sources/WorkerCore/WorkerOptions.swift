@@ -1,4 +1,5 @@
 import CommandLineOptions
+import StoreOptions
 
 /// The worker's command line: every flag, its `DVP_*` environment twin and its help, in one place.
 ///
@@ -67,30 +68,8 @@ enum WorkerOptions {
                 """),
     ]
 
-    static let fhir: [CommandLineOption] = [
-        .value(
-            "--fhir-batch-size", "N",
-            help: "Observations per FHIR batch Bundle, 1-500 (default 100; Azure's limit is 500)"),
-        .value("--fhir-ca-file", "PATH", help: "PEM CA bundle to verify the FHIR server with (default: the system's)"),
-        .value("--fhir-client-cert", "PATH", help: "PEM client certificate for mutual TLS (with --fhir-client-key)"),
-        .value("--fhir-client-key", "PATH", help: "PEM private key of --fhir-client-cert"),
-        .value("--fhir-connect-timeout", "SECONDS", help: "bound on connecting to the FHIR server (default 10)"),
-        .value(
-            "--fhir-token-file", "PATH",
-            help: "bearer token file, re-read whenever it changes (e.g. a mounted secret)"),
-        .value(
-            "--fhir-token-url", "URL",
-            help: """
-                OAuth2 token endpoint for the client-credentials grant (with --fhir-client-id
-                and --fhir-client-secret-file); tokens are cached until shortly before expiry
-                """),
-        .value("--fhir-client-id", "ID", help: "OAuth2 client id"),
-        .value("--fhir-client-secret-file", "PATH", help: "file holding the OAuth2 client secret"),
-        .value("--fhir-scope", "SCOPE", help: "OAuth2 scope, e.g. system/Observation.write"),
-        .value(
-            "--fhir-version-tag-system", "URI",
-            help: "code system of the meta.tag carrying the event version (default the product's)"),
-    ]
+    /// Shared with `storectl`: defined once in ``FHIRStoreOptions``.
+    static let fhir = FHIRStoreOptions.options
 
     static let mapping: [CommandLineOption] = [
         .value("--identifier-system", "URI", help: "Observation.identifier.system"),

@@ -39,6 +39,36 @@ struct FHIRAuthorizationTests {
         await store.close()
     }
 
+    /// `storectl` takes the worker's `--fhir-*` flags (one definition) and their `DVP_FHIR_*` twins.
+    @Test func storectlTakesTheWorkersFHIRFlags() async throws {
+        let double = try await FHIRDouble()
+        try await double.set(["tokens": ["secret-1"]])
+        let directory = try TestEnvironment.temporaryDirectory("fhir-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("token")
+        try "secret-1\n".write(to: file, atomically: true, encoding: .utf8)
+        let store = try await FHIRObservationStore(
+            configuration: Self.configuration(double, .bearerTokenFile(path: file.path)))
+        let record = try FHIRStoreFaultTests.mapped(version: 7)
+        #expect(try await store.upsert([record]) == [.inserted])
+        await store.close()
+
+        let location = ["--store", "fhir+" + double.baseURL]
+        let storectl = try ChildProcess.storectl()
+        let refused = try await ChildProcess.run(storectl, ["dump"] + location)
+        #expect(refused.status == 1 && refused.standardError.contains("401"), "\(refused.standardError)")
+        let dumped = try await ChildProcess.storectl(["dump"] + location + ["--fhir-token-file", file.path])
+        #expect(dumped.standardOutput == "\(record.identity.key)\t7\n")
+        let twin = try await ChildProcess.run(
+            storectl, ["dump"] + location, environment: ["DVP_FHIR_TOKEN_FILE": file.path])
+        #expect(twin.status == 0 && twin.standardOutput == dumped.standardOutput, "\(twin.standardError)")
+        let other = try await ChildProcess.storectl(
+            ["dump"] + location + ["--fhir-token-file", file.path, "--fhir-version-tag-system", "urn:example:other"])
+        #expect(other.standardOutput.isEmpty)
+        let usage = try await ChildProcess.run(storectl, ["dump"] + location + ["--fhir-token-file", "/nonexistent"])
+        #expect(usage.status == 2 && usage.standardError.contains("--fhir-token-file"), "\(usage.standardError)")
+    }
+
     @Test func forbiddenIsARetriableUnauthorizedError() async throws {
         let double = try await FHIRDouble()
         let store = try await FHIRObservationStore(configuration: Self.configuration(double, .none))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import ObservationUpsert
 import Testing
 import TestSupport
 
@@ -126,12 +127,44 @@ struct HTTPClientTests {
         #expect(answer.text.contains("CapabilityStatement"))
     }
 
+    /// A body above `maxResponseBytes` aborts the transfer with `tooLarge`: one sent chunked (the size shows only
+    /// as it arrives) and one whose `Content-Length` is refused up front. The connection stays usable.
+    @Test func aResponseAboveTheBoundIsAbortedWithATypedError() async throws {
+        let double = try await FHIRDouble()
+        var configuration = HTTPClientConfiguration()
+        configuration.maxResponseBytes = 100_000
+        let client = try HTTPClient(configuration)
+        try await double.set(["big_metadata": 1_000_000])
+        let chunked = await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata"))
+        }
+        #expect(chunked?.code == .tooLarge && chunked?.isRetriable == false, "\(String(describing: chunked))")
+        try await double.set(["big_metadata": 50_000])
+        let within = try await client.send(HTTPRequest(method: "GET", url: double.baseURL + "/metadata"))
+        #expect(within.status == 200 && within.body.count > 50_000)
+        configuration.maxResponseBytes = 100
+        let tiny = try HTTPClient(configuration)
+        let declared = await #expect(throws: HTTPClientError.self) {
+            _ = try await tiny.send(HTTPRequest(method: "GET", url: double.rootURL + "/_stats"))
+        }
+        #expect(declared?.code == .tooLarge && declared?.curlCode == 63, "\(String(describing: declared))")
+        // The FHIR store reports it as a store error naming the bound.
+        try await double.set(["big_metadata": 1_000_000])
+        var fhir = FHIRStoreConfiguration(baseURL: double.baseURL)
+        fhir.http.maxResponseBytes = 100_000
+        let store = await #expect(throws: StoreError.self) { _ = try await FHIRObservationStore(configuration: fhir) }
+        #expect(store?.code == .query && store?.message.contains("maxResponseBytes") == true)
+    }
+
     @Test func invalidConfigurationsAreRefused() {
         var configuration = HTTPClientConfiguration()
         configuration.clientCertificatePath = "/tmp/cert.pem"
         #expect(throws: HTTPClientError.self) { try HTTPClient(configuration) }
         configuration = HTTPClientConfiguration()
         configuration.maxConnections = 0
+        #expect(throws: HTTPClientError.self) { try HTTPClient(configuration) }
+        configuration = HTTPClientConfiguration()
+        configuration.maxResponseBytes = 0
         #expect(throws: HTTPClientError.self) { try HTTPClient(configuration) }
     }
 }

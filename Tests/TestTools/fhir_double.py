@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A small in-memory FHIR R4 server for the FHIR store's fault tests, with quirks real servers show that sekmet-fhir
 cannot: 409 instead of 412 on a version conflict, identical PUTs that bump the version, 429 with Retry-After, bursts
-of 5xx, slow answers, referential-integrity rejections (HAPI), identifier truncation, and a concurrent writer that
-gets in between the store's read and its write. Standard library only; binds 127.0.0.1.
+of 5xx, slow answers, referential-integrity rejections (HAPI), identifier truncation, opaque version ids (Google), no
+_history, an oversized response, and a concurrent writer that gets in between the store's read and its write. Standard library only; binds 127.0.0.1.
 
 Usage: fhir_double.py --port-file PATH [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
   (writes the bound port into PATH once listening; with TLS it serves https, with --client-ca it requires a client
@@ -11,6 +11,7 @@ Quirks are switched at run time with POST /_control {"name": value, ...}; GET /_
 """
 import argparse
 import json
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,11 +29,15 @@ QUIRKS = {
     "delay_ms": 0,  # every request waits this long first
     "require_patient": False,  # an Observation whose subject is Patient/x is refused (400) unless Patient/x exists
     "truncate_identifier": 0,  # identifier values are cut to this many characters when stored (0: kept)
-    "interpose": {},  # id -> resource another writer PUTs just before the next write of that id
+    "interpose": {},  # id -> resource (or a list: one per PUT) another writer PUTs just before the next write of id
     "tokens": [],  # bearer tokens accepted on /fhir (none: no authorization required)
     "forbidden": False,  # every /fhir request answers 403 (a token without the needed scope)
     "client": None,  # [client_id, client_secret] the OAuth2 endpoint POST /token accepts
     "token_lifetime": 3600,  # expires_in of issued tokens, seconds
+    "opaque_versions": False,  # version ids are opaque strings (like Google's), not 1, 2, 3
+    "no_history": False,  # _history (vread and the instance's list) answers 404, as on a server without it
+    "throttle_entries": 0,  # the next N PUT entries of a batch answer 429 (a Bundle entry has no Retry-After)
+    "big_metadata": 0,  # /metadata carries this many padding bytes (chunked, no Content-Length: a size-bound test)
 }
 STATS = {"tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0}
 VERSION_TAG = "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
@@ -73,7 +78,7 @@ def store(resource, rid):
             return 200, previous["meta"]["versionId"]
     if previous is not None and (event_version(previous) or 0) > (event_version(body) or 0):
         STATS["decreases"] += 1  # a stale overwrite: the oracle tests require none
-    version = str(len(versions) + 1)
+    version = f"v{os.urandom(6).hex()}" if QUIRKS["opaque_versions"] else str(len(versions) + 1)
     meta["versionId"] = version
     meta["lastUpdated"] = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
     versions.append(body)
@@ -85,6 +90,10 @@ def put(rid, resource, if_match):
     with LOCK:
         STATS["puts"] += 1
         other = QUIRKS["interpose"].pop(rid, None)
+        if isinstance(other, list):
+            if len(other) > 1:
+                QUIRKS["interpose"][rid] = other[1:]
+            other = other[0] if other else None
         if other is not None:
             store(other, rid)
         if resource.get("resourceType") != "Observation" or resource.get("id") != rid:
@@ -105,17 +114,21 @@ def put(rid, resource, if_match):
 
 
 def read(path):
-    """GET of Observation/id or Observation/id/_history/n; returns (status, resource or outcome)."""
-    parts = path.strip("/").split("/")
+    """GET of Observation/id, Observation/id/_history/vid or Observation/id/_history (a history Bundle, newest
+    first); returns (status, resource or outcome)."""
+    parts = urlsplit(path).path.strip("/").split("/")
     with LOCK:
         versions = STORE.get(parts[1]) if len(parts) >= 2 and parts[0] == "Observation" else None
         if not versions:
             return 404, outcome("not-found", f"{path} not found")
-        if len(parts) == 4 and parts[2] == "_history":
-            index = int(parts[3]) - 1
-            if not 0 <= index < len(versions):
-                return 404, outcome("not-found", f"{path} not found")
-            return 200, versions[index]
+        if len(parts) >= 3 and parts[2] == "_history":
+            if QUIRKS["no_history"]:
+                return 404, outcome("not-supported", "history is not supported here")
+            if len(parts) == 3:
+                return 200, {"resourceType": "Bundle", "type": "history", "total": len(versions),
+                             "entry": [{"resource": v} for v in reversed(versions)]}
+            found = [v for v in versions if len(parts) == 4 and v["meta"]["versionId"] == parts[3]]
+            return (200, found[0]) if found else (404, outcome("not-found", f"{path} not found"))
         return 200, versions[-1]
 
 
@@ -141,7 +154,7 @@ CAPABILITIES = {
     "rest": [{"mode": "server", "interaction": [{"code": "batch"}],
               "resource": [{"type": "Observation", "versioning": "versioned-update", "updateCreate": True,
                             "interaction": [{"code": "read"}, {"code": "vread"}, {"code": "update"},
-                                            {"code": "search-type"}]}]}],
+                                            {"code": "history-instance"}, {"code": "search-type"}]}]}],
 }
 
 
@@ -166,6 +179,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def send_chunked(self, body):
+        """200 with a chunked body (no Content-Length: the client learns the size only as it arrives)."""
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/fhir+json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for start in range(0, len(data), 65536):
+            chunk = data[start:start + 65536]
+            self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
     def body(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -216,11 +241,14 @@ class Handler(BaseHTTPRequestHandler):
         if self.fault():
             return
         if path == "/metadata":
+            padding = QUIRKS["big_metadata"]
+            if padding:
+                return self.send_chunked(dict(CAPABILITIES, description="x" * padding))
             return self.send(200, CAPABILITIES)
         if path == "/Observation":
             return self.send(200, search(urlsplit(self.path).query))
         status, body = read(unquote(path))
-        etag = [("ETag", f'W/"{body["meta"]["versionId"]}"')] if status == 200 else []
+        etag = [("ETag", f'W/"{body["meta"]["versionId"]}"')] if status == 200 and "meta" in body else []
         self.send(status, body, etag)
 
     def do_PUT(self):
@@ -268,11 +296,17 @@ class Handler(BaseHTTPRequestHandler):
             if request.get("method") == "GET":
                 status, body = read(url)
                 answer = {"status": status_line(status)}
-                if status == 200:
+                if status == 200 and "meta" in body:
                     answer["etag"] = f'W/"{body["meta"]["versionId"]}"'
                     entries.append({"resource": body, "response": answer})
                 else:
                     entries.append({"response": dict(answer, outcome=body)})
+            elif request.get("method") == "PUT" and url.startswith("Observation/") and QUIRKS["throttle_entries"] > 0:
+                with LOCK:
+                    QUIRKS["throttle_entries"] -= 1
+                    STATS["throttled"] += 1
+                entries.append({"response": {"status": "429 Too Many Requests",
+                                             "outcome": outcome("throttled", "too many requests")}})
             elif request.get("method") == "PUT" and url.startswith("Observation/"):
                 status, etag, problem = put(url.split("/")[1], entry.get("resource", {}), request.get("ifMatch"))
                 answer = {"status": status_line(status)}
@@ -311,7 +345,6 @@ def main():
         server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     with open(args.port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))
-    import os
     os.replace(args.port_file + ".tmp", args.port_file)
     server.serve_forever()
 

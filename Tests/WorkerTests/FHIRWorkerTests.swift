@@ -193,4 +193,35 @@ struct FHIRWorkerTests {
             #expect(p.committed == p.end, "partition \(p.partition): committed \(p.committed), end \(p.end)")
         }
     }
+
+    @Test("Copies written under another version tag system are never overwritten: each record is dead-lettered")
+    func copiesWithoutOurTagAreDeadLettered() async throws {
+        let harness = try PipelineHarness()
+        try await harness.startBroker()
+        let (events, _) = try harness.generate(patients: 2, days: 2, seed: 35)
+        let double = try await FHIRDouble()
+        try harness.publish(events)
+        let store = "fhir+" + double.baseURL
+        let other = try harness.startWorker(
+            store: store, group: "other-system", extra: ["--fhir-version-tag-system", "urn:example:other"],
+            name: "other")
+        #expect(await other.waitForExit(timeout: .seconds(120)) == 0, "\(other.stderr.suffix(2000))")
+        let stored = try #require(try await double.stats()["stored"])
+
+        let worker = try harness.startWorker(store: store)
+        #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "\(worker.stderr.suffix(2000))")
+        #expect(try harness.storeDump(store).isEmpty)  // nothing carries the default tag: nothing was overwritten
+        let stats = try await double.stats()
+        #expect(stats["stored"] == stored && stats["decreases"] == 0)
+        let deadLetters = try await harness.deadLetters()
+        let published = try String(contentsOf: events, encoding: .utf8).split(separator: "\n").count
+        #expect(deadLetters.count == published)
+        for record in deadLetters {
+            let headers = Dictionary(
+                record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) },
+                uniquingKeysWith: { a, _ in a })
+            #expect(headers["__connect.errors.stage"] == "STORE")
+            #expect(headers["__connect.errors.exception.message"]?.contains("no event version tag") == true)
+        }
+    }
 }

@@ -10,6 +10,8 @@ public struct FHIRCapabilities: Sendable, Hashable, CustomStringConvertible {
     public var updateCreate: Bool
     /// `Observation.versioning` is `versioned-update` (the server checks `If-Match`).
     public var versionedUpdate: Bool
+    /// `Observation` lists `history-instance`: a racing create can be settled (without it such a batch is retried).
+    public var historyInstance: Bool
     /// The system-level `batch` interaction.
     public var batch: Bool
 
@@ -23,6 +25,7 @@ public struct FHIRCapabilities: Sendable, Hashable, CustomStringConvertible {
         let observation = (rest["resource"] as? [[String: Any]])?.first { $0["type"] as? String == "Observation" }
         let codes = { (list: Any?) in Set((list as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }) }
         observationUpdate = codes(observation?["interaction"]).contains("update")
+        historyInstance = codes(observation?["interaction"]).contains("history-instance")
         updateCreate = observation?["updateCreate"] as? Bool ?? false
         versionedUpdate = observation?["versioning"] as? String == "versioned-update"
         batch = codes(rest["interaction"]).contains("batch")
@@ -33,6 +36,7 @@ public struct FHIRCapabilities: Sendable, Hashable, CustomStringConvertible {
         [
             observationUpdate ? nil : "Observation update", updateCreate ? nil : "Observation updateCreate",
             versionedUpdate ? nil : "Observation versioned-update (If-Match)", batch ? nil : "batch",
+            historyInstance ? nil : "Observation history-instance (settles a racing create)",
             fhirVersion.hasPrefix("4.0") ? nil : "FHIR R4 (4.0.x)",
         ].compactMap { $0 }
     }

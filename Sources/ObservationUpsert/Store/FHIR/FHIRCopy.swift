@@ -7,8 +7,9 @@ struct FHIRCopy {
     var resourceID: String
     /// `meta.versionId` (numeric on HAPI, Azure and sekmet; opaque on Google).
     var versionId: String
-    /// The event version on the ``FHIRStoreConfiguration/versionTagSystem`` tag; nil when the copy has none (not
-    /// written by this product): it is then replaced like a lower version.
+    /// The event version on the ``FHIRStoreConfiguration/versionTagSystem`` tag; nil when the copy has none
+    /// (written by another system, or under another tag system): such a copy is never overwritten, the record is
+    /// refused.
     var eventVersion: Int64?
     var identity: ObservationIdentity?
     var lastUpdated: String

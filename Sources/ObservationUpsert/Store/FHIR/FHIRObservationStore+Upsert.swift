@@ -1,4 +1,5 @@
 import DailyValueContract
+import Essentials
 import Foundation
 import HTTPClient
 
@@ -14,6 +15,7 @@ extension FHIRObservationStore {
     ) async throws {
         var pending = chunk
         var round = 0
+        var throttled = Backoff(initial: .seconds(1), maximum: configuration.maxRetryAfter)
         while !pending.isEmpty {
             round += 1
             guard round <= configuration.conflictAttempts else {
@@ -26,7 +28,10 @@ extension FHIRObservationStore {
             for index in pending {
                 let record = batch[index]
                 let copy = copies[record.resourceID]
-                if let stored = copy?.eventVersion, stored >= record.version {
+                if let copy, copy.eventVersion == nil {
+                    refused[index] = Self.foreignCopyReason(
+                        record.resourceID, versionTagSystem: configuration.versionTagSystem)
+                } else if let stored = copy?.eventVersion, stored >= record.version {
                     decided[index] = stored == record.version ? .unchanged : .stale
                 } else {
                     writes.append((index, FHIRBundle.Write(record: record, ifMatch: copy?.versionId)))
@@ -40,10 +45,13 @@ extension FHIRObservationStore {
             for ((index, write), entry) in zip(writes, entries) {
                 switch entry.status {
                 case 200..<300:
-                    if write.ifMatch == nil, let outcome = try await collision(write.record, entry) {
-                        if outcome == .stale { pending.append(index) } else { decided[index] = outcome }
-                    } else {
-                        decided[index] = write.ifMatch == nil ? .inserted : .updated
+                    guard write.ifMatch == nil else {
+                        decided[index] = .updated
+                        continue
+                    }
+                    switch try await settleCreate(write.record, entry) {
+                    case .decided(let outcome): decided[index] = outcome
+                    case .refused(let reason): refused[index] = reason
                     }
                 case 409, 412, 404, 410, 429, 503:
                     // Another writer got there first (or the copy vanished, or the entry was throttled): decide again.
@@ -61,7 +69,8 @@ extension FHIRObservationStore {
                 }
             }
             if pending.count > 0, entries.contains(where: { [429, 503].contains($0.status) }) {
-                try await Task.sleep(for: .seconds(1))  // entries carry no Retry-After
+                // A Bundle entry has no headers, so no Retry-After: back off (1 s doubling, jittered, capped).
+                try await Task.sleep(for: throttled.next())
             }
         }
     }
@@ -89,41 +98,5 @@ extension FHIRObservationStore {
             }
         }
         return copies
-    }
-
-    /// A PUT meant to create `record` that replaced a copy another writer created after our read (the server
-    /// answered 200, not 201, with a version id above 1). The replaced copy is read back from history; if it
-    /// held a higher event version it is restored (guarded by `If-Match`) and the record is decided again (`stale`
-    /// is returned to ask for that). nil: it really was a create.
-    private func collision(_ record: ObservationRecord, _ entry: FHIRBundle.Entry) async throws -> UpsertOutcome? {
-        // 201 Created is a create (also of an id deleted before); a 200 is one only at version 1 (opaque version
-        // ids, as on Google, cannot tell).
-        guard entry.status != 201, let numeric = entry.versionId.flatMap({ Int64($0) }), numeric > 1 else {
-            return nil
-        }
-        let path = "Observation/\(record.resourceID)/_history/\(numeric - 1)"
-        let previous = try await rest.send("GET", path)
-        guard (200..<300).contains(previous.status),
-            var resource = try? JSONSerialization.jsonObject(with: Data(previous.body)) as? [String: Any],
-            let replaced = copy(resource)
-        else { return .updated }  // no history to compare with: nothing to restore
-        guard let version = replaced.eventVersion, version > record.version else {
-            return replaced.eventVersion == record.version ? .unchanged : .updated
-        }
-        if var meta = resource["meta"] as? [String: Any] {
-            meta["versionId"] = nil
-            meta["lastUpdated"] = nil
-            resource["meta"] = meta
-        }
-        let body = try JSONSerialization.data(withJSONObject: resource, options: [.withoutEscapingSlashes])
-        let restore = try await rest.send(
-            "PUT", "Observation/\(record.resourceID)", body: Array(body), ifMatch: String(numeric))
-        guard (200..<300).contains(restore.status) || [409, 412].contains(restore.status) else {
-            throw StoreError(
-                .query, nativeCode: String(restore.status),
-                "restoring Observation/\(record.resourceID) after a create race: "
-                    + FHIRRestClient.outcomeText(restore))
-        }
-        return .stale
     }
 }

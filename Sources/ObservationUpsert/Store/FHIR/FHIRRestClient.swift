@@ -15,7 +15,7 @@ struct FHIRRestClient: Sendable {
     /// record or per call).
     /// - Throws: ``StoreError``: `connection` for network failures and 5xx answers, `timeout`, `busy` when throttling
     ///   outlasted ``FHIRStoreConfiguration/throttleAttempts``, `unauthorized` for 401/403, `usage` for TLS or URL
-    ///   problems.
+    ///   problems, `query` for a response above ``HTTPClientConfiguration/maxResponseBytes``.
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, ifMatch: String? = nil) async throws
         -> HTTPResponse
     {
@@ -96,6 +96,7 @@ struct FHIRRestClient: Sendable {
             case .connection, .other: .connection
             case .timeout: .timeout
             case .tls, .usage: .usage
+            case .tooLarge: .query
             }
         return StoreError(code, nativeCode: error.curlCode.map { "curl \($0)" }, "\(method) \(url): \(error.message)")
     }
