@@ -156,7 +156,8 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         if SECRET_ENV.match(name) and not literal_ok:
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
     check_id_key(container, env, mounts, volumes, values)
-    for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL")):
+    for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL"),
+                      ("DVP_RETRACTION_MODE", "retractionMode")):
         assert env[name]["value"] == values["worker"][key] != "", f"{name} is not worker.{key}"
     store = env["DVP_STORE"]
     if values["store"]["type"] == "postgres":
@@ -524,6 +525,7 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("FHIR batch above 500", fhir_store(batchSize=501), "at '/store/fhir/batchSize': maximum: got 501, want 500"),
     ("unknown store type", {"store": {"type": "mongodb"}}, "at '/store/type': value must be one of"),
     ("finalize settle window above 30 days", {"finalize": {"settleHours": 721}}, "at '/finalize/settleHours': maximum"),
+    ("retraction mode the worker rejects", {"worker": {"retractionMode": "purge"}}, "at '/worker/retractionMode': value must be one of"),
     ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
 ]
 

@@ -205,6 +205,8 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
   value: {{ .Values.worker.httpPort | int64 | quote }}
 - name: DVP_LOG_LEVEL
   value: {{ .Values.worker.logLevel | quote }}
+- name: DVP_RETRACTION_MODE
+  value: {{ .Values.worker.retractionMode | quote }}
 - name: DVP_WORKER_ID
   valueFrom:
     fieldRef:
