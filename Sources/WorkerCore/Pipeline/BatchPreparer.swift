@@ -23,23 +23,24 @@ struct BatchPreparer: Sendable {
     func prepare(_ pending: [KafkaMessage]) async -> Prepared {
         let messages = pending.filter(tracker.isCurrent)
         var output = processor.decode(messages)
-        let bounds = await versionBounds(output.decoded.map(\.event.identity))
+        let bounds = await versionBounds(output.decoded)
         processor.map(&output, storedAtLeast: bounds)
         return Prepared(messages: messages, output: output)
     }
 
     /// The version cache's bounds, pre-warmed first (when it pays, see ``VersionPrewarm``) with one read of the
     /// stored versions of the identities it does not know. A failed read only costs the shortcut.
-    private func versionBounds(_ identities: [ObservationIdentity]) async -> [Int64?] {
-        let bounds = versionCache.storedAtLeast(identities)
+    private func versionBounds(_ decoded: [BatchProcessor.Decoded]) async -> [Int64?] {
+        let keys = decoded.map(\.versionKey)
+        let bounds = versionCache.storedAtLeast(keys)
         guard versionCache.isEnabled, let versionReader else { return bounds }
-        let unknown = zip(identities, bounds).compactMap { $1 == nil ? $0 : nil }
-        guard unknown.count * 4 >= identities.count, prewarm.shouldRead(),
+        let unknown = zip(decoded, bounds).compactMap { $1 == nil ? $0.event.identity : nil }
+        guard unknown.count * 4 >= decoded.count, prewarm.shouldRead(),
             let stored = try? await versionReader.storedVersions(for: unknown)
         else { return bounds }
         prewarm.observe(found: stored.count, of: unknown.count)
         guard !stored.isEmpty else { return bounds }
         versionCache.record(stored.map { ($0.key, $0.value) })
-        return versionCache.storedAtLeast(identities)
+        return versionCache.storedAtLeast(keys)
     }
 }

@@ -12,12 +12,16 @@ struct BatchProcessor: Sendable {
         var metric: String
         /// The event's Kafka record (dead-lettered if the store's server refuses the Observation).
         var message: KafkaMessage
+        /// The identity's version-cache key (computed once, at decoding).
+        var versionKey: VersionCache.Key
     }
 
     /// A valid event (a value or a retraction), not yet mapped.
     struct Decoded: Sendable {
         var event: DailyEvent
         var message: KafkaMessage
+        /// The identity's version-cache key, for every lookup and update of this event.
+        var versionKey: VersionCache.Key
         /// The version the upsert is guarded by (decided by validation: the event's, else the record timestamp).
         var version: Int64 { event.version }
     }
@@ -50,7 +54,7 @@ struct BatchProcessor: Sendable {
             if (output.lastRecords[tp]?.offset ?? -1) < message.offset { output.lastRecords[tp] = message }
             do {
                 let event = try decoder.validateEvent(message.value, recordTimestampMs: message.timestampMs)
-                output.decoded.append(Decoded(event: event, message: message))
+                output.decoded.append(Decoded(event: event, message: message, versionKey: .init(event.identity)))
                 if case .value(let value) = event {
                     for field in value.omittedSourceFields { output.omittedSourceFields[field, default: 0] += 1 }
                 }
@@ -78,7 +82,9 @@ struct BatchProcessor: Sendable {
                     case .retraction(let retraction): mapper.map(retraction)
                     }
                 output.mapped.append(
-                    Mapped(record: record, metric: record.identity.metric, message: decoded.message))
+                    Mapped(
+                        record: record, metric: record.identity.metric, message: decoded.message,
+                        versionKey: decoded.versionKey))
             } catch {
                 addDeadLetter(for: decoded.message, error, to: &output)
             }

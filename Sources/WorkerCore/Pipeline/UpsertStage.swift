@@ -27,7 +27,7 @@ struct UpsertStage: Sendable {
     func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Result {
         guard !mapped.isEmpty else { return Result(durable: true) }
         // The previous batch may have raised bounds since this one was prepared.
-        let bounds = versionCache.storedAtLeast(mapped.map(\.record.identity))
+        let bounds = versionCache.storedAtLeast(mapped.map(\.versionKey))
         var toStore: [BatchProcessor.Mapped] = []
         toStore.reserveCapacity(mapped.count)
         var skipped: [UpsertOutcome: Int] = [:]
@@ -55,11 +55,11 @@ struct UpsertStage: Sendable {
             },
             attempt: {
                 do {
-                    learn(records, try await store.upsert(records))
+                    learn(toStore, try await store.upsert(records))
                     return nil
                 } catch let refusal as UpsertRejections {
-                    let decided = zip(records, refusal.outcomes).compactMap { record, outcome in
-                        outcome.map { (record, $0) }
+                    let decided = zip(toStore, refusal.outcomes).compactMap { item, outcome in
+                        outcome.map { (item, $0) }
                     }
                     learn(decided.map(\.0), decided.map(\.1))
                     refused = refusal.reasons.sorted { $0.key < $1.key }.map { index, reason in
@@ -77,13 +77,13 @@ struct UpsertStage: Sendable {
     }
 
     /// Counts the outcomes and records the versions the store now holds at least.
-    private func learn(_ records: [ObservationRecord], _ outcomes: [UpsertOutcome]) {
+    private func learn(_ items: [BatchProcessor.Mapped], _ outcomes: [UpsertOutcome]) {
         var counts: [UpsertOutcome: Int] = [:]
-        var learned: [(ObservationIdentity, Int64)] = []
-        learned.reserveCapacity(records.count)
-        for (record, outcome) in zip(records, outcomes) {
+        var learned: [(VersionCache.Key, Int64)] = []
+        learned.reserveCapacity(items.count)
+        for (item, outcome) in zip(items, outcomes) {
             counts[outcome, default: 0] += 1
-            learned.append((record.identity, outcome == .stale ? record.version + 1 : record.version))
+            learned.append((item.versionKey, outcome == .stale ? item.record.version + 1 : item.record.version))
         }
         for (outcome, n) in counts {
             metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"", by: Double(n))

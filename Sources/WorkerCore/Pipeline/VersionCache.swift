@@ -9,9 +9,28 @@ import Synchronization
 /// of the identity (collisions are negligible: ~2⁻⁸⁸ at a million entries); when full, the cache is cleared, which
 /// only costs speed, never correctness.
 final class VersionCache: Sendable {
-    private struct Key: Hashable {
+    /// The cache key of one identity: computed once per event (``BatchProcessor/Decoded/versionKey``) and reused by
+    /// every lookup and update of that event.
+    struct Key: Hashable, Sendable {
         let a: UInt64
         let b: UInt64
+
+        init(_ identity: ObservationIdentity) {
+            var h1 = Hasher()
+            var h2 = Hasher()
+            h1.combine(identity.patient)
+            h1.combine(identity.metric)
+            h1.combine(identity.day)
+            h2.combine(0x9E37_79B9_7F4A_7C15 as UInt64)
+            h2.combine(identity.day)
+            h2.combine(identity.metric)
+            h2.combine(identity.patient)
+            a = UInt64(bitPattern: Int64(h1.finalize()))
+            b = UInt64(bitPattern: Int64(h2.finalize()))
+        }
+
+        /// `a` is already a hash of the identity: the table needs no more.
+        func hash(into hasher: inout Hasher) { hasher.combine(a) }
     }
 
     private let capacity: Int
@@ -24,33 +43,30 @@ final class VersionCache: Sendable {
 
     var isEnabled: Bool { capacity > 0 }
 
-    private static func key(_ identity: ObservationIdentity) -> Key {
-        var h1 = Hasher()
-        var h2 = Hasher()
-        h1.combine(identity.patient)
-        h1.combine(identity.metric)
-        h1.combine(identity.day)
-        h2.combine(0x9E37_79B9_7F4A_7C15 as UInt64)
-        h2.combine(identity.day)
-        h2.combine(identity.metric)
-        h2.combine(identity.patient)
-        return Key(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
-    }
-
     /// The known lower bound of the stored version, if cached.
-    func storedAtLeast(_ identities: [ObservationIdentity]) -> [Int64?] {
-        guard isEnabled else { return Array(repeating: nil, count: identities.count) }
-        let keys = identities.map(Self.key)
+    func storedAtLeast(_ keys: [Key]) -> [Int64?] {
+        guard isEnabled else { return Array(repeating: nil, count: keys.count) }
         return entries.withLock { e in keys.map { e[$0] } }
     }
 
+    /// ``storedAtLeast(_:)-([Key])`` by identity.
+    func storedAtLeast(_ identities: [ObservationIdentity]) -> [Int64?] {
+        guard isEnabled else { return Array(repeating: nil, count: identities.count) }
+        return storedAtLeast(identities.map(Key.init))
+    }
+
     /// Raises the bounds after a durable upsert: `atLeast` is a version the store is known to hold or exceed.
+    func record(_ bounds: [(Key, Int64)]) {
+        guard isEnabled else { return }
+        entries.withLock { e in
+            if e.count + bounds.count > capacity { e.removeAll(keepingCapacity: true) }
+            for (key, version) in bounds where (e[key] ?? Int64.min) < version { e[key] = version }
+        }
+    }
+
+    /// ``record(_:)-([(Key,Int64)])`` by identity.
     func record(_ bounds: [(ObservationIdentity, Int64)]) {
         guard isEnabled else { return }
-        let keyed = bounds.map { (Self.key($0.0), $0.1) }
-        entries.withLock { e in
-            if e.count + keyed.count > capacity { e.removeAll(keepingCapacity: true) }
-            for (key, version) in keyed where (e[key] ?? Int64.min) < version { e[key] = version }
-        }
+        record(bounds.map { (Key($0.0), $0.1) })
     }
 }
