@@ -370,7 +370,8 @@ def check_finalize(cronjob: dict[str, Any], values: dict[str, Any], selector: di
         "key": values["store"]["postgres"]["dsnKey"],
     }, "DVP_STORE is not the DSN Secret"
     assert env["DVP_SETTLE_HOURS"]["value"] == str(finalize["settleHours"])
-    assert {e["name"] for e in values["extraEnv"]} <= set(env), "extraEnv (e.g. PGSSLROOTCERT) missing"
+    own = {e["name"] for e in finalize["extraEnv"]}
+    assert set(env) == {"DVP_STORE", "DVP_SETTLE_HOURS"} | own, f"finalize env {sorted(env)}: only its own extraEnv"
 
 
 # MARK: - Value usage

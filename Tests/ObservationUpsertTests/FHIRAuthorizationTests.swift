@@ -105,7 +105,8 @@ struct FHIRAuthorizationTests {
         let issuedBefore = try #require(try await double.stats()["tokens_issued"])
         try await Task.sleep(for: .milliseconds(2500))
         #expect(try await refreshing.upsert([try FHIRStoreFaultTests.mapped(version: 5)]) == [.updated])
-        #expect(try await double.stats()["tokens_issued"] == issuedBefore + 1)
+        // At least one refresh (a second one if the machine took over 2 s between this batch's two requests).
+        #expect(try #require(try await double.stats()["tokens_issued"]) >= issuedBefore + 1)
         await refreshing.close()
 
         var wrong = grant

@@ -161,6 +161,26 @@ struct ObservationLifecycleContractTests {
         #expect(try sameJSON(row.resource, expected, versionId: 2, lastUpdated: row.lastUpdated))
     }
 
+    /// A tie between a retraction and a value in one batch: the first of the two wins, as one by one.
+    @Test(arguments: StoreKind.databases, RetractionMode.allCases)
+    func aTieInOneBatchEndsAsTheEventsOneByOne(kind: StoreKind, mode: RetractionMode) async throws {
+        let value = record(version: 7, value: 60, status: .final)
+        let retraction = ObservationRecord.retraction(
+            identity: value.identity, version: 7, resourceID: value.resourceID, reason: "wrong sample")
+        let retractedFirst = [retraction, value]
+        let (batched, oneByOne) = try await (
+            run(kind, mode, [retractedFirst]), run(kind, mode, retractedFirst.map { [$0] }))
+        #expect(batched.outcomes == [.retracted, .unchanged] && oneByOne.outcomes == batched.outcomes)
+        #expect(batched.row == nil && oneByOne.row == nil, "a retraction of a day never stored leaves no row")
+
+        let valueFirst = [value, retraction]
+        let (batched2, oneByOne2) = try await (
+            run(kind, mode, [valueFirst]), run(kind, mode, valueFirst.map { [$0] }))
+        #expect(batched2.outcomes == [.inserted, .unchanged] && oneByOne2.outcomes == batched2.outcomes)
+        #expect(try batched2.row.flatMap(status(of:)) == .final)
+        #expect(try oneByOne2.row.flatMap(status(of:)) == .final)
+    }
+
     private func run(_ kind: StoreKind, _ mode: RetractionMode, _ batches: [[ObservationRecord]]) async throws
         -> (outcomes: [UpsertOutcome], row: StoredObservation?)
     {

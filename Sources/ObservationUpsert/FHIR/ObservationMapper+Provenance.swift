@@ -30,7 +30,7 @@ extension ObservationMapper {
     }
 
     /// `bundleId` without its device-identifier segments; `nil` when nothing else is left. Byte-level: every event
-    /// passes here, and almost every bundle id is returned as it came, without a copy.
+    /// passes here, and almost every bundle id is returned as it came (no new string is built).
     static func bundleIdWithoutDeviceIDs(_ bundleId: String) -> String? {
         let bytes = Array(bundleId.utf8)
         var segments: [Range<Int>] = []

@@ -42,7 +42,12 @@ struct UpsertPlan {
         winnerOf = groupOf.map { winnerOfGroup[$0] }
         var beneath: [Int: Int] = [:]
         for group in winnerOfGroup.indices where batch[winnerOfGroup[group]].retractionReason != nil {
-            beneath[winnerOfGroup[group]] = valueOfGroup[group]
+            // Only a lower value lies beneath: one of the retraction's own version lost the tie to it (it came
+            // later), and written first it would make the retraction `unchanged` (one by one it is `unchanged`).
+            let retraction = winnerOfGroup[group]
+            if let value = valueOfGroup[group], batch[value].version < batch[retraction].version {
+                beneath[retraction] = value
+            }
         }
         valuesBeneath = beneath
     }
