@@ -157,8 +157,12 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
     check_id_key(container, env, mounts, volumes, values)
     for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL"),
-                      ("DVP_RETRACTION_MODE", "retractionMode")):
+                      ("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference")):
         assert env[name]["value"] == values["worker"][key] != "", f"{name} is not worker.{key}"
+    system = values["worker"]["patientIdentifierSystem"]
+    assert env.get("DVP_PATIENT_IDENTIFIER_SYSTEM", {}).get("value", "") == system, "DVP_PATIENT_IDENTIFIER_SYSTEM"
+    device = env.get("DVP_STORE_DEVICE_NAME", {}).get("value")
+    assert device == ("true" if values["worker"]["storeDeviceName"] else None), "DVP_STORE_DEVICE_NAME"
     store = env["DVP_STORE"]
     if values["store"]["type"] == "postgres":
         assert store["valueFrom"]["secretKeyRef"] == {
@@ -526,6 +530,8 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("FHIR batch above 500", fhir_store(batchSize=501), "at '/store/fhir/batchSize': maximum: got 501, want 500"),
     ("unknown store type", {"store": {"type": "mongodb"}}, "at '/store/type': value must be one of"),
     ("finalize settle window above 30 days", {"finalize": {"settleHours": 721}}, "at '/finalize/settleHours': maximum"),
+    ("subject reference mode the worker rejects", {"worker": {"subjectReference": "contained"}}, "at '/worker/subjectReference': value must be one of"),
+    ("device name opt-in not a boolean", {"worker": {"storeDeviceName": "yes"}}, "at '/worker/storeDeviceName': got string, want boolean"),
     ("retraction mode the worker rejects", {"worker": {"retractionMode": "purge"}}, "at '/worker/retractionMode': value must be one of"),
     ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
 ]
@@ -575,6 +581,11 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
     # No example-domain (or any) default for the FHIR systems: each deployment names its own.
     ("no identifier system", {"worker": {"identifierSystem": ""}}, "worker.identifierSystem is required"),
     ("no source extension URL", {"worker": {"sourceExtensionURL": ""}}, "worker.sourceExtensionURL is required"),
+    (
+        "logical subject reference without a patient identifier system",
+        {"worker": {"subjectReference": "logical"}},
+        "worker.subjectReference=logical needs worker.patientIdentifierSystem",
+    ),
     ("FHIR store without a URL", {"store": {"type": "fhir"}}, "store.fhir.url is required for store.type=fhir"),
     (
         "FHIR bearer token and OAuth2 together",
@@ -789,6 +800,10 @@ def main() -> int:
     check.run(
         "NOTES.txt renders for every ci/ file",
         lambda: str(sum(len(helmchart.notes(v)) > 0 for v in CI.values())) + " rendered",
+    )
+    check.run(
+        "render ci/postgres-values.yaml + worker.storeDeviceName (DVP_STORE_DEVICE_NAME=true)",
+        lambda: check_scenario(chart, merge(BASE, {"worker": {"storeDeviceName": True}}), base_kinds),
     )
     check.run("large integers render exactly (no 1e+06)", lambda: check_large_numbers(chart))
 

@@ -67,6 +67,9 @@ with a message that names the values involved.
 {{- define "dvw.validate" -}}
 {{- $_ := required "kafka.brokers is required (comma-separated bootstrap servers)" .Values.kafka.brokers -}}
 {{- $_ := required "worker.identifierSystem is required: the URI of YOUR organisation's Observation identifier system (e.g. https://fhir.<your-domain>/identifiers/daily-summary); it is written into every stored resource and cannot be changed later without rewriting them" .Values.worker.identifierSystem -}}
+{{- if and (eq .Values.worker.subjectReference "logical") (not .Values.worker.patientIdentifierSystem) -}}
+{{- fail "worker.subjectReference=logical needs worker.patientIdentifierSystem (the URI of the patient identifiers, written as subject.identifier.system)" -}}
+{{- end -}}
 {{- $_ := required "worker.sourceExtensionURL is required: the URL of YOUR organisation's HealthKit source extension definition (e.g. https://fhir.<your-domain>/StructureDefinition/hk-source)" .Values.worker.sourceExtensionURL -}}
 {{- if not (or .Values.idKey.existingSecret .Values.idKey.allowDevelopmentKey) -}}
 {{- fail "idKey.existingSecret is required (a Secret holding the resource-id HMAC key, e.g. from `head -c 32 /dev/urandom`); the worker refuses to start without one. Only for a development cluster: idKey.allowDevelopmentKey=true runs with the published development key (guessable ids)" -}}
@@ -207,6 +210,16 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
   value: {{ .Values.worker.logLevel | quote }}
 - name: DVP_RETRACTION_MODE
   value: {{ .Values.worker.retractionMode | quote }}
+- name: DVP_SUBJECT_REFERENCE
+  value: {{ .Values.worker.subjectReference | quote }}
+{{- if .Values.worker.patientIdentifierSystem }}
+- name: DVP_PATIENT_IDENTIFIER_SYSTEM
+  value: {{ .Values.worker.patientIdentifierSystem | quote }}
+{{- end }}
+{{- if .Values.worker.storeDeviceName }}
+- name: DVP_STORE_DEVICE_NAME
+  value: "true"
+{{- end }}
 - name: DVP_WORKER_ID
   valueFrom:
     fieldRef:
