@@ -48,6 +48,50 @@ struct FinalizeTests {
         }
     }
 
+    /// More settled rows than one chunk (chunks of 5 here, 5,000 in production) are all finalized by one call, the
+    /// last chunk partial or (second call) full, and a day not yet settled stays preliminary.
+    @Test(arguments: StoreKind.databases)
+    func finalizesMoreRowsThanAChunkInOneCall(kind: StoreKind) async throws {
+        try await TestStores.withFreshLocation(kind) { location in
+            let store = try await TestStores.open(location)
+            // 23 settled days of p-000123 in September, 10 in August and the open 2026-10-03, all preliminary.
+            let days = { (month: Int, count: Int) in
+                try (1...count).map {
+                    try Self.steps(String(format: "2026-%02d-%02d", month, $0), version: 5, .preliminary)
+                }
+            }
+            let (september, august) = (try days(9, 23), try days(8, 10))
+            let open = try Self.steps("2026-10-03", version: 5, .preliminary)
+            _ = try await store.upsert(september + [open])
+            let cutoff = Fixtures.ms("2026-10-02T12:00:00Z") / 1000
+
+            #expect(try await Self.finalize(store, settledBefore: cutoff, chunkSize: 5) == 23)
+            _ = try await store.upsert(august)
+            #expect(try await Self.finalize(store, settledBefore: cutoff, chunkSize: 5) == 10)
+            #expect(try await Self.finalize(store, settledBefore: cutoff, chunkSize: 5) == 0)
+            for record in september + august {
+                let row = try #require(try await store.observation(for: record.identity))
+                #expect(row.versionId == 2 && row.resource.contains(#""status":"final""#), "\(record.identity.day)")
+            }
+            let stillOpen = try #require(try await store.observation(for: open.identity))
+            #expect(stillOpen.versionId == 1 && stillOpen.resource.contains(#""status":"preliminary""#))
+            let finals = "SELECT count(*) FROM observation WHERE status = 'final'"
+            #expect(try await TestStores.rawText(location, finals) == "33")
+            await store.close()
+        }
+    }
+
+    /// `finalize` with a small chunk size (internal; the public call uses ``FinalizeChunk/rows``).
+    static func finalize(
+        _ store: any ObservationStoreMaintenance, settledBefore: Int64, chunkSize: Int
+    ) async throws -> Int {
+        if let sqlite = store as? SQLiteObservationStore {
+            return try await sqlite.finalize(settledBefore: settledBefore, chunkSize: chunkSize)
+        }
+        let postgres = try #require(store as? PostgresObservationStore)
+        return try await postgres.finalize(settledBefore: settledBefore, chunkSize: chunkSize)
+    }
+
     /// The command: `--settle-hours 0` finalizes every ended preliminary day; an out-of-range window is a usage
     /// error (exit 2), a FHIR store is refused with a reason.
     @Test func storectlFinalize() async throws {

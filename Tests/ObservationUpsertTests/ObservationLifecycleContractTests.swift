@@ -7,10 +7,10 @@ import Testing
 /// tables are parsed here, so a row added to the document is a new test case and a row the stores do not follow fails.
 @Suite(.timeLimit(.minutes(2)))
 struct ObservationLifecycleContractTests {
-    /// One row: `Stored | Incoming | Outcome | Stored status | Counter`.
+    /// One row: `Stored | Incoming | Outcome | Stored status | Counter` (delete mode: `| meta.versionId`).
     struct Rule: Sendable, CustomTestStringConvertible {
         /// `status vN X` (a value), `retraction vN` (incoming), `retracted vN` (stored: a ledger entry, no row),
-        /// `deleted vN` (stored, delete mode: a value of version N−1 deleted by a retraction vN).
+        /// `deleted vN` (stored, delete mode: values of versions N−2 and N−1 deleted by a retraction vN).
         struct Event: Sendable {
             /// nil for a retraction.
             var status: ObservationStatus?
@@ -50,6 +50,8 @@ struct ObservationLifecycleContractTests {
         /// nil: the day has no row (`none`).
         var status: ObservationStatus?
         var counter: UpsertOutcome
+        /// The row's `meta.versionId` after the event, when the table has that column (nil: no row).
+        var versionId: Int64??
 
         var testDescription: String { mode == .delete ? "delete mode: " + line : line }
 
@@ -58,6 +60,13 @@ struct ObservationLifecycleContractTests {
             if cell == "none" { return nil }
             let status: ObservationStatus = try #require(ObservationStatus(rawValue: cell), "status in \(row)")
             return status
+        }
+
+        /// A `meta.versionId` cell: `none` (no row) or a number.
+        private static func versionId(_ cell: String, _ row: Substring) throws -> Int64? {
+            if cell == "none" { return nil }
+            let versionId: Int64 = try #require(Int64(cell), "versionId in \(row)")
+            return versionId
         }
 
         /// The sections holding a table, and the retraction mode their rows run in.
@@ -82,13 +91,14 @@ struct ObservationLifecycleContractTests {
 
         private static func rule(_ row: Substring, mode: RetractionMode) throws -> Rule {
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            try #require(cells.count == 5, "five cells: \(row)")
+            try #require(cells.count == 5 || cells.count == 6, "five or six cells: \(row)")
             return Rule(
                 line: String(row), mode: mode, stored: cells[0] == "none" ? nil : try Event(Substring(cells[0])),
                 incoming: try Event(Substring(cells[1])),
                 outcome: try #require(UpsertOutcome(rawValue: cells[2]), "outcome in \(row)"),
                 status: try status(cells[3], row),
-                counter: try #require(UpsertOutcome(rawValue: cells[4]), "counter in \(row)"))
+                counter: try #require(UpsertOutcome(rawValue: cells[4]), "counter in \(row)"),
+                versionId: cells.count == 6 ? .some(try versionId(cells[5], row)) : .none)
         }
     }
 
@@ -115,6 +125,9 @@ struct ObservationLifecycleContractTests {
             let after = try await store.observation(for: identity)
             #expect(try after.flatMap(status(of:)) == rule.status)
             #expect(try await TestStores.rawText(location, "SELECT status FROM observation") == rule.status?.rawValue)
+            if case .some(let versionId) = rule.versionId {
+                #expect(after?.versionId == versionId, "meta.versionId")
+            }
             var expectedCounts = countsBefore
             expectedCounts[rule.counter, default: 0] += 1
             #expect(try await counts(store) == expectedCounts)
@@ -126,7 +139,7 @@ struct ObservationLifecycleContractTests {
             case .inserted, .updated, .retracted:
                 guard let after else { break }  // a retraction of a day never stored: the ledger only
                 #expect(after.version == rule.incoming.version)
-                #expect(after.versionId == (before?.versionId ?? 0) + 1)
+                if rule.versionId == nil { #expect(after.versionId == (before?.versionId ?? 0) + 1) }
                 // A value is written as mapped; a retraction keeps the stored resource and changes its status.
                 let expected = try rule.incoming.status == nil
                     ? withStatus(try #require(before).resource, .enteredInError)
@@ -191,6 +204,43 @@ struct ObservationLifecycleContractTests {
         }
     }
 
+    /// Delete mode over several cycles: a re-stored day continues from the deleted row's `meta.versionId`, which the
+    /// ledger keeps through a later retraction of the deleted day; a resource id never shows a versionId twice.
+    @Test(arguments: StoreKind.databases)
+    func aReStoredDayContinuesItsVersionIds(kind: StoreKind) async throws {
+        try await TestStores.withFreshStore(kind, retractions: .delete) { store, location in
+            let day = record(version: 1, value: 60, status: .final)
+            func retraction(_ version: Int64) -> ObservationRecord {
+                .retraction(
+                    identity: day.identity, version: version, resourceID: day.resourceID, reason: "wrong sample")
+            }
+            func versionId() async throws -> Int64? { try await store.observation(for: day.identity)?.versionId }
+            let ledger = "SELECT version || ' ' || coalesce(version_id, 0) FROM retraction"
+
+            #expect(try await store.upsert([day, record(version: 2, value: 70, status: .final)]) == [.stale, .inserted])
+            #expect(try await store.upsert([record(version: 3, value: 60, status: .final)]) == [.updated])
+            #expect(try await store.upsert([retraction(4)]) == [.retracted])
+            #expect(try await TestStores.rawText(location, ledger) == "4 2")
+            #expect(try await store.upsert([retraction(5)]) == [.retracted])
+            #expect(try await TestStores.rawText(location, ledger) == "5 2", "the deleted row's versionId is kept")
+            #expect(try await store.upsert([record(version: 6, value: 60, status: .preliminary)]) == [.inserted])
+            #expect(try await versionId() == 3)
+            #expect(try await store.upsert([record(version: 7, value: 70, status: .final)]) == [.updated])
+            #expect(try await versionId() == 4)
+            // The value beneath a retraction in one batch is written (versionId 5), then deleted.
+            let batch = try await store.upsert([record(version: 8, value: 60, status: .final), retraction(9)])
+            #expect(batch == [.updated, .retracted])
+            #expect(try await TestStores.rawText(location, ledger) == "9 5")
+            #expect(try await store.upsert([retraction(10)]) == [.retracted])
+            #expect(try await TestStores.rawText(location, ledger) == "10 5")
+            #expect(try await store.upsert([record(version: 11, status: .final)]) == [.inserted])
+            let row = try #require(try await store.observation(for: day.identity))
+            #expect(row.versionId == 6)
+            let mapped = record(version: 11, status: .final).resource(status: .final)
+            #expect(try sameJSON(row.resource, mapped, versionId: 6, lastUpdated: row.lastUpdated))
+        }
+    }
+
     /// The FHIR server store does not support retractions yet: each is refused (dead-lettered by the worker, with
     /// this reason) and the rest of the batch is decided.
     @Test func theFHIRStoreRefusesRetractions() async throws {
@@ -211,6 +261,7 @@ struct ObservationLifecycleContractTests {
     /// `entered-in-error` row and a `deleted` day are a final one retracted.
     private func arrange(_ stored: Rule.Event, in store: any ObservationStore) async throws {
         if stored.isDeleted {
+            _ = try await store.upsert([record(version: stored.version - 2, value: stored.value + 1, status: .final)])
             _ = try await store.upsert([record(version: stored.version - 1, value: stored.value, status: .final)])
         }
         switch stored.status {

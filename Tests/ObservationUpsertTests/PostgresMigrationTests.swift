@@ -22,7 +22,7 @@ struct PostgresMigrationTests {
             try await TestStores.rawExecute(location, v2)
 
             let store = try await TestStores.open(location)
-            #expect(try await store.schemaVersion() == 5)
+            #expect(try await store.schemaVersion() == PostgresSchema.migrations.count)
             try await MigratedRowsExpectations.check(store)
             await store.close()
             // Migration 3: resources compress with lz4 (Debian's PostgreSQL 15 is built with it).
@@ -30,6 +30,14 @@ struct PostgresMigrationTests {
                 location,
                 "SELECT attcompression FROM pg_attribute WHERE attrelid = 'observation'::regclass AND attname = 'resource'")
             #expect(method == "l", "column compression \(String(describing: method))")
+        }
+    }
+
+    @Test("A version-5 database migrates to 6: the ledger's version_id, the preliminary index")
+    func migratesFromVersionFive() async throws {
+        try await TestStores.withFreshLocation(.postgres) { location in
+            try await VersionSixMigration.seedVersionFive(location)
+            try await VersionSixMigration.check(location)
         }
     }
 }

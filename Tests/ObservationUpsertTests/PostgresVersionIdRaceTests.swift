@@ -43,8 +43,9 @@ struct PostgresVersionIdRaceTests {
         #expect(raw.row == "3 3 amended amended", "version_id, meta.versionId, the status column and the resource's")
     }
 
-    /// `finalize` against a worker that replaces the preliminary day meanwhile (docs/LIFECYCLE.md): it waits for
-    /// the row, sees the newer version (already final) and leaves it alone — never overwriting it.
+    /// `finalize` against a worker that replaces the preliminary day meanwhile (docs/LIFECYCLE.md): it skips the
+    /// row the worker holds (`SKIP LOCKED`, never waiting for a worker) and leaves the newer version alone — never
+    /// overwriting it; the next run finds it final.
     @Test func finalizeNeverOverwritesAConcurrentNewerVersion() async throws {
         let raw = try await race(
             first: try FinalizeTests.steps("2026-10-01", version: 1, .preliminary),
@@ -53,20 +54,41 @@ struct PostgresVersionIdRaceTests {
                     resource = jsonb_set(jsonb_set(resource, '{meta,versionId}', '"2"'), '{status}', '"final"')
                 """,
             during: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
+            waitsForTheLock: false,
+            after: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
             read: Self.statusRead + " || ' ' || version")
-        #expect(raw.action == "0", "finalized rows")
+        #expect(raw.action == "0 0", "finalized rows, while the worker held the row and after it committed")
         #expect(raw.row == "2 2 final final 2", "the worker's row as it committed it")
+    }
+
+    /// A worker holds the settled day with a newer preliminary version: finalize skips it this run (0), and the next
+    /// run flips the version the worker committed (versionId 3, the worker's version kept).
+    @Test func finalizeLeavesARowAWorkerHoldsToTheNextRun() async throws {
+        let raw = try await race(
+            first: try FinalizeTests.steps("2026-10-01", version: 1, .preliminary),
+            otherWriter: """
+                UPDATE observation SET version = 2, version_id = version_id + 1,
+                    resource = jsonb_set(resource, '{meta,versionId}', '"2"')
+                """,
+            during: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
+            waitsForTheLock: false,
+            after: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
+            read: Self.statusRead + " || ' ' || version")
+        #expect(raw.action == "0 1", "finalized rows, while the worker held the row and after it committed")
+        #expect(raw.row == "3 3 final final 2", "the worker's version, finalized by the next run")
     }
 
     static let statusRead =
         "version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || status || ' ' || (resource ->> 'status')"
 
     /// Stores `first`; another connection runs `otherWriter` in a transaction it holds open; `during` (an upsert or
-    /// finalize) must wait for that row lock; the other writer commits. Returns what `during` returned, described,
-    /// and `read` (an SQL expression over the row) read straight from the table.
+    /// finalize) must wait for that row lock (or, `waitsForTheLock` false, finish without waiting); the other writer
+    /// commits; then `after` runs, if given. Returns what `during` and `after` returned, described, and `read` (an
+    /// SQL expression over the row) read straight from the table.
     private func race(
         first: ObservationRecord, otherWriter: String, parameters: [String] = [],
-        during: @escaping @Sendable (PostgresObservationStore) async throws -> String, read: String
+        during: @escaping @Sendable (PostgresObservationStore) async throws -> String, waitsForTheLock: Bool = true,
+        after: ((PostgresObservationStore) async throws -> String)? = nil, read: String
     ) async throws -> (action: String?, row: String?) {
         try await TestStores.withFreshLocation(.postgres) { location in
             guard case .postgres(let url) = location else { return (nil, nil) }
@@ -80,18 +102,23 @@ struct PostgresVersionIdRaceTests {
                 _ = try connection.execute(otherWriter, parameters)
             }
             let action = Task { try await during(store) }
-            let waiting = try await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
-                try await TestStores.rawText(
-                    location,
-                    """
-                    SELECT count(*) FROM pg_stat_activity
-                    WHERE application_name = 'dvp-versionid-race' AND wait_event_type = 'Lock'
-                    """) == "1"
+            if waitsForTheLock {
+                let waiting = try await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
+                    try await TestStores.rawText(
+                        location,
+                        """
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE application_name = 'dvp-versionid-race' AND wait_event_type = 'Lock'
+                        """) == "1"
+                }
+                #expect(waiting, "the store never waited for the other writer's row lock")
+            } else {
+                _ = try await action.value  // while the other writer still holds the row
             }
-            #expect(waiting, "the store never waited for the other writer's row lock")
             try await other.run { connection in _ = try connection.execute("COMMIT") }
 
-            let described = try await action.value
+            var described = try await action.value
+            if let after { described += " " + (try await after(store)) }
             let raw = try await TestStores.rawText(location, "SELECT \(read) FROM observation")  // one row
             await store.close()
             return (described, raw)

@@ -29,8 +29,16 @@ struct SQLiteMigrationTests {
         try #require(process.status == 0)
 
         let store = try await SQLiteObservationStore(path: path)
-        #expect(try await store.schemaVersion() == 5)
+        #expect(try await store.schemaVersion() == StoreKind.sqlite.schemaVersion)
         try await MigratedRowsExpectations.check(store)
         await store.close()
+    }
+
+    @Test("A version-5 database migrates to 6: the ledger's version_id, the preliminary index")
+    func migratesFromVersionFive() async throws {
+        try await TestStores.withFreshLocation(.sqlite) { location in
+            try await VersionSixMigration.seedVersionFive(location)
+            try await VersionSixMigration.check(location)
+        }
     }
 }

@@ -20,7 +20,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The number of schema migrations of this kind of store.
-    var schemaVersion: Int { 5 }
+    var schemaVersion: Int { 6 }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.

@@ -16,8 +16,9 @@ public protocol ObservationStoreMaintenance: ObservationStore {
     func versionAudit() async throws -> VersionAuditSummary
 
     /// Flips every preliminary day whose local day ended (`effectivePeriod.end`) at or before `settledBefore`
-    /// (seconds since the epoch) to final (docs/LIFECYCLE.md): one guarded statement, each row with
-    /// `meta.versionId` + 1; a row a worker replaced meanwhile is judged as it is then, never overwritten.
+    /// (seconds since the epoch) to final (docs/LIFECYCLE.md): in chunks, each one short guarded transaction, each
+    /// row with `meta.versionId` + 1; a row a worker replaced meanwhile is judged as it is then, never overwritten
+    /// (PostgreSQL: a row a worker holds at that moment is left to the next run).
     /// - Returns: how many days were finalized.
     func finalize(settledBefore: Int64) async throws -> Int
 }
@@ -33,4 +34,9 @@ public struct VersionAuditSummary: Sendable, Hashable {
         self.updates = updates
         self.decreases = decreases
     }
+}
+
+/// How many rows `finalize` flips per statement and transaction (tests pass smaller chunks).
+enum FinalizeChunk {
+    static let rows = 5_000
 }

@@ -26,8 +26,10 @@ enum PostgresRetraction {
                 outcomes[index] = version == record.version ? .unchanged : .stale
                 continue
             }
-            _ = try connection.execute(mode == .delete ? deleteSQL : markSQL, key + [String(record.version)])
-            _ = try connection.execute(ledgerSQL, key + [String(record.version), record.retractionReason ?? ""])
+            let changed = try connection.execute(mode == .delete ? deleteSQL : markSQL, key + [String(record.version)])
+            let deletedVersionId = mode == .delete && changed.rowCount == 1 ? changed.text(0, 0) : ""
+            _ = try connection.execute(
+                ledgerSQL, key + [String(record.version), record.retractionReason ?? "", deletedVersionId])
             outcomes[index] = .retracted
         }
     }
@@ -38,9 +40,11 @@ enum PostgresRetraction {
         WHERE o.patient = $1 AND o.metric = $2 AND o.day = $3 AND o.version < $4::bigint
         """
 
-    /// Deletes a stored day (``RetractionMode/delete``); the ledger keeps its retraction.
+    /// Deletes a stored day (``RetractionMode/delete``), returning its last `version_id`; the ledger keeps its
+    /// retraction and that versionId, so that a re-stored day continues from it.
     static let deleteSQL = """
         DELETE FROM observation WHERE patient = $1 AND metric = $2 AND day = $3 AND version < $4::bigint
+        RETURNING version_id
         """
 
     /// The `SET` items of a status change of row `o` (retraction, finalisation): the status column and the
@@ -54,11 +58,14 @@ enum PostgresRetraction {
         """
     }
 
-    /// Records the retraction in the ledger (the highest per day).
+    /// Records the retraction in the ledger (the highest per day), with the deleted row's `version_id` (`$6`;
+    /// empty: no row deleted, the ledger keeps the one it holds).
     static let ledgerSQL = """
-        INSERT INTO retraction AS r (patient, metric, day, version, reason) VALUES ($1, $2, $3, $4::bigint, $5)
+        INSERT INTO retraction AS r (patient, metric, day, version, reason, version_id)
+        VALUES ($1, $2, $3, $4::bigint, $5, nullif($6, '')::bigint)
         ON CONFLICT (patient, metric, day) DO UPDATE
-            SET version = EXCLUDED.version, reason = EXCLUDED.reason, recorded_at = now()
+            SET version = EXCLUDED.version, reason = EXCLUDED.reason, recorded_at = now(),
+                version_id = coalesce(EXCLUDED.version_id, r.version_id)
             WHERE r.version < EXCLUDED.version
         """
 }

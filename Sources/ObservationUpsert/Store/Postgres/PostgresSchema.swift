@@ -62,6 +62,14 @@ enum PostgresSchema {
             PRIMARY KEY (patient, metric, day)
         );
         """,
+        // 6: finalize finds settled preliminary days through a partial index (small: preliminary days only) in key
+        //    order, chunk by chunk; the ledger keeps a deleted day's last meta.versionId, so that a day re-stored
+        //    after a delete-mode retraction continues from it (docs/LIFECYCLE.md). The index is built inside the
+        //    migration's transaction: writers wait for it once, on upgrade.
+        """
+        ALTER TABLE retraction ADD COLUMN version_id bigint;
+        CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
+        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

@@ -12,10 +12,11 @@ import PostgresClient
 ///
 /// The statement that decides `meta.versionId` and `meta.lastUpdated` also writes them into the stored resource, so
 /// the `resource` column holds the whole FHIR resource, built once by concatenation (``StoredResourceSQL``) and
-/// parsed once into `jsonb`. The versionId written is `stored.version_id + 1` from the statement's snapshot (1 for a
-/// new row); when a concurrent writer committed a replace after that snapshot, `DO UPDATE` sees the newer row and
-/// corrects the versionId with `jsonb_set`, and decides the status again against that row (the incoming status is
-/// looked up in the input arrays) — correct always, and the costly rebuild only on that race.
+/// parsed once into `jsonb`. The versionId written is `stored.version_id + 1` from the statement's snapshot (for a
+/// new row 1, or the one after a deleted row's, kept in the ledger); when a concurrent writer committed a replace
+/// after that snapshot, `DO UPDATE` sees the newer row and corrects the versionId with `jsonb_set`, and decides the
+/// status again against that row (the incoming status is looked up in the input arrays) — correct always, and the
+/// costly rebuild only on that race.
 enum PostgresUpsert {
     static let upsertSQL = """
         INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated,
@@ -30,7 +31,8 @@ enum PostgresUpsert {
                 AS input (patient, metric, day, version, resource_id, head, tail, status, after_status, clinical_value)
             LEFT JOIN observation AS stored
                 ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
-            CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, 0) + 1) AS next (version_id)
+            CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, \(ledgerVersionId("input")), 0) + 1)
+                AS next (version_id)
             CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
                 storedStatus: "stored.status", storedValue: "stored.clinical_value",
                 incomingStatus: "nullif(input.status, '')", incomingValue: "input.clinical_value"))) AS decided (status)
@@ -47,8 +49,19 @@ enum PostgresUpsert {
                         || jsonb_strip_nulls(jsonb_build_object('status', \(raceStatus))) END,
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
-        RETURNING o.patient, o.metric, o.day, o.version_id
+        RETURNING o.patient, o.metric, o.day,
+            CASE WHEN o.version_id = 1 THEN true ELSE coalesce(o.version_id = \(ledgerVersionId("o")) + 1, false) END
         """
+
+    /// The `version_id` of the row a delete-mode retraction deleted for row `row`'s day, from the ledger (NULL if
+    /// none): a re-stored day continues from it, and the row written is new when its `version_id` is the one after
+    /// it (1 without one). `coalesce` and `CASE` evaluate it for new rows only (and for updates past versionId 1).
+    private static func ledgerVersionId(_ row: String) -> String {
+        """
+        (SELECT r.version_id FROM retraction AS r \
+        WHERE (r.patient, r.metric, r.day) = (\(row).patient, \(row).metric, \(row).day))
+        """
+    }
 
     /// The status decided against the conflicting row `o` when a concurrent writer replaced it after the
     /// statement's snapshot (`EXCLUDED.status` was decided against the snapshot).
@@ -109,7 +122,7 @@ enum PostgresUpsert {
             for row in 0..<written.rowCount {
                 let identity = ObservationIdentity(
                     patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
-                writtenOutcomes[identity] = try written.integer(row, 3) == 1 ? .inserted : .updated
+                writtenOutcomes[identity] = written.text(row, 3) == "t" ? .inserted : .updated
             }
         }
         var unresolved: [Int] = []

@@ -120,8 +120,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
                 status, clinical_value)
             SELECT ?1, ?2, ?3, ?4, ?5, \(StoredResourceSQL.compose(
-                head: "?6", tail: "?7", versionId: "'1'", lastUpdated: "stamp.instant", status: "?8",
-                afterStatus: "?9")), 1, stamp.instant, ?8, ?10
+                head: "?6", tail: "?7", versionId: "CAST(?11 AS TEXT)", lastUpdated: "stamp.instant", status: "?8",
+                afterStatus: "?9")), ?11, stamp.instant, ?8, ?10
             FROM \(Self.lastUpdatedNow)
             """)
         let decided = StoredResourceSQL.decidedStatus(
@@ -138,12 +138,16 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
             """)
         let ledger = try connection.statement(
-            "SELECT version FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
+            "SELECT version, coalesce(version_id, 0) FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
         // A retraction keeps the resource and changes its status (and meta) with JSON functions (rare, not hot), or
-        // deletes the row; the ledger keeps the version either way.
+        // deletes the row; the ledger keeps the version either way, and a deleted row's last versionId, from which
+        // a re-stored day continues.
         let retract = try connection.statement(
             retractionMode == .delete
-                ? "DELETE FROM observation WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4"
+                ? """
+                DELETE FROM observation WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
+                RETURNING version_id
+                """
                 : """
                 UPDATE observation SET version = ?4, \(Self.statusChange("entered-in-error"))
                 FROM \(Self.lastUpdatedNow)
@@ -151,10 +155,10 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
                 """)
         let recordRetraction = try connection.statement(
             """
-            INSERT INTO retraction (patient, metric, day, version, reason, recorded_at)
-            SELECT ?1, ?2, ?3, ?4, ?5, stamp.instant FROM \(Self.lastUpdatedNow) WHERE true
+            INSERT INTO retraction (patient, metric, day, version, reason, recorded_at, version_id)
+            SELECT ?1, ?2, ?3, ?4, ?5, stamp.instant, ?6 FROM \(Self.lastUpdatedNow) WHERE true
             ON CONFLICT (patient, metric, day) DO UPDATE SET version = excluded.version, reason = excluded.reason,
-                recorded_at = excluded.recorded_at
+                recorded_at = excluded.recorded_at, version_id = coalesce(excluded.version_id, retraction.version_id)
             WHERE retraction.version < excluded.version
             """)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
@@ -170,15 +174,16 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             ]
             let stored = try select.query(key) { $0.integer(0) }.first
             // The version the day holds: its row's, else the ledger's (a retraction of a day never stored).
-            let held = try stored ?? ledger.query(key, row: { $0.integer(0) }).first
-            if let held, held >= record.version {
+            let retracted = try stored == nil ? ledger.query(key) { ($0.integer(0), $0.integer(1)) }.first : nil
+            if let held = stored ?? retracted?.0, held >= record.version {
                 winnerOutcomes[index] = held == record.version ? .unchanged : .stale
             } else if let reason = record.retractionReason {
-                if stored != nil { try retract.run(key + [.integer(record.version)]) }
-                try recordRetraction.run(key + [.integer(record.version), .text(reason)])
+                let version: [SQLiteValue] = [.integer(record.version)]
+                let deleted = try stored.flatMap { _ in try retract.query(key + version) { $0.integer(0) }.first }
+                try recordRetraction.run(key + version + [.text(reason), deleted.map { .integer($0) } ?? .null])
                 winnerOutcomes[index] = .retracted
             } else if stored == nil {
-                try insert.run(key + row)
+                try insert.run(key + row + [.integer((retracted?.1 ?? 0) + 1)])
                 winnerOutcomes[index] = .inserted
             } else {
                 try update.run(key + row)

@@ -69,6 +69,13 @@ enum SQLiteSchema {
             PRIMARY KEY (patient, metric, day)
         );
         """,
+        // 6: finalize finds settled preliminary days through a partial index (preliminary days only) in key order,
+        //    chunk by chunk; the ledger keeps a deleted day's last meta.versionId, so that a day re-stored after a
+        //    delete-mode retraction continues from it (docs/LIFECYCLE.md).
+        """
+        ALTER TABLE retraction ADD COLUMN version_id INTEGER;
+        CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
+        """,
     ]
 }
 
