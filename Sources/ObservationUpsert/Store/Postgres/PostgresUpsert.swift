@@ -49,13 +49,13 @@ enum PostgresUpsert {
                         || jsonb_strip_nulls(jsonb_build_object('status', \(raceStatus))) END,
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
-        RETURNING o.patient, o.metric, o.day,
-            CASE WHEN o.version_id = 1 THEN true ELSE coalesce(o.version_id = \(ledgerVersionId("o")) + 1, false) END
+        RETURNING o.patient, o.metric, o.day, o.xmax = 0
         """
 
     /// The `version_id` of the row a delete-mode retraction deleted for row `row`'s day, from the ledger (NULL if
-    /// none): a re-stored day continues from it, and the row written is new when its `version_id` is the one after
-    /// it (1 without one). `coalesce` and `CASE` evaluate it for new rows only (and for updates past versionId 1).
+    /// none): a re-stored day continues from it. `coalesce` evaluates it for new rows only. Whether a returned row
+    /// was inserted or updated is `xmax = 0` (a tuple `ON CONFLICT DO UPDATE` replaced carries the updating
+    /// transaction in `xmax`; a new one has none), which needs no lookup.
     private static func ledgerVersionId(_ row: String) -> String {
         """
         (SELECT r.version_id FROM retraction AS r \
