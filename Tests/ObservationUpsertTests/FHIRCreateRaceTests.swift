@@ -59,20 +59,58 @@ struct FHIRCreateRaceTests {
         await store.close()
     }
 
-    /// A server without `_history` cannot prove what a racing create replaced: the upsert fails retriably (`busy`)
-    /// instead of reporting success. The retry reads the server's copy and decides again.
-    @Test func withoutHistoryARacingCreateIsNeverReportedAsSuccess() async throws {
+    /// A server that does not declare `history-instance` could never settle a racing create: the store refuses to
+    /// open there (a configuration error), rather than run without the check.
+    @Test func aServerWithoutHistoryIsAConfigurationError() async throws {
         let double = try await FHIRDouble()
-        try await double.set(["no_history": true, "opaque_versions": true])
+        try await double.set(["no_history": true])
+        let error = await #expect(throws: StoreError.self) { _ = try await Fault.open(double) }
+        #expect(error?.code == .usage, "\(String(describing: error))")
+        #expect(error?.message.contains("history-instance") == true, "\(String(describing: error))")
+    }
+
+    /// History that fails at run time (declared at start): our create of 10 replaced 30 and nothing can prove it.
+    /// The record is refused (dead-lettered with the reason), never reported stored: a retry of the batch would read
+    /// our own 10 back and call it `unchanged`, losing 30 silently. With history working the same race restores 30.
+    @Test func aCreateRaceThatHistoryCannotSettleIsRefusedNeverReportedStored() async throws {
+        let double = try await FHIRDouble()
+        try await double.set(["opaque_versions": true])
         let store = try await Fault.open(double)
-        let lower = try Fault.mapped(version: 3)
-        try await double.set(["interpose": [lower.resourceID: try Fault.json(lower)]])
-        let error = await #expect(throws: StoreError.self) { try await store.upsert([try Fault.mapped(version: 10)]) }
-        #expect(error?.code == .busy && error?.isRetriable == true, "\(String(describing: error))")
-        #expect(try await store.upsert([try Fault.mapped(version: 10)]) == [.unchanged])
-        #expect(try await store.allVersions() == [lower.identity: 10])
+        try await double.set(["no_history": true])
+        let newer = try Fault.mapped(version: 30)
+        try await double.set(["interpose": [newer.resourceID: try Fault.json(newer)]])
+        let refusal = await #expect(throws: UpsertRejections.self) {
+            try await store.upsert([try Fault.mapped(version: 10)])
+        }
+        #expect(refusal?.outcomes == [nil])
+        let reason = try #require(refusal?.reasons[0])
+        #expect(
+            reason.contains(
+                "created Observation/\(newer.resourceID) but could not verify that no newer copy was replaced"),
+            "\(reason)")
+        #expect(reason.contains("check the server's history"), "\(reason)")
+        #expect(try await double.stats()["history_reads"] == FHIRObservationStore.historyAttempts)
+
+        try await double.set(["no_history": false])
+        let other = try Fault.mapped(day: 2, version: 30)
+        try await double.set(["interpose": [other.resourceID: try Fault.json(other)]])
+        #expect(try await store.upsert([try Fault.mapped(day: 2, version: 10)]) == [.stale])
+        #expect(try await store.allVersions()[other.identity] == 30)
         // Without a race nothing needs proving: a create answered 201 is an insert.
-        #expect(try await store.upsert([try Fault.mapped(day: 2, version: 10)]) == [.inserted])
+        #expect(try await store.upsert([try Fault.mapped(day: 3, version: 10)]) == [.inserted])
+        await store.close()
+    }
+
+    /// A `_history` that does not show our version yet (an index lagging the writes) is read again in place, with
+    /// backoff: the third read finds ours and the newer copy it replaced is put back.
+    @Test func aLaggingHistoryIsReadAgainUntilItShowsOurVersion() async throws {
+        let double = try await FHIRDouble()
+        let store = try await Fault.open(double)
+        let newer = try Fault.mapped(version: 30)
+        try await double.set(["history_lag": 2, "interpose": [newer.resourceID: try Fault.json(newer)]])
+        #expect(try await store.upsert([try Fault.mapped(version: 10)]) == [.stale])
+        #expect(try await store.allVersions() == [newer.identity: 30])
+        #expect(try await double.stats()["history_reads"] == 3)
         await store.close()
     }
 
@@ -123,6 +161,17 @@ struct FHIRCreateRaceTests {
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")  // a lower bound: the first backoff is 0.5–1 s
         #expect(try await double.stats()["throttled"] == 2)
+        await store.close()
+    }
+
+    /// Entries throttled in every round use up the rounds: the error says so (429, "still throttled"), not 412.
+    @Test func entriesThrottledInTheLastRoundAreReportedAsThrottled() async throws {
+        let double = try await FHIRDouble()
+        let store = try await Fault.open(double) { $0.conflictAttempts = 2 }
+        try await double.set(["throttle_entries": 100])
+        let error = await #expect(throws: StoreError.self) { try await store.upsert([try Fault.mapped(version: 5)]) }
+        #expect(error?.code == .busy && error?.nativeCode == "429", "\(String(describing: error))")
+        #expect(error?.message.contains("still throttled after 2 rounds") == true, "\(String(describing: error))")
         await store.close()
     }
 }

@@ -143,6 +143,37 @@ struct FHIRStoreFaultTests {
         await store.close()
     }
 
+    /// HAPI carries old tags into an update: a copy another client wrote at 5 and then 7 (without
+    /// `X-Meta-Snapshot-Mode: TAG`) holds both version tags and is judged at the highest, so 6 is stale. The store's
+    /// own writes ask for a tag snapshot and leave exactly one version tag.
+    @Test func mergedVersionTagsAreJudgedAtTheHighest() async throws {
+        let double = try await FHIRDouble()
+        try await double.set(["merge_tags": true])
+        let store = try await Self.open(double)
+        let http = try HTTPClient(HTTPClientConfiguration())
+        let url = double.baseURL + "/Observation/" + (try Self.mapped(version: 5)).resourceID
+        for version: Int64 in [5, 7] {
+            let response = try await http.send(
+                HTTPRequest(
+                    method: "PUT", url: url, headers: [("Content-Type", "application/fhir+json")],
+                    body: FHIRStoreConfiguration(baseURL: "").resource(for: try Self.mapped(version: version))))
+            #expect((200..<300).contains(response.status), "\(response.text)")
+        }
+        let versionTags = { () async throws -> [String] in
+            let response = try await http.send(HTTPRequest(method: "GET", url: url))
+            let resource = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            let tags = (resource["meta"] as? [String: Any])?["tag"] as? [[String: Any]] ?? []
+            return tags.filter { $0["system"] as? String == FHIRStoreConfiguration.defaultVersionTagSystem }
+                .compactMap { $0["code"] as? String }
+        }
+        #expect(try await versionTags() == ["5", "7"])
+        #expect(try await store.upsert([try Self.mapped(version: 6)]) == [.stale])
+        #expect(try await store.allVersions() == [try Self.mapped(version: 6).identity: 7])
+        #expect(try await store.upsert([try Self.mapped(version: 9)]) == [.updated])
+        #expect(try await versionTags() == ["9"])
+        await store.close()
+    }
+
     @Test func aBaseWithoutAFHIRServerIsAConfigurationError() async throws {
         let double = try await FHIRDouble()
         let error = await #expect(throws: StoreError.self) {

@@ -2,7 +2,8 @@
 """A small in-memory FHIR R4 server for the FHIR store's fault tests, with quirks real servers show that sekmet-fhir
 cannot: 409 instead of 412 on a version conflict, identical PUTs that bump the version, 429 with Retry-After, bursts
 of 5xx, slow answers, referential-integrity rejections (HAPI), identifier truncation, opaque version ids (Google), no
-_history, an oversized response, and a concurrent writer that gets in between the store's read and its write. Standard library only; binds 127.0.0.1.
+_history (or one that lags), tags merged on update (HAPI), an oversized response, and a concurrent writer that gets in
+between the store's read and its write. Standard library only; binds 127.0.0.1.
 
 Usage: fhir_double.py --port-file PATH [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
   (writes the bound port into PATH once listening; with TLS it serves https, with --client-ca it requires a client
@@ -35,19 +36,23 @@ QUIRKS = {
     "client": None,  # [client_id, client_secret] the OAuth2 endpoint POST /token accepts
     "token_lifetime": 3600,  # expires_in of issued tokens, seconds
     "opaque_versions": False,  # version ids are opaque strings (like Google's), not 1, 2, 3
-    "no_history": False,  # _history (vread and the instance's list) answers 404, as on a server without it
+    "no_history": False,  # _history answers 404 and /metadata drops history-instance (switched on after the store
+    # opened: a server whose history fails at run time)
+    "history_lag": 0,  # the next N instance _history lists leave out the newest version (history not yet visible)
+    "merge_tags": False,  # an update keeps the old version's meta.tag entries (HAPI) unless the request says
+    # X-Meta-Snapshot-Mode: TAG
     "throttle_entries": 0,  # the next N PUT entries of a batch answer 429 (a Bundle entry has no Retry-After)
     "big_metadata": 0,  # /metadata carries this many padding bytes (chunked, no Content-Length: a size-bound test)
 }
-STATS = {"tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0}
+STATS = {"tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0,
+         "history_reads": 0}
 VERSION_TAG = "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
 
 
 def event_version(resource):
-    for tag in resource.get("meta", {}).get("tag", []):
-        if tag.get("system") == VERSION_TAG:
-            return int(tag.get("code", "0"))
-    return None
+    """The highest version tag (merged tags may hold several)."""
+    codes = [int(t.get("code", "0")) for t in resource.get("meta", {}).get("tag", []) if t.get("system") == VERSION_TAG]
+    return max(codes) if codes else None
 
 
 def outcome(code, text):
@@ -59,7 +64,7 @@ def status_line(status):
             409: "409 Conflict", 412: "412 Precondition Failed"}.get(status, str(status))
 
 
-def store(resource, rid):
+def store(resource, rid, snapshot_tags=False):
     """Stores a new version of rid (under LOCK); returns (status, versionId)."""
     versions = STORE.setdefault(rid, [])
     previous = versions[-1] if versions else None
@@ -67,6 +72,9 @@ def store(resource, rid):
     meta = body.setdefault("meta", {})
     meta.pop("versionId", None)
     meta.pop("lastUpdated", None)
+    if previous is not None and QUIRKS["merge_tags"] and not snapshot_tags:
+        tags = meta.get("tag", [])
+        meta["tag"] = [t for t in previous["meta"].get("tag", []) if t not in tags] + tags
     limit = QUIRKS["truncate_identifier"]
     if limit:
         for identifier in body.get("identifier", []):
@@ -85,7 +93,7 @@ def store(resource, rid):
     return (201 if previous is None else 200), version
 
 
-def put(rid, resource, if_match):
+def put(rid, resource, if_match, snapshot_tags=False):
     """One PUT Observation/rid; returns (status, etag or None, outcome or None)."""
     with LOCK:
         STATS["puts"] += 1
@@ -109,7 +117,7 @@ def put(rid, resource, if_match):
                 STATS["conflicts"] += 1
                 status = QUIRKS["conflict_status"]
                 return status, None, outcome("conflict", f"version conflict: If-Match {if_match}")
-        status, version = store(resource, rid)
+        status, version = store(resource, rid, snapshot_tags)
         return status, f'W/"{version}"', None
 
 
@@ -122,11 +130,16 @@ def read(path):
         if not versions:
             return 404, outcome("not-found", f"{path} not found")
         if len(parts) >= 3 and parts[2] == "_history":
+            STATS["history_reads"] += len(parts) == 3
             if QUIRKS["no_history"]:
                 return 404, outcome("not-supported", "history is not supported here")
             if len(parts) == 3:
-                return 200, {"resourceType": "Bundle", "type": "history", "total": len(versions),
-                             "entry": [{"resource": v} for v in reversed(versions)]}
+                visible = versions
+                if QUIRKS["history_lag"] > 0:
+                    QUIRKS["history_lag"] -= 1
+                    visible = versions[:-1]
+                return 200, {"resourceType": "Bundle", "type": "history", "total": len(visible),
+                             "entry": [{"resource": v} for v in reversed(visible)]}
             found = [v for v in versions if len(parts) == 4 and v["meta"]["versionId"] == parts[3]]
             return (200, found[0]) if found else (404, outcome("not-found", f"{path} not found"))
         return 200, versions[-1]
@@ -156,6 +169,15 @@ CAPABILITIES = {
                             "interaction": [{"code": "read"}, {"code": "vread"}, {"code": "update"},
                                             {"code": "history-instance"}, {"code": "search-type"}]}]}],
 }
+
+
+def capabilities():
+    """CAPABILITIES, without history-instance while no_history is on."""
+    statement = json.loads(json.dumps(CAPABILITIES))
+    if QUIRKS["no_history"]:
+        observation = statement["rest"][0]["resource"][0]
+        observation["interaction"] = [i for i in observation["interaction"] if i["code"] != "history-instance"]
+    return statement
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -244,7 +266,7 @@ class Handler(BaseHTTPRequestHandler):
             padding = QUIRKS["big_metadata"]
             if padding:
                 return self.send_chunked(dict(CAPABILITIES, description="x" * padding))
-            return self.send(200, CAPABILITIES)
+            return self.send(200, capabilities())
         if path == "/Observation":
             return self.send(200, search(urlsplit(self.path).query))
         status, body = read(unquote(path))
@@ -258,8 +280,13 @@ class Handler(BaseHTTPRequestHandler):
         resource = self.body()  # read first: an unread body would be taken for the next request on this connection
         if self.fault():
             return
-        status, etag, problem = put(path.split("/")[2], resource, self.headers.get("If-Match"))
+        status, etag, problem = put(path.split("/")[2], resource, self.headers.get("If-Match"), self.snapshot_tags())
         self.send(status, problem, [("ETag", etag)] if etag else [])
+
+    def snapshot_tags(self):
+        """The request asks for tags as a snapshot (HAPI's X-Meta-Snapshot-Mode; a batch's entries inherit it)."""
+        modes = self.headers.get("X-Meta-Snapshot-Mode", "")
+        return "TAG" in [m.strip().upper() for m in modes.split(",")]
 
     def do_POST(self):
         if urlsplit(self.path).path == "/token":
@@ -308,7 +335,8 @@ class Handler(BaseHTTPRequestHandler):
                 entries.append({"response": {"status": "429 Too Many Requests",
                                              "outcome": outcome("throttled", "too many requests")}})
             elif request.get("method") == "PUT" and url.startswith("Observation/"):
-                status, etag, problem = put(url.split("/")[1], entry.get("resource", {}), request.get("ifMatch"))
+                status, etag, problem = put(url.split("/")[1], entry.get("resource", {}), request.get("ifMatch"),
+                                            self.snapshot_tags())
                 answer = {"status": status_line(status)}
                 if etag:
                     answer["etag"] = etag

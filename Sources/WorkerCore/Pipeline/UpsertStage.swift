@@ -66,8 +66,10 @@ struct UpsertStage: Sendable {
                         deadLetter.record(
                             for: toStore[index].message, stage: .store, className: "StoreRejected", reason: reason)
                     }
-                    logger.warning("the store refused records; dead-lettering them",
-                                   [("records", .int(Int64(refused.count)))])
+                    let first = refusal.reasons.min { $0.key < $1.key }?.value ?? ""
+                    logger.warning(
+                        "the store refused records; dead-lettering them",
+                        [("records", .int(Int64(refused.count))), ("first_reason", .string(first))])
                     return nil
                 } catch {
                     return RetryingStage.Failure(error: "\(error)")

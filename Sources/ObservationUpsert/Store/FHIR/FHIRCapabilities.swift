@@ -10,7 +10,8 @@ public struct FHIRCapabilities: Sendable, Hashable, CustomStringConvertible {
     public var updateCreate: Bool
     /// `Observation.versioning` is `versioned-update` (the server checks `If-Match`).
     public var versionedUpdate: Bool
-    /// `Observation` lists `history-instance`: a racing create can be settled (without it such a batch is retried).
+    /// `Observation` lists `history-instance`: a racing create can be settled. Required: the store refuses to open
+    /// without it.
     public var historyInstance: Bool
     /// The system-level `batch` interaction.
     public var batch: Bool
@@ -31,12 +32,12 @@ public struct FHIRCapabilities: Sendable, Hashable, CustomStringConvertible {
         batch = codes(rest["interaction"]).contains("batch")
     }
 
-    /// Features the store needs that the server does not declare (it may still support them undeclared).
+    /// Features the store needs that the server does not declare (it may still support them undeclared);
+    /// `history-instance` is not listed: the store does not open without it.
     public var missing: [String] {
         [
             observationUpdate ? nil : "Observation update", updateCreate ? nil : "Observation updateCreate",
             versionedUpdate ? nil : "Observation versioned-update (If-Match)", batch ? nil : "batch",
-            historyInstance ? nil : "Observation history-instance (settles a racing create)",
             fhirVersion.hasPrefix("4.0") ? nil : "FHIR R4 (4.0.x)",
         ].compactMap { $0 }
     }

@@ -7,9 +7,9 @@ struct FHIRCopy {
     var resourceID: String
     /// `meta.versionId` (numeric on HAPI, Azure and sekmet; opaque on Google).
     var versionId: String
-    /// The event version on the ``FHIRStoreConfiguration/versionTagSystem`` tag; nil when the copy has none
-    /// (written by another system, or under another tag system): such a copy is never overwritten, the record is
-    /// refused.
+    /// The event version on the ``FHIRStoreConfiguration/versionTagSystem`` tag (the highest when tags were merged);
+    /// nil when the copy has none (written by another system, or under another tag system): such a copy is never
+    /// overwritten, the record is refused.
     var eventVersion: Int64?
     var identity: ObservationIdentity?
     var lastUpdated: String
@@ -21,9 +21,11 @@ struct FHIRCopy {
         resourceID = id
         versionId = meta["versionId"] as? String ?? ""
         lastUpdated = meta["lastUpdated"] as? String ?? ""
+        // The highest of our tags, not the first: FHIR carries tags forward on update unless told otherwise (HAPI
+        // merges them without `X-Meta-Snapshot-Mode: TAG`), so a copy written at 5 and then 7 may carry both.
         let tags = meta["tag"] as? [[String: Any]] ?? []
-        eventVersion = tags.first { $0["system"] as? String == versionTagSystem }
-            .flatMap { $0["code"] as? String }.flatMap { Int64($0) }
+        eventVersion = tags.filter { $0["system"] as? String == versionTagSystem }
+            .compactMap { ($0["code"] as? String).flatMap { Int64($0) } }.max()
         let identifiers = resource["identifier"] as? [[String: Any]] ?? []
         identity = identifiers.first { $0["system"] as? String == identifierSystem }
             .flatMap { $0["value"] as? String }.flatMap(Self.identity(fromKey:))

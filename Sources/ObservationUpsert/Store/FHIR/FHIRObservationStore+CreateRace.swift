@@ -1,4 +1,5 @@
 import DailyValueContract
+import Essentials
 import Foundation
 import HTTPClient
 
@@ -13,45 +14,80 @@ extension FHIRObservationStore {
     /// have replaced a copy another writer made after our read: the instance's `_history` names the version ours
     /// replaced (found by our version id, so opaque ids work too); a newer or foreign copy is put back
     /// (``restore(_:replacing:of:)``) and the record is `stale` or refused.
-    /// - Throws: ``StoreError`` `busy` when the server cannot prove what was replaced (no usable `_history`, no
-    ///   version id on the answer, ours not in the history page): the batch is retried rather than a success
-    ///   reported for a write that may have overwritten newer data.
+    ///
+    /// Only this call knows our version id, so a `_history` that cannot prove what ours replaced (failing, or not
+    /// showing ours yet) is read again here, ``historyAttempts`` times with backoff. Still unproven, or a newer copy
+    /// that cannot be put back, the record is refused (dead-lettered with ``unverifiedReason(_:_:)``), never
+    /// reported stored: a retry of the batch would read our own copy back and call it `unchanged`.
     func settleCreate(_ record: ObservationRecord, _ entry: FHIRBundle.Entry) async throws -> CreateResult {
         guard entry.status != 201 else { return .decided(.inserted) }
         let id = record.resourceID
         guard let ours = entry.versionId, !ours.isEmpty else {
-            throw unproven(id, "the server answered \(entry.status) without a version id")
+            return .refused(Self.unverifiedReason(id, "the server answered \(entry.status) without a version id"))
         }
         guard ours != "1" else { return .decided(.inserted) }  // nothing precedes a first version
+        var backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(2))
+        var why = ""
+        for attempt in 1...Self.historyAttempts {
+            if attempt > 1 { try await Task.sleep(for: backoff.next()) }
+            let replaced: [String: Any]?
+            do {
+                switch try await replacedVersion(of: id, ours: ours) {
+                case .unproven(let reason):
+                    why = reason
+                    continue
+                case .proven(let resource): replaced = resource
+                }
+            } catch let error as StoreError {
+                why = "GET _history failed: \(error)"
+                continue
+            }
+            guard let replaced else { return .decided(.inserted) }  // the first version, or over a deletion
+            let version = copy(replaced)?.eventVersion
+            if let version, version <= record.version {
+                return .decided(version == record.version ? .unchanged : .updated)
+            }
+            do { try await restore(replaced, replacing: ours, of: record) } catch let error as StoreError {
+                return .refused(
+                    Self.unverifiedReason(id, "the newer copy it replaced could not be put back: \(error)"))
+            }
+            guard version != nil else {
+                return .refused(Self.foreignCopyReason(id, versionTagSystem: configuration.versionTagSystem))
+            }
+            return .decided(.stale)
+        }
+        return .refused(Self.unverifiedReason(id, why))
+    }
+
+    /// What `_history` says our create (version `ours`) replaced.
+    private enum Replaced {
+        /// The replaced version; nil when ours is the first or replaced a deletion.
+        case proven([String: Any]?)
+        case unproven(String)
+    }
+
+    /// Reads the first page of `id`'s `_history` (newest first, FHIR R4) and finds the version after `ours`.
+    /// - Throws: ``StoreError`` when the server cannot be asked.
+    private func replacedVersion(of id: String, ours: String) async throws -> Replaced {
         let response = try await rest.send("GET", "Observation/\(id)/_history?_count=\(Self.historyPage)")
         guard (200..<300).contains(response.status),
             let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             bundle["resourceType"] as? String == "Bundle"
         else {
-            throw unproven(id, "GET _history answered \(response.status): \(FHIRRestClient.outcomeText(response))")
+            return .unproven("GET _history answered \(response.status): \(FHIRRestClient.outcomeText(response))")
         }
-        // Newest first (FHIR R4 `history`); an entry without a resource is a deletion.
-        let entries = bundle["entry"] as? [[String: Any]] ?? []
-        let resources = entries.map { $0["resource"] as? [String: Any] }
+        // An entry without a resource is a deletion.
+        let resources = (bundle["entry"] as? [[String: Any]] ?? []).map { $0["resource"] as? [String: Any] }
         guard let position = resources.firstIndex(where: { Self.versionId(of: $0) == ours }) else {
-            throw unproven(id, "our version \(ours) is not on the first page of its _history")
+            return .unproven("our version \(ours) is not (yet) on the first page of its _history")
         }
         guard position + 1 < resources.count else {
             let more = (bundle["link"] as? [[String: Any]] ?? []).contains { $0["relation"] as? String == "next" }
-            if more { throw unproven(id, "the version ours replaced is beyond the first page of its _history") }
-            return .decided(.inserted)  // ours is the first version: a create after all
+            return more ? .unproven("the version ours replaced is beyond the first page of its _history") : .proven(nil)
         }
-        guard let replacedResource = resources[position + 1] else { return .decided(.inserted) }  // a deletion
-        guard let replaced = copy(replacedResource) else {
-            throw unproven(id, "the replaced version is not a readable Observation")
-        }
-        guard let version = replaced.eventVersion else {
-            try await restore(replacedResource, replacing: ours, of: record)
-            return .refused(Self.foreignCopyReason(id, versionTagSystem: configuration.versionTagSystem))
-        }
-        guard version > record.version else { return .decided(version == record.version ? .unchanged : .updated) }
-        try await restore(replacedResource, replacing: ours, of: record)
-        return .decided(.stale)
+        guard let replaced = resources[position + 1] else { return .proven(nil) }
+        guard copy(replaced) != nil else { return .unproven("the replaced version is not a readable Observation") }
+        return .proven(replaced)
     }
 
     /// Puts `resource` (the copy our create replaced) back over `versionId`. A 409/412 means yet another writer
@@ -101,15 +137,17 @@ extension FHIRObservationStore {
     /// Versions one `_history` read asks for; ours and the one it replaced are the newest unless many writers
     /// came in between.
     static let historyPage = 20
+    /// `_history` reads per racing create before the record is refused (backoff 0.25 s doubling, jittered: at most
+    /// 3.75 s of waiting).
+    static let historyAttempts = 5
 
     private static func versionId(of resource: [String: Any]?) -> String? {
         (resource?["meta"] as? [String: Any])?["versionId"] as? String
     }
 
-    private func unproven(_ id: String, _ why: String) -> StoreError {
-        StoreError(
-            .busy,
-            "a create of Observation/\(id) may have replaced another writer's copy and the server cannot prove "
-                + "which: \(why); the batch is retried")
+    /// Why a record whose create may have overwritten a newer copy is refused.
+    static func unverifiedReason(_ id: String, _ why: String) -> String {
+        "created Observation/\(id) but could not verify that no newer copy was replaced (\(why)); check the "
+            + "server's history of Observation/\(id)"
     }
 }

@@ -6,7 +6,8 @@ import HTTPClient
 extension FHIRObservationStore {
     /// Decides the winners `chunk` (batch indices, at most one Bundle's worth): one read of their current copies,
     /// the version rule, one `batch` Bundle of guarded PUTs for those that win; those that lost a race (409/412)
-    /// are read and decided again, at most ``FHIRStoreConfiguration/conflictAttempts`` rounds.
+    /// are read and decided again, at most ``FHIRStoreConfiguration/conflictAttempts`` rounds (entries throttled
+    /// with 429/503 count as such rounds too).
     /// - Throws: ``StoreError`` for anything not decided per record (network, 5xx, credentials, conflicts that
     ///   outlast the attempts); records already written stay written, and a retry finds them `unchanged`.
     func decide(
@@ -16,12 +17,14 @@ extension FHIRObservationStore {
         var pending = chunk
         var round = 0
         var throttled = Backoff(initial: .seconds(1), maximum: configuration.maxRetryAfter)
+        var lastRoundThrottled = false  // every entry pending again was throttled (429/503), none conflicted
         while !pending.isEmpty {
             round += 1
             guard round <= configuration.conflictAttempts else {
+                let (code, state) = lastRoundThrottled ? ("429", "throttled") : ("412", "conflicted")
                 throw StoreError(
-                    .busy, nativeCode: "412",
-                    "\(pending.count) Observations still conflicted after \(configuration.conflictAttempts) rounds")
+                    .busy, nativeCode: code,
+                    "\(pending.count) Observations still \(state) after \(configuration.conflictAttempts) rounds")
             }
             let copies = try await currentCopies(pending.map { batch[$0].resourceID })
             var writes: [(index: Int, write: FHIRBundle.Write)] = []
@@ -68,8 +71,10 @@ extension FHIRObservationStore {
                         "PUT Observation/\(write.record.resourceID): \(entry.outcomeText ?? "no outcome")")
                 }
             }
-            if pending.count > 0, entries.contains(where: { [429, 503].contains($0.status) }) {
-                // A Bundle entry has no headers, so no Retry-After: back off (1 s doubling, jittered, capped).
+            let throttledEntries = entries.filter { [429, 503].contains($0.status) }.count
+            lastRoundThrottled = throttledEntries == pending.count
+            if throttledEntries > 0, round < configuration.conflictAttempts {
+                // A Bundle entry has no headers, so no Retry-After: back off (0.5-1 s, doubling, capped).
                 try await Task.sleep(for: throttled.next())
             }
         }

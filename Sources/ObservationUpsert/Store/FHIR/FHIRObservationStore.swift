@@ -20,8 +20,9 @@ public final class FHIRObservationStore: ObservationStore {
     private let closed = Atomic(false)
 
     /// Connects and reads the server's `/metadata`.
-    /// - Throws: ``StoreError``: `usage` for a bad configuration or a base URL with no FHIR server behind it (404,
-    ///   not a CapabilityStatement); `connection`, `timeout` or `unauthorized` when the server cannot be asked.
+    /// - Throws: ``StoreError``: `usage` for a bad configuration, a base URL with no FHIR server behind it (404,
+    ///   not a CapabilityStatement) or a server that does not declare Observation `history-instance`; `connection`,
+    ///   `timeout` or `unauthorized` when the server cannot be asked.
     public init(configuration: FHIRStoreConfiguration) async throws {
         try configuration.validate()
         var httpConfiguration = configuration.http
@@ -43,6 +44,14 @@ public final class FHIRObservationStore: ObservationStore {
                     + "CapabilityStatement; check the store URL's base path")
         }
         capabilities = FHIRCapabilities(statement, httpVersion: metadata.httpVersion)
+        guard capabilities.historyInstance else {
+            await http.close()
+            throw StoreError(
+                .usage,
+                "the FHIR server at \(configuration.baseURL) does not declare the Observation history-instance "
+                    + "interaction (`_history`) in its CapabilityStatement: without it the store cannot check what a "
+                    + "create that races another writer replaced, so it is not safe there; enable versioned history")
+        }
     }
 
     // MARK: - ObservationStore

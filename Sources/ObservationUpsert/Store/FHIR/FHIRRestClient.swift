@@ -2,9 +2,9 @@ import Essentials
 import Foundation
 import HTTPClient
 
-/// The FHIR store's HTTP layer: every request carries the FHIR media types, `Prefer: return=minimal` and the
-/// authorization; throttling (429/503) waits as long as `Retry-After` says, a 401 refreshes the token once, and the
-/// failures the store cannot decide per record become ``StoreError``s.
+/// The FHIR store's HTTP layer: every request carries the FHIR media types and the authorization, every write
+/// `Prefer: return=minimal` and `X-Meta-Snapshot-Mode: TAG`; throttling (429/503) waits as long as `Retry-After`
+/// says, a 401 refreshes the token once, and the failures the store cannot decide per record become ``StoreError``s.
 struct FHIRRestClient: Sendable {
     let http: HTTPClient
     let token: FHIRAccessToken
@@ -37,7 +37,12 @@ struct FHIRRestClient: Sendable {
         while true {
             var headers: [(name: String, value: String)] = [("Accept", "application/fhir+json")]
             if body != nil {
-                headers += [("Content-Type", "application/fhir+json"), ("Prefer", "return=minimal")]
+                // HAPI carries a copy's old tags into an update unless tags are a snapshot: without the header a
+                // copy would collect every event version it was ever written at.
+                headers += [
+                    ("Content-Type", "application/fhir+json"), ("Prefer", "return=minimal"),
+                    ("X-Meta-Snapshot-Mode", "TAG"),
+                ]
             }
             if let ifMatch { headers.append(("If-Match", #"W/""# + ifMatch + #"""#)) }
             if let authorization = try await token.header() { headers.append(("Authorization", authorization)) }
