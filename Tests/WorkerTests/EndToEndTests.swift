@@ -111,7 +111,8 @@ struct EndToEndTests {
 
         let dump = "SELECT patient, metric, day, version, version_id, last_updated, status, resource FROM observation "
             + "ORDER BY 1, 2, 3"
-        let ledger = "SELECT patient, metric, day, version, reason, recorded_at FROM retraction ORDER BY 1, 2, 3"
+        let ledger =
+            "SELECT patient, metric, day, version, reason, recorded_at, version_id FROM retraction ORDER BY 1, 2, 3"
         let before = (try kind.query(store, dump), try kind.query(store, ledger))
         let replay = try harness.startWorker(store: store, group: "replay-1", extra: ["--start", "earliest"] + options,
                                              name: "replay")
