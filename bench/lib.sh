@@ -138,6 +138,10 @@ run_workers() {
     last=$(for i in $(seq 1 "$procs"); do
         grep -h '"msg":"caught up' "$OUT/$label.$i.log" | head -n 1 | sed 's/.*"ts":"\([^"]*\)".*/\1/'
     done | sort | tail -n 1)
+    if [ -z "$first" ] || [ -z "$last" ]; then
+        echo "error: $label: no partition assignment or no caught-up line in its logs" >&2
+        exit 1
+    fi
     put "${label}_steady_rate" "$(calc "$EVENTS / ($(date -d "$last" +%s.%N) - $(date -d "$first" +%s.%N))")"
     put "${label}_seconds" "$(calc "$t1 - $t0" 2)"
     put "${label}_rate" "$(calc "$EVENTS / ($t1 - $t0)")"

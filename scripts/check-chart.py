@@ -586,6 +586,11 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         {"worker": {"subjectReference": "logical"}},
         "worker.subjectReference=logical needs worker.patientIdentifierSystem",
     ),
+    (
+        "patient identifier system with a literal subject reference (the worker would exit 2)",
+        {"worker": {"patientIdentifierSystem": "https://hospital.test/patients"}},
+        "worker.patientIdentifierSystem is only used with worker.subjectReference=logical",
+    ),
     ("FHIR store without a URL", {"store": {"type": "fhir"}}, "store.fhir.url is required for store.type=fhir"),
     (
         "FHIR bearer token and OAuth2 together",

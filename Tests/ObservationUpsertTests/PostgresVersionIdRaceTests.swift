@@ -78,6 +78,30 @@ struct PostgresVersionIdRaceTests {
         #expect(raw.row == "3 3 final final 2", "the worker's version, finalized by the next run")
     }
 
+    /// Several chunks, one row held by a worker: the loop goes on past the skipped row (a chunk it locked fewer rows
+    /// in is not mistaken for the end), and the next run gets the held row.
+    @Test func finalizeGoesOnPastAHeldRowAcrossChunks() async throws {
+        try await TestStores.withFreshLocation(.postgres) { location in
+            guard case .postgres(let url) = location else { return }
+            let store = try await PostgresObservationStore(connectionString: url)
+            let days = ["2026-09-25", "2026-09-26", "2026-09-27", "2026-09-28", "2026-09-29"]
+            _ = try await store.upsert(try days.map { try FinalizeTests.steps($0, version: 1, .preliminary) })
+            let other = QueueConfined(label: "test.held-row", try PostgresConnection(connectionString: url))
+            try await other.run { connection in
+                _ = try connection.execute("BEGIN")
+                _ = try connection.execute("SELECT 1 FROM observation WHERE day = '2026-09-26' FOR UPDATE")
+            }
+            let cutoff = Int64(Date().timeIntervalSince1970)
+            #expect(try await store.finalize(settledBefore: cutoff, chunkSize: 2) == 4, "all but the held row")
+            try await other.run { connection in _ = try connection.execute("COMMIT") }
+            #expect(try await store.finalize(settledBefore: cutoff, chunkSize: 2) == 1, "the held row, next run")
+            let statuses = try await TestStores.rawText(
+                location, "SELECT string_agg(status || ':' || version_id, ',' ORDER BY day) FROM observation")
+            #expect(statuses == "final:2,final:2,final:2,final:2,final:2")
+            await store.close()
+        }
+    }
+
     static let statusRead =
         "version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || status || ' ' || (resource ->> 'status')"
 

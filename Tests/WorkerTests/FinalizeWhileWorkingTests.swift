@@ -79,10 +79,12 @@ struct FinalizeWhileWorkingTests {
         let overlap =
             "\(runs) runs: \(flippingBeforeLastPhase) flipped rows before the last phase was published, "
             + "\(flippingWhileWriting) while the worker wrote rows"
-        #expect(flippingBeforeLastPhase >= stream.phases.count - 1, "\(overlap)")
-        // `flippingWhileWriting` (typically 14-15 of ~23 runs) is reported, not asserted: it depends on scheduling.
-        print("FinalizeWhileWorkingTests (\(kind)): \(overlap)")
-        #expect(!history.flippedThenRewritten.isEmpty, "no day flipped by finalize was written again by the worker")
+        // How much the runs overlapped the worker is reported, not asserted: the phase gating guarantees flipping
+        // runs before the last phase (asserting it could not fail), and the rest depends on scheduling. What the
+        // test asserts is what no interleaving may break: the per-run checks above and the end state below.
+        print(
+            "FinalizeWhileWorkingTests (\(kind)): \(overlap); \(history.flippedThenRewritten.count) days flipped by "
+                + "finalize were written again by the worker")
         let failures = Self.finalStateFailures(rows, stream)
         #expect(failures.isEmpty, "after the last finalize (\(lastRun) flipped): \(failures.prefix(10))")
 

@@ -5,6 +5,7 @@ public enum RetractionMode: String, Sendable, Hashable, CaseIterable {
     /// that the day was withdrawn. The default.
     case enteredInError = "entered-in-error"
     /// The stored row is deleted: readers no longer find the day. A higher version later stores it anew
-    /// (`inserted`, `meta.versionId` 1, the status it carries).
+    /// (`inserted`, the status it carries), its `meta.versionId` continuing from the deleted row's (kept in the
+    /// ledger's `version_id`), so no earlier ETag matches the new content.
     case delete
 }

@@ -66,10 +66,10 @@ struct UpsertStage: Sendable {
                         deadLetter.record(
                             for: toStore[index].message, stage: .store, className: "StoreRejected", reason: reason)
                     }
-                    let first = refusal.reasons.min { $0.key < $1.key }?.value ?? ""
+                    // The reasons stay in the dead-letter records: a server's text can name the patient.
                     logger.warning(
-                        "the store refused records; dead-lettering them",
-                        [("records", .int(Int64(refused.count))), ("first_reason", .string(first))])
+                        "the store refused records; dead-lettering them (reasons in the dead-letter records)",
+                        [("records", .int(Int64(refused.count)))])
                     return nil
                 } catch {
                     return RetryingStage.Failure(error: "\(error)")

@@ -70,6 +70,9 @@ with a message that names the values involved.
 {{- if and (eq .Values.worker.subjectReference "logical") (not .Values.worker.patientIdentifierSystem) -}}
 {{- fail "worker.subjectReference=logical needs worker.patientIdentifierSystem (the URI of the patient identifiers, written as subject.identifier.system)" -}}
 {{- end -}}
+{{- if and (eq .Values.worker.subjectReference "literal") .Values.worker.patientIdentifierSystem -}}
+{{- fail "worker.patientIdentifierSystem is only used with worker.subjectReference=logical (the worker refuses it in literal mode): set subjectReference=logical or leave the system empty" -}}
+{{- end -}}
 {{- $_ := required "worker.sourceExtensionURL is required: the URL of YOUR organisation's HealthKit source extension definition (e.g. https://fhir.<your-domain>/StructureDefinition/hk-source)" .Values.worker.sourceExtensionURL -}}
 {{- if not (or .Values.idKey.existingSecret .Values.idKey.allowDevelopmentKey) -}}
 {{- fail "idKey.existingSecret is required (a Secret holding the resource-id HMAC key, e.g. from `head -c 32 /dev/urandom`); the worker refuses to start without one. Only for a development cluster: idKey.allowDevelopmentKey=true runs with the published development key (guessable ids)" -}}

@@ -48,8 +48,7 @@ extension FHIRObservationStore {
                 return .decided(version == record.version ? .unchanged : .updated)
             }
             do { try await restore(replaced, replacing: ours, of: record) } catch let error as StoreError {
-                return .refused(
-                    Self.unverifiedReason(id, "the newer copy it replaced could not be put back: \(error)"))
+                return .refused(Self.unrestoredReason(id, replaced: version, error))
             }
             guard version != nil else {
                 return .refused(Self.foreignCopyReason(id, versionTagSystem: configuration.versionTagSystem))
@@ -146,6 +145,13 @@ extension FHIRObservationStore {
     }
 
     /// Why a record whose create may have overwritten a newer copy is refused.
+    /// Our create replaced a newer copy and putting it back failed: the server now holds the older value.
+    static func unrestoredReason(_ id: String, replaced version: Int64?, _ error: StoreError) -> String {
+        "created Observation/\(id) over a newer copy (event version \(version.map(String.init) ?? "unknown")) and "
+            + "could not restore it (\(error)); the server holds the older value: restore the previous version "
+            + "from the server's history of Observation/\(id)"
+    }
+
     static func unverifiedReason(_ id: String, _ why: String) -> String {
         "created Observation/\(id) but could not verify that no newer copy was replaced (\(why)); check the "
             + "server's history of Observation/\(id)"

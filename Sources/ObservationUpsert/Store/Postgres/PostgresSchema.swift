@@ -65,10 +65,11 @@ enum PostgresSchema {
         // 6: finalize finds settled preliminary days through a partial index (small: preliminary days only) in key
         //    order, chunk by chunk; the ledger keeps a deleted day's last meta.versionId, so that a day re-stored
         //    after a delete-mode retraction continues from it (docs/LIFECYCLE.md). The index is built inside the
-        //    migration's transaction: writers wait for it once, on upgrade.
+        //    migration's transaction: writers wait for it once, on upgrade. `observation` is locked before
+        //    `retraction`, in the order an upsert takes them, so a worker still running cannot deadlock with it.
         """
-        ALTER TABLE retraction ADD COLUMN version_id bigint;
         CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
+        ALTER TABLE retraction ADD COLUMN version_id bigint;
         """,
     ]
 
