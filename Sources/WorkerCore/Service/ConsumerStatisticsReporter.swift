@@ -34,28 +34,34 @@ final class ConsumerStatisticsReporter: Sendable {
         }
     }
 
-    /// Per-partition lag of the current assignment.
+    /// Per-partition lag of the current assignment (high watermark minus the committed offset, as Kafka tools and
+    /// KEDA see it).
     func refreshLag() {
         metrics.clearGauge("dvp_consumer_lag")
-        for stats in assignedStatistics() {
+        for stats in assignedStatistics() where stats.consumerLag >= 0 {
             metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
                         Double(stats.consumerLag))
         }
     }
 
-    /// Records still to read over the current assignment (sum of the partitions' lag); nil while no statistics of
-    /// an assigned partition are known yet.
+    /// Records not yet durable over the current assignment: per partition the high watermark minus the stored
+    /// offset (raised after every durable batch), or minus the committed offset before the first store; nil while
+    /// neither is known for any assigned partition. (The committed lag alone trails by up to
+    /// `auto.commit.interval.ms`, and is unknown until the group's first commit.)
     func remainingLag() -> Int64? {
-        let statistics = assignedStatistics()
-        return statistics.isEmpty ? nil : statistics.reduce(0) { $0 + $1.consumerLag }
+        let lags = assignedStatistics().compactMap { stats -> Int64? in
+            if stats.consumerLagStored >= 0 { return stats.consumerLagStored }
+            return stats.consumerLag >= 0 ? stats.consumerLag : nil
+        }
+        return lags.isEmpty ? nil : lags.reduce(0, +)
     }
 
-    /// The latest statistics of each assigned partition whose lag librdkafka knows.
+    /// The latest statistics of each assigned partition.
     private func assignedStatistics() -> [KafkaPartitionStatistics] {
         guard let consumer = consumer.withLock({ $0 }) else { return [] }
         let assigned = Set(tracker.assignedPartitions)
         return consumer.partitionStatistics().filter {
-            $0.consumerLag >= 0 && assigned.contains(KafkaTopicPartition(topic: $0.topic, partition: $0.partition))
+            assigned.contains(KafkaTopicPartition(topic: $0.topic, partition: $0.partition))
         }
     }
 }
