@@ -11,60 +11,59 @@ import DailyValueContract
 public struct ObservationRecord: Sendable, Hashable {
     /// The `(patient, metric, day)` identity the upsert is keyed by.
     public var identity: ObservationIdentity {
-        get { fields.identity }
-        set { uniqueFields().identity = newValue }
+        get { box.values.identity }
+        set { uniqueBox().values.identity = newValue }
     }
     /// The event version; a higher version replaces a lower one, equal is a no-op, lower is stale.
     public var version: Int64 {
-        get { fields.version }
-        set { uniqueFields().version = newValue }
+        get { box.values.version }
+        set { uniqueBox().values.version = newValue }
     }
     /// The deterministic FHIR `id` (a keyed hash of the identity; no patient data in clear).
     public var resourceID: String {
-        get { fields.resourceID }
-        set { uniqueFields().resourceID = newValue }
+        get { box.values.resourceID }
+        set { uniqueBox().values.resourceID = newValue }
     }
     /// The Observation JSON up to and including the `{` that opens `meta`, e.g.
     /// `{"resourceType":"Observation","id":"…","meta":{`.
     public var resourceHead: String {
-        get { fields.resourceHead }
-        set { uniqueFields().resourceHead = newValue }
+        get { box.values.resourceHead }
+        set { uniqueBox().values.resourceHead = newValue }
     }
     /// The rest of the Observation JSON: `meta`'s own members (at least one, e.g. `"source":"…"`), the `}` closing
     /// `meta`, and every element after it up to and including `"status":` (with a ``status``) or to the end.
     public var resourceTail: String {
-        get { fields.resourceTail }
-        set { uniqueFields().resourceTail = newValue }
+        get { box.values.resourceTail }
+        set { uniqueBox().values.resourceTail = newValue }
     }
     /// The status as mapped (`preliminary` or `final`); nil when the resource has no status slot.
     public var status: ObservationStatus? {
-        get { fields.status }
-        set { uniqueFields().status = newValue }
+        get { box.values.status }
+        set { uniqueBox().values.status = newValue }
     }
     /// The JSON after the status value, e.g. `,"category":[…],…}`; empty without a status slot.
     public var resourceAfterStatus: String {
-        get { fields.resourceAfterStatus }
-        set { uniqueFields().resourceAfterStatus = newValue }
+        get { box.values.resourceAfterStatus }
+        set { uniqueBox().values.resourceAfterStatus = newValue }
     }
     /// The clinical value as canonical JSON (`valueQuantity` and `component`): a stored final value replaced by a
     /// different one becomes `amended`, an equal one does not.
     public var clinicalValue: String {
-        get { fields.clinicalValue }
-        set { uniqueFields().clinicalValue = newValue }
+        get { box.values.clinicalValue }
+        set { uniqueBox().values.clinicalValue = newValue }
     }
     /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` or deleted
     /// (``RetractionMode``), and recorded in the ledger (a day never stored only there); the resource parts are empty
     /// and unused.
     public var retractionReason: String? {
-        get { fields.retractionReason }
-        set { uniqueFields().retractionReason = newValue }
+        get { box.values.retractionReason }
+        set { uniqueBox().values.retractionReason = newValue }
     }
 
     /// The values, in one copy-on-write box: a record is copied several times on its way to the store (batch
     /// arrays, the plan, retries, the version cache's bookkeeping), and one retain per copy is cheaper than one per
-    /// string. `@unchecked Sendable`: a box is only mutated through ``uniqueFields()``, i.e. while no other record
-    /// (on any thread) refers to it.
-    private final class Fields: @unchecked Sendable, Hashable {
+    /// string.
+    private struct Values: Hashable, Sendable {
         var identity: ObservationIdentity
         var version: Int64
         var resourceID: String
@@ -74,67 +73,38 @@ public struct ObservationRecord: Sendable, Hashable {
         var resourceAfterStatus: String
         var clinicalValue: String
         var retractionReason: String?
-
-        init(
-            identity: ObservationIdentity, version: Int64, resourceID: String, resourceHead: String,
-            resourceTail: String, status: ObservationStatus?, resourceAfterStatus: String, clinicalValue: String,
-            retractionReason: String?
-        ) {
-            self.identity = identity
-            self.version = version
-            self.resourceID = resourceID
-            self.resourceHead = resourceHead
-            self.resourceTail = resourceTail
-            self.status = status
-            self.resourceAfterStatus = resourceAfterStatus
-            self.clinicalValue = clinicalValue
-            self.retractionReason = retractionReason
-        }
-
-        func copy() -> Fields {
-            Fields(
-                identity: identity, version: version, resourceID: resourceID, resourceHead: resourceHead,
-                resourceTail: resourceTail, status: status, resourceAfterStatus: resourceAfterStatus,
-                clinicalValue: clinicalValue, retractionReason: retractionReason)
-        }
-
-        static func == (lhs: Fields, rhs: Fields) -> Bool {
-            lhs === rhs
-                || (lhs.identity == rhs.identity && lhs.version == rhs.version && lhs.resourceID == rhs.resourceID
-                    && lhs.resourceHead == rhs.resourceHead && lhs.resourceTail == rhs.resourceTail
-                    && lhs.status == rhs.status && lhs.resourceAfterStatus == rhs.resourceAfterStatus
-                    && lhs.clinicalValue == rhs.clinicalValue && lhs.retractionReason == rhs.retractionReason)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(identity)
-            hasher.combine(version)
-            hasher.combine(resourceID)
-            hasher.combine(resourceHead)
-            hasher.combine(resourceTail)
-            hasher.combine(status)
-            hasher.combine(resourceAfterStatus)
-            hasher.combine(clinicalValue)
-            hasher.combine(retractionReason)
-        }
     }
 
-    private var fields: Fields
-
-    private mutating func uniqueFields() -> Fields {
-        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-        return fields
+    /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other record (on any
+    /// thread) refers to it.
+    private final class Box: @unchecked Sendable {
+        var values: Values
+        init(_ values: Values) { self.values = values }
     }
+
+    private var box: Box
+
+    private mutating func uniqueBox() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+        return box
+    }
+
+    public static func == (lhs: ObservationRecord, rhs: ObservationRecord) -> Bool {
+        lhs.box === rhs.box || lhs.box.values == rhs.box.values
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(box.values) }
 
     public init(
         identity: ObservationIdentity, version: Int64, resourceID: String, resourceHead: String,
         resourceTail: String, status: ObservationStatus? = nil, resourceAfterStatus: String = "",
         clinicalValue: String = ""
     ) {
-        fields = Fields(
-            identity: identity, version: version, resourceID: resourceID, resourceHead: resourceHead,
-            resourceTail: resourceTail, status: status, resourceAfterStatus: resourceAfterStatus,
-            clinicalValue: clinicalValue, retractionReason: nil)
+        box = Box(
+            Values(
+                identity: identity, version: version, resourceID: resourceID, resourceHead: resourceHead,
+                resourceTail: resourceTail, status: status, resourceAfterStatus: resourceAfterStatus,
+                clinicalValue: clinicalValue, retractionReason: nil))
     }
 
     /// A versioned retraction of one day (an explicit event, not a Kafka tombstone), with its reason.
