@@ -18,6 +18,17 @@ package enum PostgresParameter: Sendable {
         }
     }
 
+    /// A `text[]` of UTF-8 byte runs (e.g. slices of one buffer), copied once into the array's wire form.
+    package static func textArray(utf8 values: [ArraySlice<UInt8>]) -> PostgresParameter {
+        let payload = values.reduce(0) { $0 + 4 + $1.count }
+        return array(count: values.count, elementOID: 25, payloadBytes: payload) { bytes in
+            for value in values {
+                appendInt32(&bytes, Int32(value.count))
+                bytes.append(contentsOf: value)
+            }
+        }
+    }
+
     /// A `bigint[]` (elements of type `int8`, OID 20) in the binary array format, for `$n::bigint[]`.
     package static func bigintArray(_ values: some Collection<Int64>) -> PostgresParameter {
         array(count: values.count, elementOID: 20, payloadBytes: values.count * 12) { bytes in

@@ -106,13 +106,13 @@ public struct ObservationMapper: Sendable {
             writeQuantity(number, parts, &w)
         }
         writeComponents(value, metric, parts, &w)
-        let clinicalValue = String(decoding: w.bytes[valueAt...], as: UTF8.self)
+        let clinicalValue = valueAt..<w.bytes.count
         w.endObject()
-        let text = { (range: Range<Int>) in String(decoding: w.bytes[range], as: UTF8.self) }
+        // The record keeps the writer's bytes; its parts are ranges of them (no copies).
         return ObservationRecord(
-            identity: identity, version: validated.version, resourceID: resourceID,
-            resourceHead: text(0..<storeMembersAt), resourceTail: text(storeMembersAt..<statusAt), status: status,
-            resourceAfterStatus: text(afterStatusAt..<w.bytes.count), clinicalValue: clinicalValue)
+            identity: identity, version: validated.version, resourceID: resourceID, utf8: w.bytes,
+            head: 0..<storeMembersAt, tail: storeMembersAt..<statusAt, status: status,
+            afterStatus: afterStatusAt..<w.bytes.count, clinicalValue: clinicalValue)
     }
 
     /// The store record of a retraction (docs/LIFECYCLE.md): the day's identity and resource id, no resource.

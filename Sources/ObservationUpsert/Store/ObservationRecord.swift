@@ -26,32 +26,29 @@ public struct ObservationRecord: Sendable, Hashable {
     }
     /// The Observation JSON up to and including the `{` that opens `meta`, e.g.
     /// `{"resourceType":"Observation","id":"…","meta":{`.
-    public var resourceHead: String {
-        get { box.values.resourceHead }
-        set { uniqueBox().values.resourceHead = newValue }
-    }
+    public var resourceHead: String { String(decoding: resourceHeadUTF8, as: UTF8.self) }
     /// The rest of the Observation JSON: `meta`'s own members (at least one, e.g. `"source":"…"`), the `}` closing
     /// `meta`, and every element after it up to and including `"status":` (with a ``status``) or to the end.
-    public var resourceTail: String {
-        get { box.values.resourceTail }
-        set { uniqueBox().values.resourceTail = newValue }
-    }
+    public var resourceTail: String { String(decoding: resourceTailUTF8, as: UTF8.self) }
     /// The status as mapped (`preliminary` or `final`); nil when the resource has no status slot.
     public var status: ObservationStatus? {
         get { box.values.status }
         set { uniqueBox().values.status = newValue }
     }
     /// The JSON after the status value, e.g. `,"category":[…],…}`; empty without a status slot.
-    public var resourceAfterStatus: String {
-        get { box.values.resourceAfterStatus }
-        set { uniqueBox().values.resourceAfterStatus = newValue }
-    }
+    public var resourceAfterStatus: String { String(decoding: resourceAfterStatusUTF8, as: UTF8.self) }
     /// The clinical value as canonical JSON (`valueQuantity` and `component`): a stored final value replaced by a
     /// different one becomes `amended`, an equal one does not.
-    public var clinicalValue: String {
-        get { box.values.clinicalValue }
-        set { uniqueBox().values.clinicalValue = newValue }
-    }
+    public var clinicalValue: String { String(decoding: clinicalValueUTF8, as: UTF8.self) }
+
+    /// ``resourceHead`` as UTF-8, without a copy (a slice of the mapper's output).
+    package var resourceHeadUTF8: ArraySlice<UInt8> { box.values.json.part(0) }
+    /// ``resourceTail`` as UTF-8, without a copy.
+    package var resourceTailUTF8: ArraySlice<UInt8> { box.values.json.part(1) }
+    /// ``resourceAfterStatus`` as UTF-8, without a copy.
+    package var resourceAfterStatusUTF8: ArraySlice<UInt8> { box.values.json.part(2) }
+    /// ``clinicalValue`` as UTF-8, without a copy.
+    package var clinicalValueUTF8: ArraySlice<UInt8> { box.values.json.part(3) }
     /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` or deleted
     /// (``RetractionMode``), and recorded in the ledger (a day never stored only there); the resource parts are empty
     /// and unused.
@@ -67,12 +64,38 @@ public struct ObservationRecord: Sendable, Hashable {
         var identity: ObservationIdentity
         var version: Int64
         var resourceID: String
-        var resourceHead: String
-        var resourceTail: String
+        var json: JSONParts
         var status: ObservationStatus?
-        var resourceAfterStatus: String
-        var clinicalValue: String
         var retractionReason: String?
+    }
+
+    /// The resource's parts and the clinical value as ranges of one UTF-8 buffer: the mapper writes the
+    /// Observation once and hands over its bytes; nothing is copied into separate strings on the way to the store.
+    private struct JSONParts: Hashable, Sendable {
+        var bytes: [UInt8]
+        /// head, tail, after-status, clinical value.
+        var ranges: (Range<Int>, Range<Int>, Range<Int>, Range<Int>)
+
+        func part(_ index: Int) -> ArraySlice<UInt8> {
+            switch index {
+            case 0: bytes[ranges.0]
+            case 1: bytes[ranges.1]
+            case 2: bytes[ranges.2]
+            default: bytes[ranges.3]
+            }
+        }
+
+        static func == (lhs: JSONParts, rhs: JSONParts) -> Bool {
+            (0..<4).allSatisfy { lhs.part($0).elementsEqual(rhs.part($0)) }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            for index in 0..<4 {
+                let part = part(index)
+                hasher.combine(part.count)
+                part.withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
+        }
     }
 
     /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other record (on any
@@ -100,11 +123,28 @@ public struct ObservationRecord: Sendable, Hashable {
         resourceTail: String, status: ObservationStatus? = nil, resourceAfterStatus: String = "",
         clinicalValue: String = ""
     ) {
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for part in [resourceHead, resourceTail, resourceAfterStatus, clinicalValue] {
+            let start = bytes.count
+            bytes.append(contentsOf: part.utf8)
+            ranges.append(start..<bytes.count)
+        }
+        self.init(
+            identity: identity, version: version, resourceID: resourceID, utf8: bytes, head: ranges[0],
+            tail: ranges[1], status: status, afterStatus: ranges[2], clinicalValue: ranges[3])
+    }
+
+    /// A record whose resource parts and clinical value are ranges of `utf8` (the mapper's output, kept as is).
+    package init(
+        identity: ObservationIdentity, version: Int64, resourceID: String, utf8: [UInt8], head: Range<Int>,
+        tail: Range<Int>, status: ObservationStatus?, afterStatus: Range<Int>, clinicalValue: Range<Int>
+    ) {
         box = Box(
             Values(
-                identity: identity, version: version, resourceID: resourceID, resourceHead: resourceHead,
-                resourceTail: resourceTail, status: status, resourceAfterStatus: resourceAfterStatus,
-                clinicalValue: clinicalValue, retractionReason: nil))
+                identity: identity, version: version, resourceID: resourceID,
+                json: JSONParts(bytes: utf8, ranges: (head, tail, afterStatus, clinicalValue)), status: status,
+                retractionReason: nil))
     }
 
     /// A versioned retraction of one day (an explicit event, not a Kafka tombstone), with its reason.

@@ -9,7 +9,6 @@ struct BatchProcessor: Sendable {
     /// A valid event, mapped.
     struct Mapped: Sendable {
         var record: ObservationRecord
-        var metric: String
         /// The event's Kafka record (dead-lettered if the store's server refuses the Observation).
         var message: KafkaMessage
         /// The identity's version-cache key (computed once, at decoding).
@@ -49,9 +48,20 @@ struct BatchProcessor: Sendable {
     func decode(_ messages: [KafkaMessage]) -> Output {
         var output = Output()
         output.decoded.reserveCapacity(messages.count)
+        // Records come in runs of one partition: the dictionary is touched once per run, not per record.
+        var run: KafkaMessage?
+        func endRun() {
+            guard let last = run else { return }
+            let tp = last.topicPartition
+            if (output.lastRecords[tp]?.offset ?? -1) < last.offset { output.lastRecords[tp] = last }
+        }
         for message in messages {
-            let tp = message.topicPartition
-            if (output.lastRecords[tp]?.offset ?? -1) < message.offset { output.lastRecords[tp] = message }
+            if let last = run, last.partition == message.partition, last.topic == message.topic {
+                if last.offset < message.offset { run = message }
+            } else {
+                endRun()
+                run = message
+            }
             do {
                 let event = try decoder.validateEvent(message.value, recordTimestampMs: message.timestampMs)
                 output.decoded.append(Decoded(event: event, message: message, versionKey: .init(event.identity)))
@@ -62,6 +72,7 @@ struct BatchProcessor: Sendable {
                 addDeadLetter(for: message, error, to: &output)
             }
         }
+        endRun()
         return output
     }
 
@@ -82,9 +93,7 @@ struct BatchProcessor: Sendable {
                     case .retraction(let retraction): mapper.map(retraction)
                     }
                 output.mapped.append(
-                    Mapped(
-                        record: record, metric: record.identity.metric, message: decoded.message,
-                        versionKey: decoded.versionKey))
+                    Mapped(record: record, message: decoded.message, versionKey: decoded.versionKey))
             } catch {
                 addDeadLetter(for: decoded.message, error, to: &output)
             }

@@ -113,9 +113,10 @@ enum PostgresUpsert {
             "dvp_upsert", upsertSQL,
             keyArrays(winners) + [
                 .bigintArray(winners.map(\.version)), .textArray(winners.map(\.resourceID)),
-                .textArray(winners.map(\.resourceHead)), .textArray(winners.map(\.resourceTail)),
+                .textArray(utf8: winners.map(\.resourceHeadUTF8)), .textArray(utf8: winners.map(\.resourceTailUTF8)),
                 .textArray(winners.map { $0.status?.rawValue ?? "" }),
-                .textArray(winners.map(\.resourceAfterStatus)), .textArray(winners.map(\.clinicalValue)),
+                .textArray(utf8: winners.map(\.resourceAfterStatusUTF8)),
+                .textArray(utf8: winners.map(\.clinicalValueUTF8)),
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
         if let written {

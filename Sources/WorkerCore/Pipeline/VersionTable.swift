@@ -1,0 +1,75 @@
+/// The ``VersionCache``'s storage: an open-addressing table of 128-bit keys and versions, indexed by the key's
+/// low bits with linear probing, never more than 3/4 full. It starts small and doubles as it fills (so a large
+/// `--version-cache` costs memory only when used), up to the power of two that holds `capacity` entries.
+struct VersionTable {
+    private struct Slot {
+        var a: UInt64
+        var b: UInt64
+        /// `Int64.min` marks an empty slot (no stored version is that low).
+        var version: Int64
+    }
+
+    private static let empty = Slot(a: 0, b: 0, version: .min)
+    private static let initialSlots = 1024
+    private var slots: [Slot] = []
+    private let maxSlots: Int
+    /// Entries held before the cache must be cleared: `capacity`, or 3/4 of the largest table if that is fewer.
+    let limit: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        var size = 16
+        while size / 4 * 3 < capacity && size < 1 << 40 { size *= 2 }
+        maxSlots = size
+        limit = Swift.min(capacity, size / 4 * 3)
+    }
+
+    func version(of key: VersionCache.Key) -> Int64? {
+        guard !slots.isEmpty else { return nil }
+        let mask = slots.count - 1
+        var index = Int(truncatingIfNeeded: key.a) & mask
+        while true {
+            let slot = slots[index]
+            if slot.version == .min { return nil }
+            if slot.a == key.a && slot.b == key.b { return slot.version }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Sets the key's version to `version` unless it already holds a higher one; clears the table first when it
+    /// holds ``limit`` entries.
+    mutating func raise(_ key: VersionCache.Key, to version: Int64) {
+        if count >= limit { removeAll() }
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let mask = slots.count - 1
+        var index = Int(truncatingIfNeeded: key.a) & mask
+        while true {
+            let slot = slots[index]
+            if slot.version == .min {
+                slots[index] = Slot(a: key.a, b: key.b, version: version)
+                count += 1
+                return
+            }
+            if slot.a == key.a && slot.b == key.b {
+                if slot.version < version { slots[index].version = version }
+                return
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    mutating func removeAll() {
+        guard count > 0 else { return }
+        for index in slots.indices { slots[index] = Self.empty }
+        count = 0
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = Array(repeating: Self.empty, count: Swift.min(Swift.max(old.count * 2, Self.initialSlots), maxSlots))
+        count = 0
+        for slot in old where slot.version != .min {
+            raise(VersionCache.Key(a: slot.a, b: slot.b), to: slot.version)
+        }
+    }
+}
