@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        /// glibc's `mallopt` (part of libc: nothing to link), for the worker's memory settings at start.
+        .systemLibrary(name: "CMalloc"),
 
         // MARK: - Foundations (no C library, or one C library each)
         /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
@@ -74,7 +76,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"], swiftSettings: swiftSettings),
+            name: "Worker", dependencies: ["CMalloc", "CommandLineOptions", "WorkerCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),

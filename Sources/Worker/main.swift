@@ -4,6 +4,8 @@ import WorkerCore
 
 // The worker executable: parse configuration, wire signals to a graceful drain, run, exit.
 
+MallocTuning.apply()
+
 // Summaries go to stdout with `print`; logs are JSON lines on stderr.
 let configuration = CommandLineTool.parseOrExit("worker", help: WorkerHelp.text) {
     try WorkerConfiguration.parse(Array(CommandLine.arguments.dropFirst()))
