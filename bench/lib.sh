@@ -1,5 +1,10 @@
-# Functions of bench/run.sh (sourced; uses its variables ROOT, OUT, BIN, EVENTS, PARTITIONS, PG_PORT, PIDS).
+# Functions of bench/run.sh and bench/pg-variants.sh (sourced; uses their variables ROOT, OUT, RESULTS, BIN, EVENTS,
+# PARTITIONS, PG_DIR, PG_PORT, PIDS).
 
+log() { echo "[bench $(date +%T)] $*" >&2; }
+# Records a measured figure: key value (read back when writing the report).
+put() { echo "$1 $2" >>"$RESULTS"; log "$1 = $2"; }
+get() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' "$RESULTS"; }
 now() { date +%s.%N; }
 # calc EXPR [DECIMALS]: floating-point arithmetic.
 calc() { awk "BEGIN { printf \"%.${2:-0}f\", $1 }"; }
@@ -32,7 +37,7 @@ start_postgres() {
     psql -X -q "$PG_URL" -c "ALTER SYSTEM SET shared_buffers = '1GB'" -c "ALTER SYSTEM SET max_wal_size = '8GB'" \
         -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET autovacuum = off"
     "$ROOT/scripts/pg-test-cluster.sh" restart-fast "$PG_DIR"
-    for db in raw w1 w2 lat p1 p2; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
+    for db in ${PG_DATABASES-raw w1 w2 lat p1 p2}; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
     log "PostgreSQL at $PG_URL"
 }
 
@@ -155,15 +160,20 @@ run_workers() {
 
 checkpoint() { sql "$1" "CHECKPOINT" >/dev/null; }
 
+# dump_rows SQLITE CSV: the rows exactly as the worker stored them, for the raw PostgreSQL limits (in topic-like
+# order: by day).
+dump_rows() {
+    sqlite3 -csv "$1" \
+        "SELECT patient, metric, day, version, resource_id, resource FROM observation ORDER BY day, patient, metric" \
+        >"$2"
+}
+
 measure_sqlite() {
     local store=sqlite:$OUT/bench.sqlite
     rm -f "$OUT"/bench.sqlite*
     log "worker on SQLite"
     run_workers sqlite_load 1 "$store" "$TOPIC"
-    # The rows exactly as the worker stores them, for the raw PostgreSQL limits (in topic-like order: by day).
-    sqlite3 -csv "$OUT/bench.sqlite" \
-        "SELECT patient, metric, day, version, resource_id, resource FROM observation ORDER BY day, patient, metric" \
-        >"$OUT/rows.csv"
+    dump_rows "$OUT/bench.sqlite" "$OUT/rows.csv"
     run_workers sqlite_replay 1 "$store" "$TOPIC"
     run_workers sqlite_replace 1 "$store" "$TOPIC2"
     measure_raw_sqlite

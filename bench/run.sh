@@ -42,10 +42,6 @@ mkdir -p "$OUT"
 chmod 755 "$OUT"
 RESULTS=$OUT/results.txt
 : >"$RESULTS"
-log() { echo "[bench $(date +%T)] $*" >&2; }
-# Records a measured figure: key value (read back when writing the report).
-put() { echo "$1 $2" >>"$RESULTS"; log "$1 = $2"; }
-get() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' "$RESULTS"; }
 
 PG_BIN_DIR=/usr/lib/postgresql/15/bin
 # shellcheck source=bench/lib.sh
