@@ -1,10 +1,11 @@
 import DailyValueContract
 
-/// The parts of an Observation that depend only on the metric, rendered once per catalog entry.
+/// The parts of an Observation that depend only on the metric, rendered once per catalog entry (a class: the mapper
+/// looks one up per event, and a reference is one retain where the struct was seven).
 ///
 /// Lean by rule: no fact twice. Codings carry no `display` (the code system defines it), `category` has no `text`,
 /// component codes have no `text` unless it names which part of a panel a statistic belongs to.
-struct MetricFragments: Sendable {
+final class MetricFragments: Sendable {
     /// One `component.code` and the codes of its minimum and maximum.
     struct Part: Sendable {
         /// The panel component's key (`systolic`), or `nil` for a single-quantity metric's own min/max.

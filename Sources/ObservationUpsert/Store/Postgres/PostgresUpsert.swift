@@ -120,6 +120,7 @@ enum PostgresUpsert {
             ])
         var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
         if let written {
+            writtenOutcomes.reserveCapacity(written.rowCount)
             for row in 0..<written.rowCount {
                 let identity = ObservationIdentity(
                     patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
