@@ -192,6 +192,10 @@ import Testing
         RejectCase("source.name number", ["source": #"{"name":1}"#], .invalidFieldType, "source.name"),
         RejectCase("source.name empty", ["source": #"{"name":""}"#], .invalidSource, "source.name"),
         RejectCase("source.model control char", ["source": #"{"model":"a\nb"}"#], .invalidSource, "source.model"),
+        RejectCase("source.name DEL", ["source": #"{"name":"a\u007fb"}"#], .invalidSource, "source.name"),
+        RejectCase("source.name C1 control", ["source": #"{"name":"a\u0085b"}"#], .invalidSource, "source.name"),
+        RejectCase("source.softwareVersion C1 control, raw", ["source": "{\"softwareVersion\":\"1\u{9F}\"}"],
+            .invalidSource, "source.softwareVersion"),
         RejectCase(
             "source.bundleId too long", ["source": "{\"bundleId\":\"\(String(repeating: "b", count: 257))\"}"],
             .invalidSource, "source.bundleId"),
@@ -209,6 +213,15 @@ import Testing
             // Log-safe: no patient id and no value in the message.
             #expect(!error.description.contains("p-000123"))
             #expect(!error.description.contains("71.4"))
+        }
+    }
+
+    @Test("Source texts next to the control ranges are kept: no-break space (C2 A0), é, Ā (C4 80), emoji")
+    func sourceTextsBesideTheControlRangesAreKept() throws {
+        for name in ["a\u{A0}b", "Caf\u{E9}", "\u{100}x", "Watch \u{1F600}"] {
+            let value = try Fixtures.decoder.decode(
+                Fixtures.event(["source": "{\"name\":\"\(name)\"}"]), recordTimestampMs: nil)
+            #expect(value.source?.name == name)
         }
     }
 

@@ -31,7 +31,7 @@ extension DailyValueDecoder {
         let version = try checkVersion(raw, recordTimestampMs: nil)
         let reason = scanner.string(try string(raw, .reason, scanner))
         guard reason.utf8.count <= policy.maxSourceFieldBytes, reason.utf8.contains(where: { $0 != 0x20 }),
-            !reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+            !Self.hasControlCharacter(reason)
         else {
             throw DailyValueError(
                 .invalidReason, field: "reason",

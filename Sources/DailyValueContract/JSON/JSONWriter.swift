@@ -94,19 +94,24 @@ package struct JSONWriter {
     /// Runs without escapes are copied in bulk.
     package static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(0x22)
-        var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for i in 0..<utf8.count {
-                let b = utf8[i]
-                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-                appendEscape(b, to: &out)
-                runStart = i + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        // A native string's bytes are read in place; only a bridged one is copied first.
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) == nil {
+            var copy = text
+            copy.withUTF8 { appendEscaped($0, to: &out) }
         }
         out.append(0x22)
+    }
+
+    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var runStart = 0
+        for i in 0..<utf8.count {
+            let b = utf8[i]
+            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+            appendEscape(b, to: &out)
+            runStart = i + 1
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
     private static func appendEscape(_ b: UInt8, to out: inout [UInt8]) {
