@@ -49,6 +49,32 @@ EOT
                 "$(get "pg${procs}_${kind}_pg_cpu_us") / $(get "peer${procs}_${kind}_pg_cpu_us") µs |"
         done
     done
+    peer_ceilings
+}
+
+# What each ratio target needs, next to what the database alone did with the same rows in the same run (the raw
+# psql limits: no consumer, no mapping): a target above both raw limits cannot be met by any worker on this machine.
+peer_ceilings() {
+    cat <<EOT
+
+What the ratio targets need, against the database alone in this run (the raw psql limits above: the same rows, no
+Kafka, no mapping, and with 2 connections both cores for PostgreSQL):
+
+| Target | Needs | Raw limit, 1 connection | Raw limit, 2 connections |
+|---|---|---|---|
+EOT
+    local row target kind procs noop p need
+    for row in "3 load 1 new first load, 1 process each" "3 replace 1 replace higher versions, 1 process each" \
+        "2.5 load 2 new first load, 2 processes each"; do
+        read -r target kind procs noop _ <<<"$row"
+        p=$(get "peer${procs}_${kind}_steady_rate")
+        need=$(calc "$target * $p")
+        echo "| ${row#* * * * } ≥ $target × the peer | $(fmt "$need")/s |" \
+            "$(fmt "$(get "raw_1c_${noop}_rate")")/s | $(fmt "$(get "raw_2c_${noop}_rate")")/s |"
+    done
+    echo
+    echo "An exact replay writes no resources (the worker reads stored versions only), so its bound is consuming:"
+    echo "10 × the peer is $(fmt "$(calc "10 * $(get peer1_replay_steady_rate)")")/s against $(fmt "$(get raw_consume_rate)")/s for kcat alone in this run."
 }
 
 # The target rows against the peer (issue 14), or one row saying it was not run.
