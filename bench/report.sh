@@ -60,8 +60,8 @@ peer_ceilings() {
 What the ratio targets need, against the database alone in this run (the raw psql limits above: the same rows, no
 Kafka, no mapping, and with 2 connections both cores for PostgreSQL):
 
-| Target | Needs | Raw limit, 1 connection | Raw limit, 2 connections |
-|---|---|---|---|
+| Target | Needs | Raw limit, 1 connection | Raw limit, 2 connections | CPU bound of the worker's own costs |
+|---|---|---|---|---|
 EOT
     local row target kind procs noop p need
     for row in "3 load 1 new first load, 1 process each" "3 replace 1 replace higher versions, 1 process each" \
@@ -70,11 +70,20 @@ EOT
         p=$(get "peer${procs}_${kind}_steady_rate")
         need=$(calc "$target * $p")
         echo "| ${row#* * * * } ≥ $target × the peer | $(fmt "$need")/s |" \
-            "$(fmt "$(get "raw_1c_${noop}_rate")")/s | $(fmt "$(get "raw_2c_${noop}_rate")")/s |"
+            "$(fmt "$(get "raw_1c_${noop}_rate")")/s | $(fmt "$(get "raw_2c_${noop}_rate")")/s | $(cpu_bound "pg${procs}_${kind}") |"
     done
+    echo "| exact replay, 1 process each ≥ 10 × the peer | $(fmt "$(calc "10 * $(get peer1_replay_steady_rate)")")/s |" \
+        "— | — | $(cpu_bound pg1_replay) |"
     echo
-    echo "An exact replay writes no resources (the worker reads stored versions only), so its bound is consuming:"
-    echo "10 × the peer is $(fmt "$(calc "10 * $(get peer1_replay_steady_rate)")")/s against $(fmt "$(get raw_consume_rate)")/s for kcat alone in this run."
+    echo "CPU bound = $(nproc) cores ÷ (the worker's + PostgreSQL's CPU per event in that run): the rate at which both"
+    echo "would use every core, with nothing left for the broker. An exact replay writes no resources (the worker reads"
+    echo "stored versions only): its other bound is consuming, $(fmt "$(get raw_consume_rate)")/s for kcat alone."
+}
+
+# cpu_bound LABEL: cores / (worker + PostgreSQL CPU µs per event) of run LABEL, as a rate.
+cpu_bound() {
+    fmt "$(calc "$(nproc) * 1000000 / ($(get "${1}_cpu_us") + $(get "${1}_pg_cpu_us"))")"
+    echo "/s"
 }
 
 # The target rows against the peer (issue 14), or one row saying it was not run.
