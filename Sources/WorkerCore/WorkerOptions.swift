@@ -112,7 +112,7 @@ enum WorkerOptions {
             "--version-cache", "N",
             help: """
                 identities whose stored version is cached to skip no-op upserts (default
-                200000, about 10 MB; 0 disables)
+                200000, at most 6.3 MB; 0 disables)
                 """),
         .flag(
             "--until-caught-up",

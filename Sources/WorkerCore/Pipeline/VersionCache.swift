@@ -9,7 +9,7 @@ import Synchronization
 /// of the identity (collisions are negligible: ~2⁻⁸⁸ at a million entries); when full, the cache is cleared, which
 /// only costs speed, never correctness.
 ///
-/// The table is open addressing over the keys' own bits (linear probing, at most 3/4 full): a key is already a
+/// The table is open addressing over the keys' own bits (linear probing, at most 4/5 full): a key is already a
 /// seeded hash, so a lookup costs no further hashing — three per event with `Dictionary` were ~5 % of the worker's
 /// CPU on a first load (`perf`).
 final class VersionCache: Sendable {
