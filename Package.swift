@@ -33,6 +33,8 @@ let package = Package(
         // MARK: - Foundations (no C library, or one C library each)
         /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
         .target(name: "Essentials", swiftSettings: swiftSettings),
+        /// glibc malloc settings for the worker process (arenas, trimming); CMalloc only.
+        .target(name: "MallocTuning", dependencies: ["CMalloc"], swiftSettings: swiftSettings),
         /// SHA-256 and HMAC-SHA256 over libcrypto.
         .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
@@ -76,7 +78,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "Worker", dependencies: ["CMalloc", "CommandLineOptions", "WorkerCore"], swiftSettings: swiftSettings),
+            name: "Worker", dependencies: ["CommandLineOptions", "MallocTuning", "WorkerCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
@@ -112,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "TestSupport"],
+            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "MallocTuning", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,3 +1,5 @@
+import Essentials
+
 /// A consumed record, copied out of librdkafka's memory (safe to keep after the consumer moved on).
 public struct KafkaMessage: Sendable, Hashable {
     /// How ``KafkaMessage/timestampMs`` was set.
@@ -9,54 +11,52 @@ public struct KafkaMessage: Sendable, Hashable {
 
     /// The topic name.
     public var topic: String {
-        get { box.fields.topic }
-        set { uniqueBox().fields.topic = newValue }
+        get { box.value.topic }
+        set { box.modify { $0.topic = newValue } }
     }
     /// The partition number within the topic.
     public var partition: Int32 {
-        get { box.fields.partition }
-        set { uniqueBox().fields.partition = newValue }
+        get { box.value.partition }
+        set { box.modify { $0.partition = newValue } }
     }
     /// The offset within the partition.
     public var offset: Int64 {
-        get { box.fields.offset }
-        set { uniqueBox().fields.offset = newValue }
+        get { box.value.offset }
+        set { box.modify { $0.offset = newValue } }
     }
     /// The record key, `nil` for a null key.
     public var key: [UInt8]? {
-        get { box.fields.key }
-        set { uniqueBox().fields.key = newValue }
+        get { box.value.key }
+        set { box.modify { $0.key = newValue } }
     }
     /// The record value; a null value is delivered as an empty array.
     public var value: [UInt8] {
-        get { box.fields.value }
-        set { uniqueBox().fields.value = newValue }
+        get { box.value.value }
+        set { box.modify { $0.value = newValue } }
     }
     /// The record headers, in order.
     public var headers: [KafkaHeader] {
-        get { box.fields.headers }
-        set { uniqueBox().fields.headers = newValue }
+        get { box.value.headers }
+        set { box.modify { $0.headers = newValue } }
     }
     /// Milliseconds since the Unix epoch, or `nil` when ``timestampType`` is ``TimestampType/notAvailable``.
     public var timestampMs: Int64? {
-        get { box.fields.timestampMs }
-        set { uniqueBox().fields.timestampMs = newValue }
+        get { box.value.timestampMs }
+        set { box.modify { $0.timestampMs = newValue } }
     }
     /// How ``timestampMs`` was set.
     public var timestampType: TimestampType {
-        get { box.fields.timestampType }
-        set { uniqueBox().fields.timestampType = newValue }
+        get { box.value.timestampType }
+        set { box.modify { $0.timestampType = newValue } }
     }
     /// The assignment generation of the partition when the consumer fetched this record (set on the poll thread;
     /// 0 for records not read by a ``KafkaConsumer``). Only records of the partition's current generation may have
-    /// their offsets stored: see ``KafkaConsumer/storeOffsets(after:)``.
-    public var assignmentGeneration: UInt64 {
-        get { box.fields.assignmentGeneration }
-        set { uniqueBox().fields.assignmentGeneration = newValue }
-    }
+    /// their offsets stored: see ``KafkaConsumer/storeOffsets(after:)``. Kept beside the box: stamping it must not
+    /// copy the record's fields.
+    public var assignmentGeneration: UInt64 = 0
 
-    /// The fields, in one copy-on-write box: a record is copied several times on its way through the consumer's
-    /// buffer and the worker's batches, and one retain per copy is cheaper than one per array and string.
+    /// The record's fields, in one copy-on-write box: a record is copied several times on its way through the
+    /// consumer's buffer and the worker's batches, and one retain per copy is cheaper than one per array and string.
     private struct Fields: Hashable, Sendable {
         var topic: String
         var partition: Int32
@@ -66,27 +66,12 @@ public struct KafkaMessage: Sendable, Hashable {
         var headers: [KafkaHeader]
         var timestampMs: Int64?
         var timestampType: TimestampType
-        var assignmentGeneration: UInt64
     }
 
-    /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other message refers to it.
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
+    private var box: CopyOnWriteBox<Fields>
 
-    private var box: Box
-
-    private mutating func uniqueBox() -> Box {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        return box
-    }
-
-    public static func == (lhs: KafkaMessage, rhs: KafkaMessage) -> Bool {
-        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
-    }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
+    /// Whether two records share their fields' storage (for tests of the copy-free paths).
+    package func sharesStorage(with other: KafkaMessage) -> Bool { box.sharesStorage(with: other.box) }
 
     /// Creates the value from its fields.
     public init(
@@ -99,10 +84,10 @@ public struct KafkaMessage: Sendable, Hashable {
         timestampMs: Int64?,
         timestampType: TimestampType
     ) {
-        box = Box(
+        box = CopyOnWriteBox(
             Fields(
                 topic: topic, partition: partition, offset: offset, key: key, value: value, headers: headers,
-                timestampMs: timestampMs, timestampType: timestampType, assignmentGeneration: 0))
+                timestampMs: timestampMs, timestampType: timestampType))
     }
 
     /// The partition of this record.

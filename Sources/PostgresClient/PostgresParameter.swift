@@ -9,12 +9,7 @@ package enum PostgresParameter: Sendable {
     package static func textArray(_ values: some Collection<String>) -> PostgresParameter {
         let payload = values.reduce(0) { $0 + 4 + $1.utf8.count }
         return array(count: values.count, elementOID: 25, payloadBytes: payload) { bytes in
-            for value in values {
-                appendInt32(&bytes, Int32(value.utf8.count))
-                if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                    bytes.append(contentsOf: value.utf8)
-                }
-            }
+            for value in values { appendElement(value.utf8, to: &bytes) }
         }
     }
 
@@ -22,10 +17,7 @@ package enum PostgresParameter: Sendable {
     package static func textArray(utf8 values: [ArraySlice<UInt8>]) -> PostgresParameter {
         let payload = values.reduce(0) { $0 + 4 + $1.count }
         return array(count: values.count, elementOID: 25, payloadBytes: payload) { bytes in
-            for value in values {
-                appendInt32(&bytes, Int32(value.count))
-                bytes.append(contentsOf: value)
-            }
+            for value in values { appendElement(value, to: &bytes) }
         }
     }
 
@@ -56,6 +48,14 @@ package enum PostgresParameter: Sendable {
         }
         elements(&bytes)
         return .binary(bytes)
+    }
+
+    /// One element: its length, then its bytes (in bulk when they are contiguous).
+    private static func appendElement(_ element: some Collection<UInt8>, to bytes: inout [UInt8]) {
+        appendInt32(&bytes, Int32(element.count))
+        if element.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: element)
+        }
     }
 
     private static func appendInt32(_ bytes: inout [UInt8], _ value: Int32) {

@@ -1,8 +1,9 @@
 import CommandLineOptions
 import Foundation
+import MallocTuning
 import WorkerCore
 
-// The worker executable: parse configuration, wire signals to a graceful drain, run, exit.
+// The worker executable: set up malloc, parse configuration, wire signals to a graceful drain, run, exit.
 
 MallocTuning.apply()
 

@@ -72,3 +72,40 @@ struct KafkaConsumerStateTests {
         #expect(state.bufferedMessages == 0)
     }
 }
+
+@Suite("Kafka message storage")
+struct KafkaMessageStorageTests {
+    private static func message() -> KafkaMessage {
+        KafkaMessage(topic: "daily-values", partition: 3, offset: 42, key: Array("p-1".utf8), value: Array("{}".utf8),
+                     headers: [KafkaHeader(key: "trace", string: "t1")], timestampMs: 7, timestampType: .createTime)
+    }
+
+    @Test("A copy written to is independent of the original; equal fields compare equal")
+    func copyOnWrite() {
+        let original = Self.message()
+        var copy = original
+        #expect(copy.sharesStorage(with: original))
+        copy.offset = 43
+        copy.value = Array("[]".utf8)
+        #expect(!copy.sharesStorage(with: original))
+        #expect(original.offset == 42 && original.value == Array("{}".utf8))
+        #expect(copy.offset == 43 && copy.topic == "daily-values" && copy.key == Array("p-1".utf8))
+        var again = copy
+        again.offset = 42
+        again.value = Array("{}".utf8)
+        #expect(again == original && again.hashValue == original.hashValue)
+        again.assignmentGeneration = 9
+        #expect(again != original, "the generation is part of the value")
+    }
+
+    @Test("Stamping the generation on delivery does not copy the record's fields")
+    func stampingSharesStorage() {
+        var state = KafkaConsumerState(maxBufferedMessages: 10)
+        let generation = state.assign([KafkaTopicPartition(topic: "daily-values", partition: 3)])
+        let original = Self.message()
+        _ = state.deliver(.message(original))
+        let delivered = state.take(upTo: 10).compactMap { if case .message(let m) = $0 { m } else { nil } }
+        #expect(delivered.map(\.assignmentGeneration) == [generation])
+        #expect(delivered.first?.sharesStorage(with: original) == true)
+    }
+}

@@ -40,4 +40,27 @@ import TestSupport
         #expect(integers == Self.integers.map(String.init))
         #expect(empty == ["0", "0", "7"])
     }
+
+    @Test("UTF-8 slices of one buffer (at offsets, empty, non-ASCII) bind like the strings they hold")
+    func utf8SlicesRoundTrip() async throws {
+        let url = try await TestStores.postgresURL()
+        let buffer = Array(Self.texts.joined().utf8)
+        var slices: [ArraySlice<UInt8>] = []
+        var start = 0
+        for text in Self.texts {
+            slices.append(buffer[start..<start + text.utf8.count])
+            start += text.utf8.count
+        }
+        let box = QueueConfined(label: "test.binary-slices", ())
+        let bound = slices
+        let (texts, empty) = try await box.run { _ in
+            let connection = try PostgresConnection(connectionString: url, options: PostgresClientOptions())
+            let texts = try connection.executePrepared(
+                "s", "SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u (t, n) ORDER BY n", [.textArray(utf8: bound)])
+            let empty = try connection.executePrepared("e", "SELECT cardinality($1::text[])", [.textArray(utf8: [])])
+            return ((0..<texts.rowCount).map { texts.text($0, 0) }, empty.text(0, 0))
+        }
+        #expect(texts == Self.texts)
+        #expect(empty == "0")
+    }
 }

@@ -43,6 +43,25 @@ struct VersionTableTests {
         #expect(table.version(of: VersionCache.Key(a: 42, b: 42)) == 1)
     }
 
+    @Test("Against a dictionary model: random raises, capacities 1 to 5000, cleared when full and used again")
+    func matchesAModel() {
+        var random = SystemRandomNumberGenerator()
+        for capacity in [1, 2, 3, 13, 100, 5_000] {
+            var table = VersionTable(capacity: capacity)
+            var model: [VersionCache.Key: Int64] = [:]
+            for _ in 0..<20_000 {
+                let n = UInt64.random(in: 0..<UInt64(capacity * 3), using: &random)
+                let key = VersionCache.Key(a: n &* 0x9E37_79B9_7F4A_7C15 & 0xFFFF, b: n)  // some share `a`
+                let version = Int64.random(in: 0..<1_000, using: &random)
+                if model.count >= capacity { model.removeAll() }  // the table clears before any raise when full
+                model[key] = max(model[key] ?? .min, version)
+                table.raise(key, to: version)
+            }
+            #expect(table.count == model.count)
+            #expect(model.allSatisfy { table.version(of: $0.key) == $0.value })
+        }
+    }
+
     @Test("A capacity above 4/5 of a power of two still fits (the table is sized for it)")
     func limitOfOddCapacity() {
         #expect(VersionTable(capacity: 200_000).limit == 200_000)  // 262,144 slots: 209,712 at 4/5

@@ -35,8 +35,7 @@ extension DailyValueDecoder {
                 try scanner.skipValue(depth: 2, maxDepth: policy.maxNestingDepth)
                 continue
             }
-            // Built only when needed: an error or an omitted field (a concatenation per field per event cost ~1 %).
-            var name: String { "source." + field.name }
+            var name: String { field.path }
             guard seen & (1 << field.rawValue) == 0 else {
                 throw DailyValueError(.duplicateField, field: name, "the member appears more than once")
             }
@@ -78,7 +77,7 @@ extension DailyValueDecoder {
     }
 
     private func checkSourceText(_ text: String, field source: SourceField, limit: Int) throws(DailyValueError) {
-        var field: String { "source." + source.name }
+        var field: String { source.path }
         guard text.utf8.count <= limit else {
             throw DailyValueError(.invalidSource, field: field, "must be at most \(limit) UTF-8 bytes")
         }

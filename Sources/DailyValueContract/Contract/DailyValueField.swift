@@ -57,6 +57,10 @@ enum SourceField: Int, CaseIterable {
         }
     }
 
+    /// The field's path in errors and metrics, e.g. `source.model` (built on demand: only errors and omitted
+    /// fields need it).
+    var path: String { "source." + name }
+
     static let table: [(bytes: [UInt8], field: SourceField)] = allCases.map { (Array($0.name.utf8), $0) }
 
     static func match(_ key: UnsafeRawBufferPointer) -> SourceField? {

@@ -40,6 +40,7 @@ struct VersionTable {
     /// Sets the key's version to `version` unless it already holds a higher one; clears the table first when it
     /// holds ``limit`` entries.
     mutating func raise(_ key: VersionCache.Key, to version: Int64) {
+        precondition(version > .min, "Int64.min marks an empty slot")
         if count >= limit { removeAll() }
         if (count + 1) * 5 > slots.count * 4 { grow() }
         let mask = slots.count - 1
