@@ -1,5 +1,3 @@
-import Essentials
-
 /// A consumed record, copied out of librdkafka's memory (safe to keep after the consumer moved on).
 public struct KafkaMessage: Sendable, Hashable {
     /// How ``KafkaMessage/timestampMs`` was set.
@@ -11,43 +9,43 @@ public struct KafkaMessage: Sendable, Hashable {
 
     /// The topic name.
     public var topic: String {
-        get { box.value.topic }
-        set { box.modify { $0.topic = newValue } }
+        get { box.fields.topic }
+        set { uniqueBox().fields.topic = newValue }
     }
     /// The partition number within the topic.
     public var partition: Int32 {
-        get { box.value.partition }
-        set { box.modify { $0.partition = newValue } }
+        get { box.fields.partition }
+        set { uniqueBox().fields.partition = newValue }
     }
     /// The offset within the partition.
     public var offset: Int64 {
-        get { box.value.offset }
-        set { box.modify { $0.offset = newValue } }
+        get { box.fields.offset }
+        set { uniqueBox().fields.offset = newValue }
     }
     /// The record key, `nil` for a null key.
     public var key: [UInt8]? {
-        get { box.value.key }
-        set { box.modify { $0.key = newValue } }
+        get { box.fields.key }
+        set { uniqueBox().fields.key = newValue }
     }
     /// The record value; a null value is delivered as an empty array.
     public var value: [UInt8] {
-        get { box.value.value }
-        set { box.modify { $0.value = newValue } }
+        get { box.fields.value }
+        set { uniqueBox().fields.value = newValue }
     }
     /// The record headers, in order.
     public var headers: [KafkaHeader] {
-        get { box.value.headers }
-        set { box.modify { $0.headers = newValue } }
+        get { box.fields.headers }
+        set { uniqueBox().fields.headers = newValue }
     }
     /// Milliseconds since the Unix epoch, or `nil` when ``timestampType`` is ``TimestampType/notAvailable``.
     public var timestampMs: Int64? {
-        get { box.value.timestampMs }
-        set { box.modify { $0.timestampMs = newValue } }
+        get { box.fields.timestampMs }
+        set { uniqueBox().fields.timestampMs = newValue }
     }
     /// How ``timestampMs`` was set.
     public var timestampType: TimestampType {
-        get { box.value.timestampType }
-        set { box.modify { $0.timestampType = newValue } }
+        get { box.fields.timestampType }
+        set { uniqueBox().fields.timestampType = newValue }
     }
     /// The assignment generation of the partition when the consumer fetched this record (set on the poll thread;
     /// 0 for records not read by a ``KafkaConsumer``). Only records of the partition's current generation may have
@@ -68,10 +66,33 @@ public struct KafkaMessage: Sendable, Hashable {
         var timestampType: TimestampType
     }
 
-    private var box: CopyOnWriteBox<Fields>
+    /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other copy (on any
+    /// thread) refers to it. (Not a generic box shared with the other copy-on-write type: unspecialized across
+    /// modules, its accessors copied the whole struct per field read, +35 % worker CPU.)
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private mutating func uniqueBox() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        return box
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.assignmentGeneration == rhs.assignmentGeneration
+            && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(box.fields)
+        hasher.combine(assignmentGeneration)
+    }
 
     /// Whether two records share their fields' storage (for tests of the copy-free paths).
-    package func sharesStorage(with other: KafkaMessage) -> Bool { box.sharesStorage(with: other.box) }
+    package func sharesStorage(with other: KafkaMessage) -> Bool { box === other.box }
 
     /// Creates the value from its fields.
     public init(
@@ -84,7 +105,7 @@ public struct KafkaMessage: Sendable, Hashable {
         timestampMs: Int64?,
         timestampType: TimestampType
     ) {
-        box = CopyOnWriteBox(
+        box = Box(
             Fields(
                 topic: topic, partition: partition, offset: offset, key: key, value: value, headers: headers,
                 timestampMs: timestampMs, timestampType: timestampType))

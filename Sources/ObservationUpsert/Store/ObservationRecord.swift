@@ -1,5 +1,4 @@
 import DailyValueContract
-import Essentials
 
 /// One mapped Observation ready for a version-guarded upsert.
 ///
@@ -12,18 +11,18 @@ import Essentials
 public struct ObservationRecord: Sendable, Hashable {
     /// The `(patient, metric, day)` identity the upsert is keyed by.
     public var identity: ObservationIdentity {
-        get { box.value.identity }
-        set { box.modify { $0.identity = newValue } }
+        get { box.values.identity }
+        set { uniqueBox().values.identity = newValue }
     }
     /// The event version; a higher version replaces a lower one, equal is a no-op, lower is stale.
     public var version: Int64 {
-        get { box.value.version }
-        set { box.modify { $0.version = newValue } }
+        get { box.values.version }
+        set { uniqueBox().values.version = newValue }
     }
     /// The deterministic FHIR `id` (a keyed hash of the identity; no patient data in clear).
     public var resourceID: String {
-        get { box.value.resourceID }
-        set { box.modify { $0.resourceID = newValue } }
+        get { box.values.resourceID }
+        set { uniqueBox().values.resourceID = newValue }
     }
     /// The Observation JSON up to and including the `{` that opens `meta`, e.g.
     /// `{"resourceType":"Observation","id":"…","meta":{`.
@@ -33,8 +32,8 @@ public struct ObservationRecord: Sendable, Hashable {
     public var resourceTail: String { String(decoding: resourceTailUTF8, as: UTF8.self) }
     /// The status as mapped (`preliminary` or `final`); nil when the resource has no status slot.
     public var status: ObservationStatus? {
-        get { box.value.status }
-        set { box.modify { $0.status = newValue } }
+        get { box.values.status }
+        set { uniqueBox().values.status = newValue }
     }
     /// The JSON after the status value, e.g. `,"category":[…],…}`; empty without a status slot.
     public var resourceAfterStatus: String { String(decoding: resourceAfterStatusUTF8, as: UTF8.self) }
@@ -43,19 +42,19 @@ public struct ObservationRecord: Sendable, Hashable {
     public var clinicalValue: String { String(decoding: clinicalValueUTF8, as: UTF8.self) }
 
     /// ``resourceHead`` as UTF-8, without a copy (a slice of the mapper's output).
-    package var resourceHeadUTF8: ArraySlice<UInt8> { box.value.json.part(0) }
+    package var resourceHeadUTF8: ArraySlice<UInt8> { box.values.json.part(0) }
     /// ``resourceTail`` as UTF-8, without a copy.
-    package var resourceTailUTF8: ArraySlice<UInt8> { box.value.json.part(1) }
+    package var resourceTailUTF8: ArraySlice<UInt8> { box.values.json.part(1) }
     /// ``resourceAfterStatus`` as UTF-8, without a copy.
-    package var resourceAfterStatusUTF8: ArraySlice<UInt8> { box.value.json.part(2) }
+    package var resourceAfterStatusUTF8: ArraySlice<UInt8> { box.values.json.part(2) }
     /// ``clinicalValue`` as UTF-8, without a copy.
-    package var clinicalValueUTF8: ArraySlice<UInt8> { box.value.json.part(3) }
+    package var clinicalValueUTF8: ArraySlice<UInt8> { box.values.json.part(3) }
     /// Set for a retraction (docs/LIFECYCLE.md): the stored day is marked `entered-in-error` or deleted
     /// (``RetractionMode``), and recorded in the ledger (a day never stored only there); the resource parts are empty
     /// and unused.
     public var retractionReason: String? {
-        get { box.value.retractionReason }
-        set { box.modify { $0.retractionReason = newValue } }
+        get { box.values.retractionReason }
+        set { uniqueBox().values.retractionReason = newValue }
     }
 
     /// The values, in one copy-on-write box: a record is copied several times on its way to the store (batch
@@ -100,7 +99,26 @@ public struct ObservationRecord: Sendable, Hashable {
         }
     }
 
-    private var box: CopyOnWriteBox<Values>
+    /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other copy (on any
+    /// thread) refers to it. (Not a generic box shared with the other copy-on-write type: unspecialized across
+    /// modules, its accessors copied the whole struct per field read, +35 % worker CPU.)
+    private final class Box: @unchecked Sendable {
+        var values: Values
+        init(_ values: Values) { self.values = values }
+    }
+
+    private var box: Box
+
+    private mutating func uniqueBox() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+        return box
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.box === rhs.box || lhs.box.values == rhs.box.values
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(box.values) }
 
     public init(
         identity: ObservationIdentity, version: Int64, resourceID: String, resourceHead: String,
@@ -124,7 +142,7 @@ public struct ObservationRecord: Sendable, Hashable {
         identity: ObservationIdentity, version: Int64, resourceID: String, utf8: [UInt8], head: Range<Int>,
         tail: Range<Int>, status: ObservationStatus?, afterStatus: Range<Int>, clinicalValue: Range<Int>
     ) {
-        box = CopyOnWriteBox(
+        box = Box(
             Values(
                 identity: identity, version: version, resourceID: resourceID,
                 json: JSONParts(bytes: utf8, ranges: (head, tail, afterStatus, clinicalValue)), status: status,
