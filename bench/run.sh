@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Benchmarks of the daily-values pipeline against the raw limits of the same machine, in one run.
 #
-#   bench/run.sh [--events N] [--partitions P] [--pg-port PORT] [--no-build]
+#   bench/run.sh [--events N] [--partitions P] [--pg-port PORT] [--no-build] [--bin DIR] [--only sqlite]
 #
 #   --events N        events in the data set (default 1000000; `--events 100000` is the quick mode)
 #   --partitions P    partitions of each benchmark topic (default 32; the librdkafka 2.0.2 mock keeps at most
 #                     5 MiB per partition, so 1 M lz4-compressed events need at least 24)
 #   --pg-port PORT    port of the throwaway PostgreSQL (default 55461)
 #   --no-build        use the existing release build
+#   --bin DIR         use worker, producer, devbroker and storectl from DIR (implies --no-build)
+#   --only sqlite     the SQLite runs and raw SQLite limits only (no PostgreSQL): figures go to
+#                     bench/out/results-sqlite.txt and the log; bench/REPORT.md is not rewritten
 #
 # Sets up everything itself: a release build, `devbroker` (the librdkafka mock cluster over TCP), a throwaway
 # PostgreSQL 15 (scripts/pg-test-cluster.sh), the generated data sets (`producer generate --out`), published once
@@ -21,18 +24,23 @@ EVENTS=1000000
 PARTITIONS=32
 PG_PORT=55461
 BUILD=1
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+ONLY=""
+BIN_DIR=""
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --events) EVENTS=${2:?}; shift 2 ;;
         --partitions) PARTITIONS=${2:?}; shift 2 ;;
         --pg-port) PG_PORT=${2:?}; shift 2 ;;
         --no-build) BUILD=0; shift ;;
+        --only) ONLY=${2:?}; shift 2 ;;
+        --bin) BIN_DIR=${2:?}; BUILD=0; shift 2 ;;
         -h|--help) usage ;;
         *) echo "error: unknown option '$1'" >&2; usage ;;
     esac
 done
 [[ "$EVENTS" =~ ^[0-9]+$ && "$EVENTS" -ge 1000 ]] || { echo "error: --events must be a number >= 1000" >&2; exit 2; }
+[[ "$ONLY" =~ ^(|sqlite)$ ]] || { echo "error: --only takes sqlite" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 "$ROOT/scripts/install-deps.sh"   # librdkafka, libpq, PostgreSQL 15, kcat, sqlite3, curl, perl
@@ -40,7 +48,7 @@ OUT=$ROOT/bench/out
 REPORT=$ROOT/bench/REPORT.md
 mkdir -p "$OUT"
 chmod 755 "$OUT"
-RESULTS=$OUT/results.txt
+RESULTS=$OUT/results${ONLY:+-$ONLY}.txt
 : >"$RESULTS"
 
 PG_BIN_DIR=/usr/lib/postgresql/15/bin
@@ -65,7 +73,7 @@ if [ "$BUILD" -eq 1 ]; then
     log "release build"
     swift build -c release 2>&1 | tail -n 3 >&2
 fi
-BIN=$(swift build -c release --show-bin-path)
+BIN=${BIN_DIR:-$(swift build -c release --show-bin-path)}
 for tool in worker producer devbroker storectl; do
     [ -x "$BIN/$tool" ] || { echo "error: $BIN/$tool missing; run without --no-build" >&2; exit 1; }
 done
@@ -81,7 +89,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_services
-start_postgres
+[ -z "$ONLY" ] && start_postgres
 
 # MARK: - Data sets
 
@@ -91,6 +99,11 @@ publish_and_verify
 # MARK: - Measurements
 
 measure_sqlite
+if [ -n "$ONLY" ]; then
+    log "SQLite first load $(ratio "$(get sqlite_load_steady_rate)" "$(get raw_sqlite_new_rate)") × raw," \
+        "higher versions $(ratio "$(get sqlite_replace_steady_rate)" "$(get raw_sqlite_replace_rate)") × raw ($RESULTS)"
+    exit 0
+fi
 measure_raw_postgres
 measure_workers_postgres
 measure_peer

@@ -30,6 +30,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             try StoreError.mapping {
                 let opened = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
                 try SchemaMigrator.migrate(SQLiteSchema.migrations, on: opened)
+                try opened.execute(Self.stagingTable)
                 connection = opened
             }
         }
@@ -106,13 +107,35 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     /// The version-guarded upsert of one batch (values and retractions, docs/LIFECYCLE.md); runs inside the
     /// caller's `BEGIN IMMEDIATE` transaction, which holds the database write lock, so reading the stored version and
-    /// then writing cannot race another writer.
+    /// then writing cannot race another writer. Batches without a winning retraction are written set-based
+    /// (``upsertStaged(_:winners:held:on:)``), the others row by row.
     private static func upsert(
         _ batch: [ObservationRecord], retractionMode: RetractionMode, on connection: SQLiteConnection
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
-        let select = try connection.statement(
-            "SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")
+        let held = try HeldVersions(connection)
+        let winnerOutcomes =
+            try plan.winners.allSatisfy({ batch[$0].retractionReason == nil })
+            ? upsertStaged(batch, winners: plan.winners, held: held, on: connection)
+            : upsertRowByRow(batch, plan: plan, held: held, retractionMode: retractionMode, on: connection)
+        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
+        let count = try connection.statement(
+            """
+            INSERT INTO outcome_count (metric, outcome, count) VALUES (?, ?, ?)
+            ON CONFLICT (metric, outcome) DO UPDATE SET count = count + excluded.count
+            """)
+        for total in UpsertPlan.counts(of: batch, outcomes: outcomes) {
+            try count.run([.text(total.metric), .text(total.outcome.rawValue), .integer(total.count)])
+        }
+        return outcomes
+    }
+
+    /// Batches with a retraction among the winners: row by row in plan order (a retraction's identity may have its
+    /// highest value of the batch written just before it, which its own read must see).
+    private static func upsertRowByRow(
+        _ batch: [ObservationRecord], plan: UpsertPlan, held: HeldVersions, retractionMode: RetractionMode,
+        on connection: SQLiteConnection
+    ) throws -> [Int: UpsertOutcome] {
         // The statement that decides `meta.versionId` / `meta.lastUpdated` writes them into the stored resource too,
         // by concatenation (StoredResourceSQL), so the row holds the whole FHIR resource.
         let insert = try connection.statement(
@@ -137,8 +160,6 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
             FROM \(Self.lastUpdatedNow)
             WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
             """)
-        let ledger = try connection.statement(
-            "SELECT version, coalesce(version_id, 0) FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
         // A retraction keeps the resource and changes its status (and meta) with JSON functions (rare, not hot), or
         // deletes the row; the ledger keeps the version either way, and a deleted row's last versionId, from which
         // a re-stored day continues.
@@ -164,42 +185,24 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
         for index in plan.winners.flatMap({ [plan.valuesBeneath[$0], $0].compactMap { $0 } }) {
             let record = batch[index]
-            let key: [SQLiteValue] = [
-                .text(record.identity.patient), .text(record.identity.metric), .text(record.identity.day),
-            ]
-            let row: [SQLiteValue] = [
-                .integer(record.version), .text(record.resourceID), .text(record.resourceHead),
-                .text(record.resourceTail), record.status.map { .text($0.rawValue) } ?? .null,
-                .text(record.resourceAfterStatus), .text(record.clinicalValue),
-            ]
-            let stored = try select.query(key) { $0.integer(0) }.first
-            // The version the day holds: its row's, else the ledger's (a retraction of a day never stored).
-            let retracted = try stored == nil ? ledger.query(key) { ($0.integer(0), $0.integer(1)) }.first : nil
-            if let held = stored ?? retracted?.0, held >= record.version {
-                winnerOutcomes[index] = held == record.version ? .unchanged : .stale
+            let key = Self.key(record), row = Self.row(record)
+            let (stored, retracted) = try held.read(key)
+            if let version = stored ?? retracted?.version, version >= record.version {
+                winnerOutcomes[index] = version == record.version ? .unchanged : .stale
             } else if let reason = record.retractionReason {
                 let version: [SQLiteValue] = [.integer(record.version)]
                 let deleted = try stored.flatMap { _ in try retract.query(key + version) { $0.integer(0) }.first }
                 try recordRetraction.run(key + version + [.text(reason), deleted.map { .integer($0) } ?? .null])
                 winnerOutcomes[index] = .retracted
             } else if stored == nil {
-                try insert.run(key + row + [.integer((retracted?.1 ?? 0) + 1)])
+                try insert.run(key + row + [.integer((retracted?.versionId ?? 0) + 1)])
                 winnerOutcomes[index] = .inserted
             } else {
                 try update.run(key + row)
                 winnerOutcomes[index] = .updated
             }
         }
-        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
-        let count = try connection.statement(
-            """
-            INSERT INTO outcome_count (metric, outcome, count) VALUES (?, ?, ?)
-            ON CONFLICT (metric, outcome) DO UPDATE SET count = count + excluded.count
-            """)
-        for total in UpsertPlan.counts(of: batch, outcomes: outcomes) {
-            try count.run([.text(total.metric), .text(total.outcome.rawValue), .integer(total.count)])
-        }
-        return outcomes
+        return winnerOutcomes
     }
 
     /// The `SET` items of a status change (retraction, finalisation): the status column and the resource's
