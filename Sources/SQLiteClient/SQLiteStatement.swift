@@ -3,6 +3,8 @@ import CSQLite
 /// A value bound to an SQLite statement parameter.
 package enum SQLiteValue {
     case text(String)
+    /// Text given as its UTF-8 bytes (e.g. a slice of a larger buffer), bound with its length: no `String` made.
+    case utf8(ArraySlice<UInt8>)
     case integer(Int64)
     case null
 }
@@ -43,6 +45,14 @@ package final class SQLiteStatement {
             let code: Int32
             switch value {
             case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, Self.transient)
+            case .utf8(let bytes):
+                code = bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        // An empty slice may have no address, and a null pointer would bind NULL, not ''.
+                        chars.baseAddress.map { sqlite3_bind_text(handle, index, $0, Int32(chars.count), Self.transient) }
+                            ?? sqlite3_bind_text(handle, index, "", 0, Self.transient)
+                    }
+                }
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
             case .null: code = sqlite3_bind_null(handle, index)
             }

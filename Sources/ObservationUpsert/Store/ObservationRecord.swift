@@ -163,10 +163,27 @@ public struct ObservationRecord: Sendable, Hashable {
     public var resource: String { resource(status: status) }
 
     /// The Observation as mapped with `status` in the status slot (ignored without one).
-    public func resource(status: ObservationStatus?) -> String { resourceHead + resourceBody(status: status) }
+    public func resource(status: ObservationStatus?) -> String {
+        var out = Array(resourceHeadUTF8)
+        appendResourceBody(status: status, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Everything after the store's `meta` members, with `status` in the status slot (ignored without one).
     public func resourceBody(status: ObservationStatus?) -> String {
-        resourceTail + (self.status == nil ? "" : status.map { "\"\($0.rawValue)\"" } ?? "") + resourceAfterStatus
+        var out: [UInt8] = []
+        appendResourceBody(status: status, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``resourceBody(status:)`` appended to `out` as UTF-8, from the record's bytes.
+    package func appendResourceBody(status: ObservationStatus?, to out: inout [UInt8]) {
+        out += resourceTailUTF8
+        if self.status != nil, let status {
+            out.append(0x22)
+            out += status.rawValue.utf8
+            out.append(0x22)
+        }
+        out += resourceAfterStatusUTF8
     }
 }

@@ -64,13 +64,13 @@ enum FHIRBundle {
     /// mapped one: this store does not decide `amended` yet (that needs the server's stored status and value in the
     /// conditional write; see docs/LIFECYCLE.md).
     static func resourceBytes(_ record: ObservationRecord, versionTagSystem: String) -> [UInt8] {
-        var out = Array(record.resourceHead.utf8)
+        var out = Array(record.resourceHeadUTF8)
         out += Array(#""tag":[{"system":"#.utf8)
         JSONWriter.appendQuoted(versionTagSystem, to: &out)
         out += Array(#","code":""#.utf8)
         out += Array(String(record.version).utf8)
         out += Array(#""}],"#.utf8)
-        out += Array(record.resourceBody(status: record.status).utf8)
+        record.appendResourceBody(status: record.status, to: &out)
         return out
     }
 

@@ -86,9 +86,9 @@ extension SQLiteObservationStore {
     /// Parameters 4–10: version, resource id, resource head and tail, status, the part after it, clinical value.
     static func row(_ record: ObservationRecord) -> [SQLiteValue] {
         [
-            .integer(record.version), .text(record.resourceID), .text(record.resourceHead),
-            .text(record.resourceTail), record.status.map { .text($0.rawValue) } ?? .null,
-            .text(record.resourceAfterStatus), .text(record.clinicalValue),
+            .integer(record.version), .text(record.resourceID), .utf8(record.resourceHeadUTF8),
+            .utf8(record.resourceTailUTF8), record.status.map { .text($0.rawValue) } ?? .null,
+            .utf8(record.resourceAfterStatusUTF8), .utf8(record.clinicalValueUTF8),
         ]
     }
 }
