@@ -1,51 +1,51 @@
 import CCrypto
 
-/// HMAC-SHA256 with the key schedule done once (RFC 2104): the inner and outer hash states after absorbing
-/// `key ⊕ ipad` / `key ⊕ opad` are kept, and each MAC copies them instead of re-keying. About twice as fast as
-/// libcrypto's one-shot `HMAC()`, which fetches the algorithm and re-derives the pads on every call.
+/// HMAC-SHA256 with the key schedule done once (RFC 2104): the inner and outer SHA-256 states after absorbing
+/// `key ⊕ ipad` / `key ⊕ opad` are kept, and each MAC starts from copies of them. The states are plain
+/// `SHA256_CTX` values (libcrypto's low-level SHA-256), so a MAC allocates nothing; the EVP API would allocate a
+/// context and duplicate the provider's state twice per MAC (every observation id is one MAC).
 ///
-/// Owns two `EVP_MD_CTX` handles, freed in `deinit`. They are never mutated after `init` (each call copies them
-/// into its own context), so concurrent use from several threads is safe: hence `@unchecked Sendable`.
+/// Immutable after `init`: each call copies the states onto its own stack, so concurrent use is safe.
 package final class HMACSHA256: @unchecked Sendable {
     package static let blockSize = 64
     package static let digestSize = SHA256.digestSize
 
-    private let inner: OpaquePointer
-    private let outer: OpaquePointer
+    private let inner: SHA256_CTX
+    private let outer: SHA256_CTX
 
     /// - Parameter key: any length; keys longer than the block size are hashed first, as RFC 2104 requires.
     package init(key: [UInt8]) {
         var block = key.count > Self.blockSize ? SHA256.digest(key) : key
         block += [UInt8](repeating: 0, count: Self.blockSize - block.count)
-        inner = Self.absorbedContext(block.map { $0 ^ 0x36 })
-        outer = Self.absorbedContext(block.map { $0 ^ 0x5C })
-    }
-
-    deinit {
-        EVP_MD_CTX_free(inner)
-        EVP_MD_CTX_free(outer)
+        inner = Self.absorbed(block.map { $0 ^ 0x36 })
+        outer = Self.absorbed(block.map { $0 ^ 0x5C })
     }
 
     /// The 32-byte MAC of `message`.
     package func mac(_ message: UnsafeRawBufferPointer) -> [UInt8] {
-        let ctx = EVP_MD_CTX_new()
-        defer { EVP_MD_CTX_free(ctx) }
-        var innerHash = [UInt8](repeating: 0, count: Self.digestSize)
-        var out = [UInt8](repeating: 0, count: Self.digestSize)
-        var ok = EVP_MD_CTX_copy_ex(ctx, inner) == 1 && EVP_DigestUpdate(ctx, message.baseAddress, message.count) == 1
-        ok = ok && EVP_DigestFinal_ex(ctx, &innerHash, nil) == 1
-        ok = ok && EVP_MD_CTX_copy_ex(ctx, outer) == 1 && EVP_DigestUpdate(ctx, innerHash, Self.digestSize) == 1
-        ok = ok && EVP_DigestFinal_ex(ctx, &out, nil) == 1
-        // These calls fail only when libcrypto cannot allocate memory; there is no meaningful recovery.
-        precondition(ok && ctx != nil, "libcrypto SHA-256 failed (out of memory)")
-        return out
+        [UInt8](unsafeUninitializedCapacity: Self.digestSize) { buffer, count in
+            mac(message, into: UnsafeMutableRawBufferPointer(buffer))
+            count = Self.digestSize
+        }
     }
 
-    private static func absorbedContext(_ pad: [UInt8]) -> OpaquePointer {
-        let ctx = EVP_MD_CTX_new()
-        let ok =
-            ctx != nil && EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 && EVP_DigestUpdate(ctx, pad, pad.count) == 1
+    /// Writes the 32-byte MAC of `message` to the start of `digest` (at least ``digestSize`` bytes).
+    package func mac(_ message: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count >= Self.digestSize, "HMAC-SHA256 needs \(Self.digestSize) bytes of output")
+        let out = digest.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var ctx = inner
+        // SHA256_Update/Final only fail on a null context; these are never null.
+        SHA256_Update(&ctx, message.baseAddress, message.count)
+        SHA256_Final(out, &ctx)
+        ctx = outer
+        SHA256_Update(&ctx, out, Self.digestSize)
+        SHA256_Final(out, &ctx)
+    }
+
+    private static func absorbed(_ pad: [UInt8]) -> SHA256_CTX {
+        var ctx = SHA256_CTX()
+        let ok = SHA256_Init(&ctx) == 1 && SHA256_Update(&ctx, pad, pad.count) == 1
         precondition(ok, "libcrypto SHA-256 initialisation failed")
-        return ctx!
+        return ctx
     }
 }

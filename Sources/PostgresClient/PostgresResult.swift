@@ -23,6 +23,17 @@ package final class PostgresResult {
         String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
     }
 
+    /// Whether the value at `row`, `column` is exactly `text`'s UTF-8 bytes, compared in place (no string is
+    /// built). NULL reads as the empty text.
+    package func value(_ row: Int, _ column: Int, equals text: String) -> Bool {
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        guard text.utf8.count == length else { return false }
+        guard let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return length == 0 }
+        let bytes = UnsafeRawBufferPointer(start: value, count: length)
+        return text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) }
+            ?? text.utf8.elementsEqual(bytes)
+    }
+
     /// The value at `row`, `column` as an integer.
     /// - Throws: ``PostgresError`` `query` when the value is not a decimal integer (never a silent 0).
     package func integer(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {

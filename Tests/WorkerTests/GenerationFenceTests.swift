@@ -30,17 +30,42 @@ struct GenerationFenceTests {
         // All brokers down past the session timeout: the assignment is lost, then the same partition comes back.
         #expect(tracker.revoke([Self.p0], lost: true, waitingAtMost: .seconds(5)))
         tracker.assign([Self.p0], generation: 2)
-        #expect(!tracker.accept(stale), "a record of the lost assignment was accepted as current")
+        #expect(tracker.accept([stale]).isEmpty, "a record of the lost assignment was accepted as current")
         #expect(!tracker.isCurrent(stale))
         // The re-fetch restarts at the committed offset 5: only records of generation 2 count.
         let refetched = Self.record(offset: 5, generation: 2)
-        #expect(tracker.accept(refetched))
+        #expect(tracker.accept([refetched]).map(\.offset) == [5])
         tracker.reachedEnd(Self.p0, nextOffset: 6, generation: 2)
         tracker.beginBatch()
         tracker.endBatch(durable: [stale])
         #expect(!tracker.isCaughtUp, "offset 11 of the lost generation counted as durable for generation 2")
         tracker.beginBatch()
         tracker.endBatch(durable: [refetched])
+        #expect(tracker.isCaughtUp)
+    }
+
+    @Test("records accepted in runs: only an ended generation's are dropped, each partition's last offset counts")
+    func acceptsRunsOfPartitions() {
+        let tracker = PartitionTracker()
+        tracker.assign([Self.p0, Self.p1], generation: 1)
+        tracker.revoke([Self.p1], lost: true, waitingAtMost: .zero)
+        tracker.assign([Self.p1], generation: 2)
+        let records = [
+            Self.record(offset: 1, generation: 1), Self.record(offset: 2, generation: 1),
+            Self.record(Self.p1, offset: 3, generation: 1), Self.record(Self.p1, offset: 4, generation: 2),
+            Self.record(offset: 5, generation: 1),
+        ]
+        let accepted = tracker.accept(records)
+        #expect(accepted.map(\.offset) == [1, 2, 4, 5])
+        #expect(tracker.current(records).map(\.offset) == [1, 2, 4, 5])
+        #expect(!tracker.areCurrent(records) && tracker.areCurrent(accepted))
+        tracker.reachedEnd(Self.p0, nextOffset: 6, generation: 1)
+        tracker.reachedEnd(Self.p1, nextOffset: 5, generation: 2)
+        tracker.beginBatch()
+        tracker.endBatch(durable: [records[1], records[3]])
+        #expect(!tracker.isCaughtUp, "partition 0 counted as received up to offset 2, not 5")
+        tracker.beginBatch()
+        tracker.endBatch(durable: [records[4]])
         #expect(tracker.isCaughtUp)
     }
 

@@ -71,6 +71,16 @@ package struct JSONWriter {
         needsComma = true
     }
 
+    /// Writes a string value whose text `write` appends to the bytes itself, between the quotes: it must append
+    /// nothing a JSON string needs escaped (e.g. ASCII digits and punctuation of a date).
+    package mutating func value(unescaped write: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(0x22)
+        write(&bytes)
+        bytes.append(0x22)
+        needsComma = true
+    }
+
     /// Appends an already-rendered JSON value (a pre-built fragment).
     package mutating func rawValue(_ json: [UInt8]) {
         separate()

@@ -1,18 +1,16 @@
 import DailyValueContract
 
-/// Renders FHIR `dateTime` / `instant` strings without Foundation formatters.
+/// Renders FHIR `dateTime` / `instant` text without Foundation formatters, appended to the caller's bytes (ASCII
+/// digits and punctuation only: nothing a JSON string needs escaped).
 enum FHIRDateTime {
     /// `YYYY-MM-DDThh:mm:ss±hh:mm` for an instant shown at a fixed UTC offset (seconds east; `+00:00` for UTC).
-    static func format(epochSeconds: Int64, offsetSeconds: Int) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(25)
+    static func format(epochSeconds: Int64, offsetSeconds: Int, to out: inout [UInt8]) {
         appendLocal(epochSeconds + Int64(offsetSeconds), to: &out)
         out.append(offsetSeconds < 0 ? 0x2D : 0x2B)
         let minutes = abs(offsetSeconds) / 60
         append2(minutes / 60, &out)
         out.append(0x3A)
         append2(minutes % 60, &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The instants a FHIR `instant` can express (years 0001–9999), in milliseconds since the epoch.
@@ -22,18 +20,15 @@ enum FHIRDateTime {
     ///
     /// Total over `Int64`: a Kafka record timestamp can be any value a producer chose, so instants outside
     /// ``instantRange`` are clamped to its nearest end rather than trapping or printing a malformed year.
-    static func instant(epochMilliseconds: Int64) -> String {
+    static func instant(epochMilliseconds: Int64, to out: inout [UInt8]) {
         let ms = min(max(epochMilliseconds, instantRange.lowerBound), instantRange.upperBound)
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let millis = Int(ms - seconds * 1000)
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
         appendLocal(seconds, to: &out)
         out.append(0x2E)
         append2(millis / 10, &out)
         out.append(UInt8(0x30 + millis % 10))
         out.append(0x5A)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// `YYYY-MM-DDThh:mm:ss` of local seconds since the epoch.

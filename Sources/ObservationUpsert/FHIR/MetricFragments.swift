@@ -28,6 +28,8 @@ final class MetricFragments: Sendable {
     let own: Part
     /// A panel's parts in catalog order.
     let parts: [Part]
+    /// Whether the metric's own min/max are written (``Metric/allowsMinMax``).
+    let allowsMinMax: Bool
 
     init(_ metric: Metric) {
         let categoryCoding = FHIRCoding(
@@ -53,6 +55,7 @@ final class MetricFragments: Sendable {
         self.own = Part(
             key: nil, code: [], minimumCode: Self.concept([metric.resolvedMinimumCoding], text: nil),
             maximumCode: Self.concept([metric.resolvedMaximumCoding], text: nil))
+        self.allowsMinMax = metric.allowsMinMax
         self.parts = metric.components.map { component in
             // Without own codings, the statistic's text names the part (observation-statistics has no systolic).
             let label = component.key.prefix(1).uppercased() + component.key.dropFirst()

@@ -22,9 +22,17 @@ public struct ObservationID: Sendable {
     }
 
     /// The id of the Observation for `identity`.
-    public func id(for identity: ObservationIdentity) -> String {
-        var message = identity.key
-        let digest = message.withUTF8 { hmac.mac(UnsafeRawBufferPointer($0)) }
-        return Hex.lowercase(digest)
+    public func id(for identity: ObservationIdentity) -> String { id(forKey: identity.key) }
+
+    /// The id of the Observation whose identity has the ``ObservationIdentity/key`` `key` (for a caller that
+    /// needs the key too). The digest stays on the stack; the only allocation is the returned string.
+    public func id(forKey key: String) -> String {
+        var key = key
+        return key.withUTF8 { message in
+            withUnsafeTemporaryAllocation(byteCount: HMACSHA256.digestSize, alignment: 1) { digest in
+                hmac.mac(UnsafeRawBufferPointer(message), into: digest)
+                return Hex.lowercase(UnsafeRawBufferPointer(digest))
+            }
+        }
     }
 }

@@ -29,24 +29,33 @@ extension ObservationMapper {
         w.endArray()
     }
 
-    /// `bundleId` without its device-identifier segments; `nil` when nothing else is left. Byte-level: every event
-    /// passes here, and almost every bundle id is returned as it came (no new string is built).
+    /// `bundleId` without its device-identifier segments; `nil` when nothing else is left. Read in place: every
+    /// event passes here, and almost every bundle id is returned as it came (nothing is allocated).
     static func bundleIdWithoutDeviceIDs(_ bundleId: String) -> String? {
-        let bytes = Array(bundleId.utf8)
-        var segments: [Range<Int>] = []
+        var text = bundleId
+        return text.withUTF8 { bytes in
+            var hasDeviceID = false
+            forEachSegment(of: bytes) { hasDeviceID = hasDeviceID || isDeviceID($0) }
+            guard hasDeviceID else { return bundleId }
+            var kept: [String] = []
+            forEachSegment(of: bytes) { if !isDeviceID($0) { kept.append(String(decoding: $0, as: UTF8.self)) } }
+            return kept.isEmpty ? nil : kept.joined(separator: ".")
+        }
+    }
+
+    /// Calls `body` with each `.`-separated segment of `bytes`, empty ones included.
+    private static func forEachSegment(
+        of bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         var start = 0
         for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ".") {
-            segments.append(start..<index)
+            body(UnsafeBufferPointer(rebasing: bytes[start..<index]))
             start = index + 1
         }
-        let kept = segments.filter { !isDeviceID(bytes[$0]) }
-        if kept.count == segments.count { return bundleId }
-        if kept.isEmpty { return nil }
-        return kept.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: ".")
     }
 
     /// A UUID (8-4-4-4-12 hex digits) or a run of 16 or more hex digits.
-    private static func isDeviceID(_ segment: ArraySlice<UInt8>) -> Bool {
+    private static func isDeviceID(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
         guard segment.count >= 16 else { return false }
         if segment.allSatisfy(isHexDigit) { return true }
         guard segment.count == 36 else { return false }

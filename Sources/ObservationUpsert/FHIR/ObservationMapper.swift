@@ -45,14 +45,15 @@ public struct ObservationMapper: Sendable {
         -> ObservationRecord
     {
         let value = validated.event
-        guard let metric = catalog[value.metric], let parts = fragments[value.metric] else {
+        guard let parts = fragments[value.metric] else {
             throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
         }
         let period = zones.bounds(of: validated.date, in: validated.zone)
         // `issued` must be a real instant: clamp a missing (-1) or absurd Kafka timestamp into years 1970-9999.
         let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
         let identity = value.identity
-        let resourceID = ids.id(for: identity)
+        let identityKey = identity.key
+        let resourceID = ids.id(forKey: identityKey)
         // The event's status; absent: final once the record timestamp is past the local day's end plus the grace.
         let status: ObservationStatus =
             switch value.status {
@@ -76,7 +77,7 @@ public struct ObservationMapper: Sendable {
         w.beginArray()
         w.beginObject()
         w.member("system", configuration.identifierSystem)
-        w.member("value", identity.key)
+        w.member("value", identityKey)
         w.endObject()
         w.endArray()
         w.key("status")
@@ -92,10 +93,13 @@ public struct ObservationMapper: Sendable {
         writeSubject(value.patient, &w)
         w.key("effectivePeriod")
         w.beginObject()
-        w.member("start", FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset))
-        w.member("end", FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset))
+        w.key("start")
+        w.value { FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset, to: &$0) }
+        w.key("end")
+        w.value { FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset, to: &$0) }
         w.endObject()
-        w.member("issued", FHIRDateTime.instant(epochMilliseconds: issuedMs))
+        w.key("issued")
+        w.value { FHIRDateTime.instant(epochMilliseconds: issuedMs, to: &$0) }
         if let method = parts.method {
             w.key("method")
             w.rawValue(method)
@@ -105,7 +109,7 @@ public struct ObservationMapper: Sendable {
             w.key("valueQuantity")
             writeQuantity(number, parts, &w)
         }
-        writeComponents(value, metric, parts, &w)
+        writeComponents(value, parts, &w)
         let clinicalValue = valueAt..<w.bytes.count
         w.endObject()
         // The record keeps the writer's bytes; its parts are ranges of them (no copies).
@@ -141,9 +145,9 @@ public struct ObservationMapper: Sendable {
 
     /// A panel's parts (each with its min/max), or a single-quantity metric's min/max.
     private func writeComponents(
-        _ value: DailyValue, _ metric: Metric, _ parts: MetricFragments, _ w: inout JSONWriter
+        _ value: DailyValue, _ parts: MetricFragments, _ w: inout JSONWriter
     ) {
-        let hasOwnRange = metric.allowsMinMax && (value.min != nil || value.max != nil)
+        let hasOwnRange = parts.allowsMinMax && (value.min != nil || value.max != nil)
         guard hasOwnRange || !value.components.isEmpty else { return }
         w.key("component")
         w.beginArray()

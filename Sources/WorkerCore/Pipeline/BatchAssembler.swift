@@ -36,24 +36,24 @@ struct BatchAssembler {
             switch await consumer.next(upTo: settings.batchSize - pending.count, timeout: wait) {
             case .events(let events):
                 var sawRecord = false
+                // Records are accepted a run at a time (one lock), in order with the end-of-partition events.
+                var received: [KafkaMessage] = []
                 for event in events {
                     switch event {
                     case .message(let message):
                         sawRecord = true
-                        guard tracker.accept(message) else {
-                            metrics.increment("dvp_stale_records_dropped_total")
-                            continue
-                        }
-                        if pending.isEmpty { batchStarted = .now }
-                        pending.append(message)
+                        received.append(message)
                     case .partitionEOF(let topic, let partition, let offset, let generation):
+                        accept(&received, into: &pending, batchStarted: &batchStarted)
                         tracker.reachedEnd(
                             KafkaTopicPartition(topic: topic, partition: partition), nextOffset: offset,
                             generation: generation)
                     case .error(let error):
+                        accept(&received, into: &pending, batchStarted: &batchStarted)
                         handle(error)
                     }
                 }
+                accept(&received, into: &pending, batchStarted: &batchStarted)
                 if sawRecord { health.brokersUp() }
                 if pending.count >= settings.batchSize {
                     await pipeline.submit(pending)
@@ -88,6 +88,21 @@ struct BatchAssembler {
                 }
             }
         }
+    }
+
+    /// Moves `received` into `pending`, without the records of an ended generation; starts the batch clock when
+    /// `pending` was empty.
+    private func accept(
+        _ received: inout [KafkaMessage], into pending: inout [KafkaMessage], batchStarted: inout ContinuousClock.Instant
+    ) {
+        guard !received.isEmpty else { return }
+        let accepted = tracker.accept(received)
+        if accepted.count < received.count {
+            metrics.increment("dvp_stale_records_dropped_total", by: Double(received.count - accepted.count))
+        }
+        if pending.isEmpty && !accepted.isEmpty { batchStarted = .now }
+        pending.append(contentsOf: accepted)
+        received.removeAll(keepingCapacity: true)
     }
 
     /// A consumer error event: fatal ones stop the worker; `_ALL_BROKERS_DOWN` makes it not ready at once; the

@@ -21,7 +21,7 @@ struct BatchPreparer: Sendable {
 
     /// Decodes and maps the records of `pending` still in their partition's current generation.
     func prepare(_ pending: [KafkaMessage]) async -> Prepared {
-        let messages = pending.filter(tracker.isCurrent)
+        let messages = tracker.current(pending)
         var output = processor.decode(messages)
         let bounds = await versionBounds(output.decoded)
         processor.map(&output, storedAtLeast: bounds)

@@ -20,7 +20,7 @@ struct BatchWriter: Sendable {
     func write(_ batch: BatchPreparer.Prepared) async {
         var batch = batch
         // A revoke while the batch waited for its turn: process again without the revoked partitions (rare).
-        if !batch.messages.allSatisfy(tracker.isCurrent) {
+        if !tracker.areCurrent(batch.messages) {
             batch = await preparer.prepare(batch.messages)
         }
         let (messages, output) = (batch.messages, batch.output)

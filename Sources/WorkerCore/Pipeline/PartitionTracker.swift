@@ -29,6 +29,11 @@ final class PartitionTracker: Sendable {
 
         var assigned: Dictionary<KafkaTopicPartition, UInt64>.Keys { generations.keys }
 
+        mutating func markReceived(_ tp: KafkaTopicPartition, next: Int64) {
+            received[tp] = next
+            atEnd.remove(tp)
+        }
+
         mutating func forget(_ tp: KafkaTopicPartition) {
             generations[tp] = nil
             atEnd.remove(tp)
@@ -40,6 +45,21 @@ final class PartitionTracker: Sendable {
     private struct PartitionGeneration: Hashable {
         var partition: KafkaTopicPartition
         var generation: UInt64
+    }
+
+    /// A partition's generation for a sequence of records: one lookup per run of records of one partition (records
+    /// arrive in runs), not one per record.
+    private struct GenerationLookup {
+        private var last: (topic: String, partition: Int32, generation: UInt64?)?
+
+        mutating func generation(
+            of message: KafkaMessage, in generations: [KafkaTopicPartition: UInt64]
+        ) -> UInt64? {
+            if let last, last.partition == message.partition, last.topic == message.topic { return last.generation }
+            let generation = generations[message.topicPartition]
+            last = (message.topic, message.partition, generation)
+            return generation
+        }
     }
 
     private let state = Mutex(State())
@@ -80,15 +100,27 @@ final class PartitionTracker: Sendable {
 
     // MARK: - Batching side
 
-    /// Records `message` as received if its partition is still in the message's generation.
-    /// - Returns: false for a record of an ended generation (drop it: the partition's next owner re-reads it).
-    func accept(_ message: KafkaMessage) -> Bool {
+    /// Records `messages` (in order) as received, those whose partition is still in the message's generation.
+    /// - Returns: the accepted messages; the others belong to an ended generation (drop them: the partition's next
+    ///   owner re-reads them).
+    func accept(_ messages: [KafkaMessage]) -> [KafkaMessage] {
         state.withLock { s in
-            let tp = message.topicPartition
-            guard s.generations[tp] == message.assignmentGeneration else { return false }
-            s.received[tp] = message.offset + 1
-            s.atEnd.remove(tp)
-            return true
+            var lookup = GenerationLookup()
+            var accepted: [KafkaMessage] = []
+            accepted.reserveCapacity(messages.count)
+            // The next offset of the run of accepted records of one partition, written when the partition changes.
+            var received: (tp: KafkaTopicPartition, next: Int64)?
+            for message in messages {
+                guard lookup.generation(of: message, in: s.generations) == message.assignmentGeneration else { continue }
+                if let run = received, run.tp.partition != message.partition || run.tp.topic != message.topic {
+                    s.markReceived(run.tp, next: run.next)
+                    received = nil
+                }
+                received = (received?.tp ?? message.topicPartition, message.offset + 1)
+                accepted.append(message)
+            }
+            if let run = received { s.markReceived(run.tp, next: run.next) }
+            return accepted
         }
     }
 
@@ -100,6 +132,22 @@ final class PartitionTracker: Sendable {
     /// Whether `message` still belongs to its partition's current generation.
     func isCurrent(_ message: KafkaMessage) -> Bool {
         isCurrent(message.topicPartition, generation: message.assignmentGeneration)
+    }
+
+    /// The messages of `messages` that still belong to their partition's current generation.
+    func current(_ messages: [KafkaMessage]) -> [KafkaMessage] {
+        state.withLock { s in
+            var lookup = GenerationLookup()
+            return messages.filter { lookup.generation(of: $0, in: s.generations) == $0.assignmentGeneration }
+        }
+    }
+
+    /// Whether every one of `messages` still belongs to its partition's current generation.
+    func areCurrent(_ messages: [KafkaMessage]) -> Bool {
+        state.withLock { s in
+            var lookup = GenerationLookup()
+            return messages.allSatisfy { lookup.generation(of: $0, in: s.generations) == $0.assignmentGeneration }
+        }
     }
 
     /// The consumer saw the end of `tp` at `nextOffset` in `generation`.

@@ -39,7 +39,7 @@ enum PostgresUpsert {
             CROSS JOIN (SELECT now(), \(lastUpdatedText("now()"))) AS stamp (at, instant)
         WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
             WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day) AND r.version >= input.version)
-        ORDER BY input.patient, input.metric, input.day
+        ORDER BY input.patient COLLATE "C", input.metric COLLATE "C", input.day COLLATE "C"
         ON CONFLICT (patient, metric, day) DO UPDATE
             SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
                 status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status ELSE \(raceStatus) END,
@@ -118,18 +118,10 @@ enum PostgresUpsert {
                 .textArray(utf8: winners.map(\.resourceAfterStatusUTF8)),
                 .textArray(utf8: winners.map(\.clinicalValueUTF8)),
             ])
-        var writtenOutcomes: [ObservationIdentity: UpsertOutcome] = [:]
-        if let written {
-            writtenOutcomes.reserveCapacity(written.rowCount)
-            for row in 0..<written.rowCount {
-                let identity = ObservationIdentity(
-                    patient: written.text(row, 0), metric: written.text(row, 1), day: written.text(row, 2))
-                writtenOutcomes[identity] = written.text(row, 3) == "t" ? .inserted : .updated
-            }
-        }
+        let writtenOutcomes = written.map { Self.writtenOutcomes($0, winners: winners) }
         var unresolved: [Int] = []
-        for index in valueWinners {
-            if let outcome = writtenOutcomes[batch[index].identity] {
+        for (position, index) in valueWinners.enumerated() {
+            if let outcome = writtenOutcomes?[position] {
                 winnerOutcomes[index] = outcome
             } else {
                 unresolved.append(index)
