@@ -25,19 +25,19 @@ public struct DailyValueRetraction: Sendable, Hashable {
 
     /// The canonical event JSON (one line), as the producer publishes it; the decoder reads it back equal.
     public func jsonLine() -> String {
-        var w = JSONWriter(capacity: 160)
-        w.beginObject()
-        w.key("schema")
-        w.value(Int64(DailyValue.schema))
-        w.member("kind", "retraction")
-        w.member("patient", patient)
-        w.member("metric", metric)
-        w.member("day", day)
-        w.key("version")
-        w.value(version)
-        w.member("reason", reason)
-        w.endObject()
-        return w.string
+        JSONWriter.string(capacity: 160) { w in
+            w.beginObject()
+            w.key("schema")
+            w.value(Int64(DailyValue.schema))
+            w.member("kind", "retraction")
+            w.member("patient", patient)
+            w.member("metric", metric)
+            w.member("day", day)
+            w.key("version")
+            w.value(version)
+            w.member("reason", reason)
+            w.endObject()
+        }
     }
 }
 

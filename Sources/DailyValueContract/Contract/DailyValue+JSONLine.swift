@@ -5,41 +5,41 @@ extension DailyValue {
     /// without `unit` is rejected for most metrics); ``DailyValueDecoder`` reads the line back to an equal value.
     /// `min`, `max`, `version`, `source` and `status` appear only when set; a panel's parts as objects under their keys.
     public func jsonLine(catalog: MetricCatalog = .builtin) -> String {
-        var w = JSONWriter(capacity: 256)
-        w.beginObject()
-        w.key("schema")
-        w.value(Int64(Self.schema))
-        w.member("patient", patient)
-        w.member("metric", metric)
-        w.member("day", day)
-        switch zone {
-        case .timeZone(let name): w.member("timeZone", name)
-        case .utcOffset(let seconds): w.member("utcOffset", Self.formatOffset(seconds))
-        }
-        if let value { Self.writeReading(value: value, min: min, max: max, &w) }
-        for part in components {
-            w.key(text: part.key)
+        JSONWriter.string(capacity: 256) { w in
             w.beginObject()
-            Self.writeReading(value: part.value, min: part.min, max: part.max, &w)
+            w.key("schema")
+            w.value(Int64(Self.schema))
+            w.member("patient", patient)
+            w.member("metric", metric)
+            w.member("day", day)
+            switch zone {
+            case .timeZone(let name): w.member("timeZone", name)
+            case .utcOffset(let seconds): w.member("utcOffset", Self.formatOffset(seconds))
+            }
+            if let value { Self.writeReading(value: value, min: min, max: max, &w) }
+            for part in components {
+                w.key(text: part.key)
+                w.beginObject()
+                Self.writeReading(value: part.value, min: part.min, max: part.max, &w)
+                w.endObject()
+            }
+            if let unit = catalog[metric]?.ucum { w.member("unit", unit) }
+            if let version {
+                w.key("version")
+                w.value(version)
+            }
+            if let source {
+                w.key("source")
+                w.beginObject()
+                if let name = source.name { w.member("name", name) }
+                if let bundleId = source.bundleId { w.member("bundleId", bundleId) }
+                if let model = source.model { w.member("model", model) }
+                if let version = source.softwareVersion { w.member("softwareVersion", version) }
+                w.endObject()
+            }
+            if let status { w.member("status", status.rawValue) }
             w.endObject()
         }
-        if let unit = catalog[metric]?.ucum { w.member("unit", unit) }
-        if let version {
-            w.key("version")
-            w.value(version)
-        }
-        if let source {
-            w.key("source")
-            w.beginObject()
-            if let name = source.name { w.member("name", name) }
-            if let bundleId = source.bundleId { w.member("bundleId", bundleId) }
-            if let model = source.model { w.member("model", model) }
-            if let version = source.softwareVersion { w.member("softwareVersion", version) }
-            w.endObject()
-        }
-        if let status { w.member("status", status.rawValue) }
-        w.endObject()
-        return w.string
     }
 
     private static func writeReading(value: Double, min: Double?, max: Double?, _ w: inout JSONWriter) {

@@ -1,19 +1,20 @@
 /// Shortest round-trip decimal rendering of doubles, never in exponent form: `71.4`, `8432`, `0.00001`.
 enum JSONNumber {
     /// Appends the rendering of a finite `value` (non-finite values render as `0`; the decoder never admits them).
-    static func append(_ value: Double, to out: inout [UInt8]) {
+    static func append<Sink: JSONByteSink & ~Copyable>(_ value: Double, to out: inout Sink) {
         guard value.isFinite else {
             out.append(0x30)
             return
         }
         if value == value.rounded(.towardZero), abs(value) < 1e15 {
-            out.append(contentsOf: String(Int64(value)).utf8)  // also turns -0.0 into 0
+            out.append(utf8: String(Int64(value)))  // also turns -0.0 into 0
             return
         }
         // Swift's description is the shortest string that round-trips; expand any exponent.
-        let text = value.description.utf8
+        let description = value.description
+        let text = description.utf8
         guard let e = text.firstIndex(where: { $0 == 0x65 || $0 == 0x45 }) else {
-            out.append(contentsOf: text)
+            out.append(utf8: description)
             return
         }
         let exponent = Int(String(decoding: text[text.index(after: e)...], as: UTF8.self)) ?? 0
@@ -31,16 +32,17 @@ enum JSONNumber {
         point += exponent
         if negative { out.append(0x2D) }
         if point <= 0 {
-            out.append(contentsOf: [0x30, 0x2E])
-            out.append(contentsOf: repeatElement(0x30, count: -point))
-            out.append(contentsOf: digits)
-        } else if point >= digits.count {
-            out.append(contentsOf: digits)
-            out.append(contentsOf: repeatElement(0x30, count: point - digits.count))
-        } else {
-            out.append(contentsOf: digits[..<point])
+            out.append(0x30)
             out.append(0x2E)
-            out.append(contentsOf: digits[point...])
+            for _ in 0 ..< -point { out.append(0x30) }
+            out.append(bytes: digits)
+        } else if point >= digits.count {
+            out.append(bytes: digits)
+            for _ in 0 ..< point - digits.count { out.append(0x30) }
+        } else {
+            out.append(bytes: Array(digits[..<point]))
+            out.append(0x2E)
+            out.append(bytes: Array(digits[point...]))
         }
     }
 

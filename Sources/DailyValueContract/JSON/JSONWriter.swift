@@ -1,53 +1,94 @@
 /// A minimal deterministic JSON writer: members in call order, no whitespace, shortest round-trip numbers.
 ///
 /// Same calls → identical bytes, which the upsert relies on (an equal version must map to an equal resource).
-package struct JSONWriter {
-    package private(set) var bytes: [UInt8] = []
+///
+/// It writes straight into the storage of the array it returns (``bytes(capacity:_:)``): one allocation per
+/// document and no per-append uniqueness or growth checks of a `[UInt8]` (the mapper appends ~60 pieces per event).
+/// Writes past the given capacity are counted, not stored, and the document is written once more with exactly the
+/// room it needs — so `write` must be deterministic. Non-copyable: it points into storage it does not own.
+package struct JSONWriter: ~Copyable, JSONByteSink {
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+    /// The bytes written so far: the offset of the next one.
+    package private(set) var count = 0
     private var needsComma = false
 
-    package init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+    private init(storage: UnsafeMutableBufferPointer<UInt8>) { self.storage = storage }
 
-    package var string: String { String(decoding: bytes, as: UTF8.self) }
+    /// The document `write` writes, with room for `capacity` bytes first (once more with exactly enough room when
+    /// that was too little).
+    package static func bytes(capacity: Int = 1024, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        var capacity = Swift.max(capacity, 16)
+        while true {
+            var needed = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { storage, initialized in
+                var writer = JSONWriter(storage: storage)
+                write(&writer)
+                needed = writer.count
+                initialized = needed <= storage.count ? needed : 0
+            }
+            if bytes.count == needed { return bytes }
+            capacity = needed
+        }
+    }
+
+    /// ``bytes(capacity:_:)`` as a string.
+    package static func string(capacity: Int = 1024, _ write: (inout JSONWriter) -> Void) -> String {
+        String(decoding: bytes(capacity: capacity, write), as: UTF8.self)
+    }
+
+    // MARK: - Bytes
+
+    package mutating func append(_ byte: UInt8) {
+        if count < storage.count { storage[count] = byte }
+        count += 1
+    }
+
+    package mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.count <= storage.count - count, let source = bytes.baseAddress {
+            (storage.baseAddress! + count).initialize(from: source, count: bytes.count)
+        }
+        count += bytes.count
+    }
 
     // MARK: - Structure
 
     package mutating func beginObject() {
         separate()
-        bytes.append(0x7B)
+        append(0x7B)
         needsComma = false
     }
 
     package mutating func endObject() {
-        bytes.append(0x7D)
+        append(0x7D)
         needsComma = true
     }
 
     package mutating func beginArray() {
         separate()
-        bytes.append(0x5B)
+        append(0x5B)
         needsComma = false
     }
 
     package mutating func endArray() {
-        bytes.append(0x5D)
+        append(0x5D)
         needsComma = true
     }
 
     /// Writes `"name":`; `name` must not need escaping (all member names here are ASCII identifiers).
     package mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(0x22)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(0x22)
-        bytes.append(0x3A)
+        append(0x22)
+        append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        append(0x22)
+        append(0x3A)
         needsComma = false
     }
 
     /// Writes `"name":` for a member name known only at run time (escaped like a string value).
     package mutating func key(text name: String) {
         separate()
-        Self.appendQuoted(name, to: &bytes)
-        bytes.append(0x3A)
+        Self.appendQuoted(name, to: &self)
+        append(0x3A)
         needsComma = false
     }
 
@@ -55,36 +96,39 @@ package struct JSONWriter {
 
     package mutating func value(_ text: String) {
         separate()
-        Self.appendQuoted(text, to: &bytes)
+        Self.appendQuoted(text, to: &self)
         needsComma = true
     }
 
     package mutating func value(_ number: Double) {
         separate()
-        JSONNumber.append(number, to: &bytes)
+        JSONNumber.append(number, to: &self)
         needsComma = true
     }
 
     package mutating func value(_ number: Int64) {
         separate()
-        bytes.append(contentsOf: String(number).utf8)
+        append(utf8: String(number))
         needsComma = true
     }
 
-    /// Writes a string value whose text `write` appends to the bytes itself, between the quotes: it must append
-    /// nothing a JSON string needs escaped (e.g. ASCII digits and punctuation of a date).
-    package mutating func value(unescaped write: (inout [UInt8]) -> Void) {
+    /// Writes a string value of at most `maxCount` bytes that `write` puts at the start of the buffer it is given,
+    /// returning their count; they must need no escaping (e.g. the ASCII digits and punctuation of a date).
+    package mutating func value(unescapedUpTo maxCount: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
         separate()
-        bytes.append(0x22)
-        write(&bytes)
-        bytes.append(0x22)
+        append(0x22)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { buffer in
+            let written = write(buffer)
+            append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<written]))
+        }
+        append(0x22)
         needsComma = true
     }
 
     /// Appends an already-rendered JSON value (a pre-built fragment).
     package mutating func rawValue(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        append(bytes: json)
         needsComma = true
     }
 
@@ -95,24 +139,23 @@ package struct JSONWriter {
     }
 
     private mutating func separate() {
-        if needsComma { bytes.append(0x2C) }
+        if needsComma { append(0x2C) }
     }
 
     // MARK: - Strings
 
     /// Appends `text` as a JSON string: escapes `"`, `\` and control characters; everything else verbatim.
     /// Runs without escapes are copied in bulk.
-    package static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    package static func appendQuoted<Sink: JSONByteSink & ~Copyable>(_ text: String, to out: inout Sink) {
         out.append(0x22)
-        // A native string's bytes are read in place; only a bridged one is copied first.
-        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) == nil {
-            var copy = text
-            copy.withUTF8 { appendEscaped($0, to: &out) }
-        }
+        var text = text
+        text.withUTF8 { appendEscaped($0, to: &out) }
         out.append(0x22)
     }
 
-    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    private static func appendEscaped<Sink: JSONByteSink & ~Copyable>(
+        _ utf8: UnsafeBufferPointer<UInt8>, to out: inout Sink
+    ) {
         var runStart = 0
         for i in 0..<utf8.count {
             let b = utf8[i]
@@ -124,7 +167,7 @@ package struct JSONWriter {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
-    private static func appendEscape(_ b: UInt8, to out: inout [UInt8]) {
+    private static func appendEscape<Sink: JSONByteSink & ~Copyable>(_ b: UInt8, to out: inout Sink) {
         out.append(0x5C)
         switch b {
         case 0x22, 0x5C: out.append(b)
@@ -133,7 +176,11 @@ package struct JSONWriter {
         case 0x09: out.append(0x74)
         default:
             let hex: StaticString = "0123456789abcdef"
-            out.append(contentsOf: [0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
+            out.append(0x75)
+            out.append(0x30)
+            out.append(0x30)
+            out.append(hex.utf8Start[Int(b >> 4)])
+            out.append(hex.utf8Start[Int(b & 0xF)])
         }
     }
 }

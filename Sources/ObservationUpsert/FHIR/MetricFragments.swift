@@ -34,23 +34,24 @@ final class MetricFragments: Sendable {
     init(_ metric: Metric) {
         let categoryCoding = FHIRCoding(
             system: FHIRCoding.categorySystem, code: metric.category.rawValue, display: metric.category.display)
-        var category = JSONWriter(capacity: 120)
-        category.beginArray()
-        Self.writeConcept([categoryCoding], text: nil, to: &category)
-        category.endArray()
-        self.category = category.bytes
+        self.category = JSONWriter.bytes(capacity: 120) { w in
+            w.beginArray()
+            Self.writeConcept([categoryCoding], text: nil, to: &w)
+            w.endArray()
+        }
         self.code = Self.concept(metric.codings, text: metric.text)
         self.method =
             metric.aggregation == .mean && !metric.codesAggregation
             ? Self.concept([.statistic("average")], text: nil) : nil
 
-        var tail = JSONWriter(capacity: 100)
-        tail.beginObject()  // the caller has already written `{"value":N`; drop the brace below
-        tail.member("unit", metric.unitDisplay)
-        tail.member("system", FHIRCoding.ucumSystem)
-        tail.member("code", metric.ucum)
-        tail.endObject()
-        self.quantityTail = Array(tail.bytes.dropFirst())
+        let tail = JSONWriter.bytes(capacity: 100) { w in
+            w.beginObject()  // the caller has already written `{"value":N`; drop the brace below
+            w.member("unit", metric.unitDisplay)
+            w.member("system", FHIRCoding.ucumSystem)
+            w.member("code", metric.ucum)
+            w.endObject()
+        }
+        self.quantityTail = Array(tail.dropFirst())
 
         self.own = Part(
             key: nil, code: [], minimumCode: Self.concept([metric.resolvedMinimumCoding], text: nil),
@@ -69,9 +70,7 @@ final class MetricFragments: Sendable {
     }
 
     private static func concept(_ codings: [FHIRCoding], text: String?) -> [UInt8] {
-        var writer = JSONWriter(capacity: 300)
-        writeConcept(codings, text: text, to: &writer)
-        return writer.bytes
+        JSONWriter.bytes(capacity: 300) { writeConcept(codings, text: text, to: &$0) }
     }
 
     /// A `CodeableConcept`: `{"coding":[{"system","code"}…],"text"?}`. No `display`: it repeats what the code system

@@ -62,61 +62,69 @@ public struct ObservationMapper: Sendable {
             case nil: issuedMs / 1000 >= period.end + configuration.finalGraceSeconds ? .final : .preliminary
             }
 
-        var w = JSONWriter(capacity: 1600)
-        w.beginObject()
-        w.member("resourceType", "Observation")
-        w.member("id", resourceID)
-        w.key("meta")
-        w.beginObject()
-        // The store writes `versionId` and `lastUpdated` here, in FHIR's element order (see ObservationRecord).
-        let storeMembersAt = w.bytes.count
-        w.member("source", configuration.metaSource)
-        w.endObject()
-        writeProvenance(value.source, &w)
-        w.key("identifier")
-        w.beginArray()
-        w.beginObject()
-        w.member("system", configuration.identifierSystem)
-        w.member("value", identityKey)
-        w.endObject()
-        w.endArray()
-        w.key("status")
-        // The store writes the status here (as mapped, or `amended`; see ObservationRecord).
-        let statusAt = w.bytes.count
-        w.value(status.rawValue)
-        let afterStatusAt = w.bytes.count
-        w.key("category")
-        w.rawValue(parts.category)
-        w.key("code")
-        w.rawValue(parts.code)
-        w.key("subject")
-        writeSubject(value.patient, &w)
-        w.key("effectivePeriod")
-        w.beginObject()
-        w.key("start")
-        w.value { FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset, to: &$0) }
-        w.key("end")
-        w.value { FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset, to: &$0) }
-        w.endObject()
-        w.key("issued")
-        w.value { FHIRDateTime.instant(epochMilliseconds: issuedMs, to: &$0) }
-        if let method = parts.method {
-            w.key("method")
-            w.rawValue(method)
+        // Offsets of the parts the store fills in (see ObservationRecord).
+        var storeMembersAt = 0, statusAt = 0, afterStatusAt = 0, valueAt = 0
+        let bytes = JSONWriter.bytes(capacity: 1600) { w in
+            w.beginObject()
+            w.member("resourceType", "Observation")
+            w.member("id", resourceID)
+            w.key("meta")
+            w.beginObject()
+            // The store writes `versionId` and `lastUpdated` here, in FHIR's element order.
+            storeMembersAt = w.count
+            w.member("source", configuration.metaSource)
+            w.endObject()
+            writeProvenance(value.source, &w)
+            w.key("identifier")
+            w.beginArray()
+            w.beginObject()
+            w.member("system", configuration.identifierSystem)
+            w.member("value", identityKey)
+            w.endObject()
+            w.endArray()
+            w.key("status")
+            // The store writes the status here (as mapped, or `amended`).
+            statusAt = w.count
+            w.value(status.rawValue)
+            afterStatusAt = w.count
+            w.key("category")
+            w.rawValue(parts.category)
+            w.key("code")
+            w.rawValue(parts.code)
+            w.key("subject")
+            writeSubject(value.patient, &w)
+            w.key("effectivePeriod")
+            w.beginObject()
+            w.key("start")
+            w.value(unescapedUpTo: FHIRDateTime.maxCount) {
+                FHIRDateTime.format(epochSeconds: period.start, offsetSeconds: period.startOffset, into: $0)
+            }
+            w.key("end")
+            w.value(unescapedUpTo: FHIRDateTime.maxCount) {
+                FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset, into: $0)
+            }
+            w.endObject()
+            w.key("issued")
+            w.value(unescapedUpTo: FHIRDateTime.maxCount) {
+                FHIRDateTime.instant(epochMilliseconds: issuedMs, into: $0)
+            }
+            if let method = parts.method {
+                w.key("method")
+                w.rawValue(method)
+            }
+            valueAt = w.count
+            if let number = value.value {
+                w.key("valueQuantity")
+                writeQuantity(number, parts, &w)
+            }
+            writeComponents(value, parts, &w)
+            w.endObject()
         }
-        let valueAt = w.bytes.count
-        if let number = value.value {
-            w.key("valueQuantity")
-            writeQuantity(number, parts, &w)
-        }
-        writeComponents(value, parts, &w)
-        let clinicalValue = valueAt..<w.bytes.count
-        w.endObject()
         // The record keeps the writer's bytes; its parts are ranges of them (no copies).
         return ObservationRecord(
-            identity: identity, version: validated.version, resourceID: resourceID, utf8: w.bytes,
+            identity: identity, version: validated.version, resourceID: resourceID, utf8: bytes,
             head: 0..<storeMembersAt, tail: storeMembersAt..<statusAt, status: status,
-            afterStatus: afterStatusAt..<w.bytes.count, clinicalValue: clinicalValue)
+            afterStatus: afterStatusAt..<bytes.count, clinicalValue: valueAt..<bytes.count - 1)
     }
 
     /// The store record of a retraction (docs/LIFECYCLE.md): the day's identity and resource id, no resource.
