@@ -81,7 +81,7 @@ extension DailyValueDecoder {
         guard text.utf8.count <= limit else {
             throw DailyValueError(.invalidSource, field: field, "must be at most \(limit) UTF-8 bytes")
         }
-        guard Self.withUTF8(text, { $0.contains { $0 != 0x20 } }) else {
+        guard text.withUTF8Bytes({ $0.contains { $0 != 0x20 } }) else {
             throw DailyValueError(.invalidSource, field: field, "must not be empty or blank")
         }
         guard !Self.hasControlCharacter(text) else {
@@ -92,7 +92,7 @@ extension DailyValueDecoder {
     /// Whether `text` holds a C0 control (U+0000–U+001F), DEL or a C1 control (U+0080–U+009F, UTF-8 `C2 80`–`C2 9F`),
     /// read from the UTF-8 bytes (no scalar decoding).
     static func hasControlCharacter(_ text: String) -> Bool {
-        withUTF8(text) { bytes in
+        text.withUTF8Bytes { bytes in
             var afterC2 = false
             for byte in bytes {
                 if byte < 0x20 || byte == 0x7F || (afterC2 && byte <= 0x9F) { return true }
@@ -100,11 +100,5 @@ extension DailyValueDecoder {
             }
             return false
         }
-    }
-
-    /// `body` over `text`'s UTF-8 bytes in place (iterating `String.UTF8View` is several times slower).
-    private static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        var text = text
-        return text.withUTF8(body)
     }
 }

@@ -10,8 +10,7 @@ extension Array: JSONByteSink where Element == UInt8 {}
 extension JSONByteSink where Self: ~Copyable {
     /// Appends `text`'s UTF-8 bytes as they are.
     mutating func append(utf8 text: String) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
+        text.withUTF8Bytes { append(contentsOf: $0) }
     }
 
     /// Appends `bytes` as they are.

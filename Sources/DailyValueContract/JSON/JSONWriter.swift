@@ -148,8 +148,7 @@ package struct JSONWriter: ~Copyable, JSONByteSink {
     /// Runs without escapes are copied in bulk.
     package static func appendQuoted<Sink: JSONByteSink & ~Copyable>(_ text: String, to out: inout Sink) {
         out.append(0x22)
-        var text = text
-        text.withUTF8 { appendEscaped($0, to: &out) }
+        text.withUTF8Bytes { appendEscaped($0, to: &out) }
         out.append(0x22)
     }
 

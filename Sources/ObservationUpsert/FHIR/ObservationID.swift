@@ -27,8 +27,7 @@ public struct ObservationID: Sendable {
     /// The id of the Observation whose identity has the ``ObservationIdentity/key`` `key` (for a caller that
     /// needs the key too). The digest stays on the stack; the only allocation is the returned string.
     public func id(forKey key: String) -> String {
-        var key = key
-        return key.withUTF8 { message in
+        key.withUTF8Bytes { message in
             withUnsafeTemporaryAllocation(byteCount: HMACSHA256.digestSize, alignment: 1) { digest in
                 hmac.mac(UnsafeRawBufferPointer(message), into: digest)
                 return Hex.lowercase(UnsafeRawBufferPointer(digest))

@@ -32,8 +32,7 @@ extension ObservationMapper {
     /// `bundleId` without its device-identifier segments; `nil` when nothing else is left. Read in place: every
     /// event passes here, and almost every bundle id is returned as it came (nothing is allocated).
     static func bundleIdWithoutDeviceIDs(_ bundleId: String) -> String? {
-        var text = bundleId
-        return text.withUTF8 { bytes in
+        bundleId.withUTF8Bytes { bytes in
             var hasDeviceID = false
             forEachSegment(of: bytes) { hasDeviceID = hasDeviceID || isDeviceID($0) }
             guard hasDeviceID else { return bundleId }
