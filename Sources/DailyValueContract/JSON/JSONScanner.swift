@@ -83,6 +83,11 @@ struct JSONScanner {
         let start = pos
         var escapes = false
         while pos < bytes.count {
+            // Eight plain ASCII bytes at a time (no quote, backslash, control or non-ASCII byte among them).
+            if pos + 8 <= bytes.count, Self.isPlainASCII(bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self)) {
+                pos += 8
+                continue
+            }
             let b = bytes[pos]
             if b == 0x22 {
                 let token = StringToken(start: start, end: pos, hasEscapes: escapes)
@@ -100,6 +105,17 @@ struct JSONScanner {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Whether each byte of `word` is in 0x20...0x7F and is neither `"` nor `\` (SWAR: a byte-wise "less than" /
+    /// "equals zero" test on the whole word; exact, no false answers either way).
+    static func isPlainASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        let hasControl = (word &- ones &* 0x20) & ~word & highs != 0
+        return word & highs == 0 && !hasControl && !hasZeroByte(word ^ (ones &* 0x22))
+            && !hasZeroByte(word ^ (ones &* 0x5C))
     }
 
     private mutating func scanEscape() throws(DailyValueError) {
