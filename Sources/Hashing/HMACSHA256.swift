@@ -31,13 +31,28 @@ package final class HMACSHA256: @unchecked Sendable {
 
     /// Writes the 32-byte MAC of `message` to the start of `digest` (at least ``digestSize`` bytes).
     package func mac(_ message: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
+        mac(into: digest) { $0.update(message) }
+    }
+
+    /// The message of a MAC being computed, fed in pieces (no buffer to join them in).
+    package struct Message {
+        fileprivate var context: SHA256_CTX
+
+        /// Appends `bytes` to the message.
+        package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            // SHA256_Update/Final only fail on a null context; this one never is.
+            SHA256_Update(&context, bytes.baseAddress, bytes.count)
+        }
+    }
+
+    /// Writes the 32-byte MAC of the message `write` feeds to the start of `digest` (at least ``digestSize`` bytes).
+    package func mac(into digest: UnsafeMutableRawBufferPointer, _ write: (inout Message) -> Void) {
         precondition(digest.count >= Self.digestSize, "HMAC-SHA256 needs \(Self.digestSize) bytes of output")
         let out = digest.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        var ctx = inner
-        // SHA256_Update/Final only fail on a null context; these are never null.
-        SHA256_Update(&ctx, message.baseAddress, message.count)
-        SHA256_Final(out, &ctx)
-        ctx = outer
+        var message = Message(context: inner)
+        write(&message)
+        SHA256_Final(out, &message.context)
+        var ctx = outer
         SHA256_Update(&ctx, out, Self.digestSize)
         SHA256_Final(out, &ctx)
     }

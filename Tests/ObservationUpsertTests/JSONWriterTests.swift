@@ -47,6 +47,11 @@ import Testing
         #expect(JSONWriter.string { $0.value("a\"b\\c\u{1F}d") } == #""a\"b\\c\u001fd""#)
     }
 
+    @Test("a path of three parts is escaped part by part")
+    func path() {
+        #expect(JSONWriter.string { $0.value(path: "p-1", "a\"b", "2026-10-01") } == #""p-1/a\"b/2026-10-01""#)
+    }
+
     @Test("instants are clamped to years 0001-9999")
     func instants() {
         func instant(_ ms: Int64) -> String {

@@ -15,6 +15,8 @@ import Testing
         #expect(json["id"] as? String == record.resourceID)
         #expect(record.identity == ObservationIdentity(patient: "p-000123", metric: key, day: "2026-10-01"))
         #expect(record.version == 1_759_384_503_000)
+        let identifier = try #require((json["identifier"] as? [[String: Any]])?.first)
+        #expect(identifier["value"] as? String == "p-000123/\(key)/2026-10-01")
         let code = try #require(json["code"] as? [String: Any])
         let codings = try #require(code["coding"] as? [[String: Any]])
         #expect(codings.map { $0["code"] as? String } == metric.codings.map(\.code))

@@ -100,6 +100,19 @@ package struct JSONWriter: ~Copyable, JSONByteSink {
         needsComma = true
     }
 
+    /// Writes the string `first/second/third` (each part escaped) without joining the parts first.
+    package mutating func value(path first: String, _ second: String, _ third: String) {
+        separate()
+        append(0x22)
+        first.withUTF8Bytes { Self.appendEscaped($0, to: &self) }
+        append(0x2F)
+        second.withUTF8Bytes { Self.appendEscaped($0, to: &self) }
+        append(0x2F)
+        third.withUTF8Bytes { Self.appendEscaped($0, to: &self) }
+        append(0x22)
+        needsComma = true
+    }
+
     package mutating func value(_ number: Double) {
         separate()
         JSONNumber.append(number, to: &self)

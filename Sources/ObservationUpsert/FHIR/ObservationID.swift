@@ -21,17 +21,19 @@ public struct ObservationID: Sendable {
         self.hmac = HMACSHA256(key: key)
     }
 
-    /// The id of the Observation for `identity`.
-    public func id(for identity: ObservationIdentity) -> String { id(forKey: identity.key) }
-
-    /// The id of the Observation whose identity has the ``ObservationIdentity/key`` `key` (for a caller that
-    /// needs the key too). The digest stays on the stack; the only allocation is the returned string.
-    public func id(forKey key: String) -> String {
-        key.withUTF8Bytes { message in
-            withUnsafeTemporaryAllocation(byteCount: HMACSHA256.digestSize, alignment: 1) { digest in
-                hmac.mac(UnsafeRawBufferPointer(message), into: digest)
-                return Hex.lowercase(UnsafeRawBufferPointer(digest))
+    /// The id of the Observation for `identity`: the MAC of its ``ObservationIdentity/key``
+    /// (`patient/metric/day`), fed in pieces; the digest stays on the stack, and the only allocation is the id.
+    public func id(for identity: ObservationIdentity) -> String {
+        withUnsafeTemporaryAllocation(byteCount: HMACSHA256.digestSize, alignment: 1) { digest in
+            hmac.mac(into: digest) { message in
+                func update(_ text: String) { text.withUTF8Bytes { message.update(UnsafeRawBufferPointer($0)) } }
+                update(identity.patient)
+                update("/")
+                update(identity.metric)
+                update("/")
+                update(identity.day)
             }
+            return Hex.lowercase(UnsafeRawBufferPointer(digest))
         }
     }
 }

@@ -52,8 +52,7 @@ public struct ObservationMapper: Sendable {
         // `issued` must be a real instant: clamp a missing (-1) or absurd Kafka timestamp into years 1970-9999.
         let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
         let identity = value.identity
-        let identityKey = identity.key
-        let resourceID = ids.id(forKey: identityKey)
+        let resourceID = ids.id(for: identity)
         // The event's status; absent: final once the record timestamp is past the local day's end plus the grace.
         let status: ObservationStatus =
             switch value.status {
@@ -79,7 +78,8 @@ public struct ObservationMapper: Sendable {
             w.beginArray()
             w.beginObject()
             w.member("system", configuration.identifierSystem)
-            w.member("value", identityKey)
+            w.key("value")
+            w.value(path: identity.patient, identity.metric, identity.day)  // the identity's key
             w.endObject()
             w.endArray()
             w.key("status")
