@@ -23,9 +23,11 @@ struct UpsertPlan {
         groupOf.reserveCapacity(batch.count)
         var winnerOfGroup: [Int] = []
         var valueOfGroup: [Int?] = []
+        // Each record's identity read once (each read of `record.identity` copies three strings).
+        let identities = batch.map(\.identity)
         for (index, record) in batch.enumerated() {
             let next = winnerOfGroup.count
-            let group = Self.group(of: record.identity, in: &groupOfIdentity, next: next)
+            let group = Self.group(of: identities[index], in: &groupOfIdentity, next: next)
             groupOf.append(group)
             let isValue = record.retractionReason == nil
             if group == next {
@@ -38,7 +40,7 @@ struct UpsertPlan {
             }
             if batch[winnerOfGroup[group]].version < record.version { winnerOfGroup[group] = index }
         }
-        winners = winnerOfGroup.sorted { batch[$0].identity < batch[$1].identity }
+        winners = winnerOfGroup.sorted { identities[$0] < identities[$1] }
         winnerOf = groupOf.map { winnerOfGroup[$0] }
         var beneath: [Int: Int] = [:]
         for group in winnerOfGroup.indices where batch[winnerOfGroup[group]].retractionReason != nil {

@@ -106,8 +106,11 @@ enum PostgresUpsert {
         let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
         if !retractions.isEmpty { try PostgresRetraction.lock(on: connection) }
         // The values first (with those beneath a retraction), then the retractions, in this one transaction.
-        let valueWinners = (plan.winners.filter { batch[$0].retractionReason == nil }
-            + retractions.compactMap { plan.valuesBeneath[$0] }).sorted { batch[$0].identity < batch[$1].identity }
+        let valueWinners =
+            retractions.isEmpty
+            ? plan.winners  // sorted by identity already
+            : (plan.winners.filter { batch[$0].retractionReason == nil }
+                + retractions.compactMap { plan.valuesBeneath[$0] }).sorted { batch[$0].identity < batch[$1].identity }
         let winners = valueWinners.map { batch[$0] }
         let written = try winners.isEmpty ? nil : connection.executePrepared(
             "dvp_upsert", upsertSQL,
@@ -179,10 +182,18 @@ enum PostgresUpsert {
         return versions
     }
 
+    /// `patient`, `metric` and `day` arrays, reading each record's identity once.
     private static func keyArrays(_ records: [ObservationRecord]) -> [PostgresParameter] {
-        [
-            .textArray(records.map(\.identity.patient)), .textArray(records.map(\.identity.metric)),
-            .textArray(records.map(\.identity.day)),
-        ]
+        var patients: [String] = [], metrics: [String] = [], days: [String] = []
+        patients.reserveCapacity(records.count)
+        metrics.reserveCapacity(records.count)
+        days.reserveCapacity(records.count)
+        for record in records {
+            let identity = record.identity
+            patients.append(identity.patient)
+            metrics.append(identity.metric)
+            days.append(identity.day)
+        }
+        return [.textArray(patients), .textArray(metrics), .textArray(days)]
     }
 }
