@@ -26,7 +26,10 @@ extension RDKafkaConsumerContext {
         } onCancel: {
             state.withLock { $0.takeWaiter() }?.resume(returning: [])
         }
-        if !events.isEmpty { return .events(events) }
+        if !events.isEmpty {
+            signalRoomFreed()
+            return .events(events)
+        }
         return state.withLock { $0.finished } || Task.isCancelled ? .finished : .timedOut
     }
 

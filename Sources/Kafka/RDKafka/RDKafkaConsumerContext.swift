@@ -1,4 +1,5 @@
 import CKafka
+import Essentials
 import Foundation
 import Synchronization
 
@@ -14,9 +15,13 @@ final class RDKafkaConsumerContext: Sendable {
     private let rebalanceHandler: @Sendable (KafkaRebalanceEvent) -> Void
     let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
     private let startTimestampMs: Int64?
-    /// Consecutive poll-thread iterations held back by a full buffer (only the poll thread touches it).
-    private let heldPolls = Atomic(0)
-    static let maxHeldPolls = 100
+    /// When the poll thread's current hold of a full buffer began, in uptime nanoseconds; 0 when not holding (only
+    /// the poll thread touches it).
+    private let holdStartedNs = Atomic<UInt64>(0)
+    /// The longest a full buffer holds the poll back.
+    static let maxHold = Duration.milliseconds(100)
+    /// Signalled when the app took events, to end a hold at once (see ``pollOnce(_:)``).
+    let roomFreed = NSCondition()
 
     init(
         maxBufferedMessages: Int,
@@ -37,9 +42,10 @@ final class RDKafkaConsumerContext: Sendable {
     ///
     /// Flow control holds the poll back instead of pausing: librdkafka's pause bumps the partitions' op version,
     /// which discards every pre-fetched record, and the resume fetches them all again (at a few thousand records
-    /// per cycle that cut throughput about tenfold). While the buffer is full the thread sleeps 1 ms per
-    /// iteration and polls at least every ``maxHeldPolls`` iterations (one record over the limit at most), so
-    /// rebalances and `max.poll.interval.ms` stay served. librdkafka's own pre-fetch limits bound the rest.
+    /// per cycle that cut throughput about tenfold). While the buffer is full the thread waits until the app takes
+    /// events (``roomFreed``), and polls at least every ``maxHold`` (one record over the limit at most), so
+    /// rebalances and `max.poll.interval.ms` stay served. librdkafka's own pre-fetch limits bound the rest. (It
+    /// slept 1 ms per iteration before: a thousand timer wake-ups a second while the store was the bottleneck.)
     func pollOnce(_ client: RDKafkaClient) {
         pollOnce(client.handle)
     }
@@ -49,11 +55,20 @@ final class RDKafkaConsumerContext: Sendable {
             (state.pauseChange(), state.fetchPaused, state.isFull)
         }
         if let change { setPaused(change, rk: rk) }
-        if full && !paused && heldPolls.add(1, ordering: .relaxed).newValue < Self.maxHeldPolls {
-            usleep(1_000)
-            return
+        if full && !paused {
+            let now = DispatchTime.now().uptimeNanoseconds
+            var started = holdStartedNs.load(ordering: .relaxed)
+            if started == 0 {
+                started = now
+                holdStartedNs.store(now, ordering: .relaxed)
+            }
+            let deadline = started + UInt64(Self.maxHold.nanoseconds)
+            if now < deadline {
+                waitForRoom(seconds: Double(deadline - now) / 1e9)
+                return
+            }
         }
-        heldPolls.store(0, ordering: .relaxed)
+        holdStartedNs.store(0, ordering: .relaxed)
         guard let message = rd_kafka_consumer_poll(rk, paused ? 10 : 100) else { return }
         defer { rd_kafka_message_destroy(message) }
         let raw = message.pointee
@@ -68,6 +83,22 @@ final class RDKafkaConsumerContext: Sendable {
         default:
             deliver(.error(RDKafkaMessage.consumerError(message)))
         }
+    }
+
+    /// Waits up to `seconds` for the app to take events while the buffer is full. The check and the wait are under
+    /// ``roomFreed``'s lock, which ``signalRoomFreed()`` takes too, so a take between them cannot be missed.
+    private func waitForRoom(seconds: Double) {
+        roomFreed.lock()
+        defer { roomFreed.unlock() }
+        guard state.withLock({ $0.isFull }) else { return }
+        _ = roomFreed.wait(until: Date(timeIntervalSinceNow: seconds))
+    }
+
+    /// Ends a hold of the poll thread (the app just took events).
+    func signalRoomFreed() {
+        roomFreed.lock()
+        roomFreed.signal()
+        roomFreed.unlock()
     }
 
     /// Stamps `event` with its partition's generation (see ``KafkaConsumerState``) and buffers or hands it over.
