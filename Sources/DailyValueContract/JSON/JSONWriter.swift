@@ -138,6 +138,15 @@ package struct JSONWriter: ~Copyable, JSONByteSink {
         needsComma = true
     }
 
+    /// Appends pre-rendered JSON that continues the document here (a `,` first when one is due): members, or the
+    /// opening of a structure. `leavesOpen`: it ends with a member name (`"name":`) or an opening bracket, so no
+    /// `,` comes next.
+    package mutating func raw(_ json: [UInt8], leavesOpen: Bool) {
+        separate()
+        append(bytes: json)
+        needsComma = !leavesOpen
+    }
+
     /// Appends an already-rendered JSON value (a pre-built fragment).
     package mutating func rawValue(_ json: [UInt8]) {
         separate()

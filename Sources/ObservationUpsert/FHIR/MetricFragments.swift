@@ -15,11 +15,9 @@ final class MetricFragments: Sendable {
         let maximumCode: [UInt8]
     }
 
-    /// `[{"coding":[…]}]` for `category`.
-    let category: [UInt8]
-    /// `{"coding":[…],"text":…}` for `code`.
-    let code: [UInt8]
-    /// `{"coding":[observation-statistics#average]}` for `method` of a daily mean; `nil` otherwise.
+    /// The members `"category":[{"coding":[…]}],"code":{"coding":[…],"text":…}`.
+    let categoryAndCode: [UInt8]
+    /// The member `"method":{"coding":[observation-statistics#average]}` of a daily mean; `nil` otherwise.
     let method: [UInt8]?
     /// `"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N`
     /// (the writer adds the comma).
@@ -34,15 +32,20 @@ final class MetricFragments: Sendable {
     init(_ metric: Metric) {
         let categoryCoding = FHIRCoding(
             system: FHIRCoding.categorySystem, code: metric.category.rawValue, display: metric.category.display)
-        self.category = JSONWriter.bytes(capacity: 120) { w in
+        self.categoryAndCode = JSONWriter.bytes(capacity: 400) { w in
+            w.key("category")
             w.beginArray()
             Self.writeConcept([categoryCoding], text: nil, to: &w)
             w.endArray()
+            w.key("code")
+            Self.writeConcept(metric.codings, text: metric.text, to: &w)
         }
-        self.code = Self.concept(metric.codings, text: metric.text)
         self.method =
             metric.aggregation == .mean && !metric.codesAggregation
-            ? Self.concept([.statistic("average")], text: nil) : nil
+            ? JSONWriter.bytes(capacity: 120) { w in
+                w.key("method")
+                Self.writeConcept([.statistic("average")], text: nil, to: &w)
+            } : nil
 
         let tail = JSONWriter.bytes(capacity: 100) { w in
             w.beginObject()  // the caller has already written `{"value":N`; drop the brace below

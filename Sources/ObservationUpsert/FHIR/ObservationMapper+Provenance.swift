@@ -14,16 +14,11 @@ extension ObservationMapper {
         let name = configuration.storesDeviceName ? source.name : nil
         let bundleId = source.bundleId.flatMap(Self.bundleIdWithoutDeviceIDs)
         guard name != nil || bundleId != nil || source.model != nil || source.softwareVersion != nil else { return }
-        w.key("extension")
-        w.beginArray()
-        w.beginObject()
-        w.member("url", configuration.sourceExtensionURL)
-        w.key("extension")
-        w.beginArray()
-        if let name { writeStringExtension("name", name, &w) }
-        if let bundleId { writeStringExtension("bundleIdentifier", bundleId, &w) }
-        if let model = source.model { writeStringExtension("model", model, &w) }
-        if let version = source.softwareVersion { writeStringExtension("softwareVersion", version, &w) }
+        w.raw(constants.provenanceOpening, leavesOpen: true)
+        if let name { writeStringExtension(constants.nameOpening, name, &w) }
+        if let bundleId { writeStringExtension(constants.bundleIdOpening, bundleId, &w) }
+        if let model = source.model { writeStringExtension(constants.modelOpening, model, &w) }
+        if let version = source.softwareVersion { writeStringExtension(constants.softwareVersionOpening, version, &w) }
         w.endArray()
         w.endObject()
         w.endArray()
@@ -69,10 +64,10 @@ extension ObservationMapper {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
-    private func writeStringExtension(_ url: String, _ value: String, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.member("url", url)
-        w.member("valueString", value)
+    /// One `{"url":"<field>","valueString":"…"}`, its opening pre-rendered (``ConfiguredFragments``).
+    private func writeStringExtension(_ opening: [UInt8], _ value: String, _ w: inout JSONWriter) {
+        w.raw(opening, leavesOpen: true)
+        w.value(value)
         w.endObject()
     }
 }

@@ -9,6 +9,7 @@ public struct ObservationMapper: Sendable {
     public let catalog: MetricCatalog
     private let ids: ObservationID
     private let fragments: [String: MetricFragments]
+    let constants: ConfiguredFragments
     private let zones: TimeZoneCache
     /// 9999-12-31T23:59:59.999Z.
     private static let maxInstantMs: Int64 = 253_402_300_799_999
@@ -20,6 +21,7 @@ public struct ObservationMapper: Sendable {
         self.catalog = catalog
         self.ids = try ObservationID(key: configuration.idKey)
         self.fragments = catalog.metrics.mapValues(MetricFragments.init)
+        self.constants = ConfiguredFragments(configuration)
         self.zones = .shared
     }
 
@@ -64,21 +66,16 @@ public struct ObservationMapper: Sendable {
         // Offsets of the parts the store fills in (see ObservationRecord).
         var storeMembersAt = 0, statusAt = 0, afterStatusAt = 0, valueAt = 0
         let bytes = JSONWriter.bytes(capacity: 1600) { w in
-            w.beginObject()
-            w.member("resourceType", "Observation")
-            w.member("id", resourceID)
+            w.raw(constants.resourceOpening, leavesOpen: true)
+            w.value(resourceID)
             w.key("meta")
             w.beginObject()
             // The store writes `versionId` and `lastUpdated` here, in FHIR's element order.
             storeMembersAt = w.count
-            w.member("source", configuration.metaSource)
+            w.raw(constants.metaSource, leavesOpen: false)
             w.endObject()
             writeProvenance(value.source, &w)
-            w.key("identifier")
-            w.beginArray()
-            w.beginObject()
-            w.member("system", configuration.identifierSystem)
-            w.key("value")
+            w.raw(constants.identifierOpening, leavesOpen: true)
             w.value(path: identity.patient, identity.metric, identity.day)  // the identity's key
             w.endObject()
             w.endArray()
@@ -87,10 +84,7 @@ public struct ObservationMapper: Sendable {
             statusAt = w.count
             w.value(status.rawValue)
             afterStatusAt = w.count
-            w.key("category")
-            w.rawValue(parts.category)
-            w.key("code")
-            w.rawValue(parts.code)
+            w.raw(parts.categoryAndCode, leavesOpen: false)
             w.key("subject")
             writeSubject(value.patient, &w)
             w.key("effectivePeriod")
@@ -108,10 +102,7 @@ public struct ObservationMapper: Sendable {
             w.value(unescapedUpTo: FHIRDateTime.maxCount) {
                 FHIRDateTime.instant(epochMilliseconds: issuedMs, into: $0)
             }
-            if let method = parts.method {
-                w.key("method")
-                w.rawValue(method)
-            }
+            if let method = parts.method { w.raw(method, leavesOpen: false) }
             valueAt = w.count
             if let number = value.value {
                 w.key("valueQuantity")
