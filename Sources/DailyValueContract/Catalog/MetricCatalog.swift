@@ -9,11 +9,18 @@ public struct MetricCatalog: Sendable {
         let factor: Double
     }
 
-    /// A metric with its key and unit strings pre-encoded for byte comparison.
-    struct Entry: Sendable {
+    /// A metric with its key and unit strings pre-encoded for byte comparison. A class: the decoder finds one per
+    /// event, and passing a reference is one retain where copying the metric's fields was about twenty.
+    final class Entry: Sendable {
         let keyBytes: [UInt8]
         let metric: Metric
         let units: [UnitEntry]
+
+        init(keyBytes: [UInt8], metric: Metric, units: [UnitEntry]) {
+            self.keyBytes = keyBytes
+            self.metric = metric
+            self.units = units
+        }
     }
 
     /// The metrics by key.
@@ -57,10 +64,7 @@ public struct MetricCatalog: Sendable {
 
     /// The entry whose key equals `bytes`, compared byte by byte.
     func entry(forKey bytes: UnsafeRawBufferPointer) -> Entry? {
-        for entry in entries where entry.keyBytes.count == bytes.count {
-            if entry.keyBytes.withUnsafeBytes({ $0.elementsEqual(bytes) }) { return entry }
-        }
-        return nil
+        entries.first { $0.keyBytes.count == bytes.count && $0.keyBytes.withUnsafeBytes { $0.elementsEqual(bytes) } }
     }
 
     // MARK: - Checks

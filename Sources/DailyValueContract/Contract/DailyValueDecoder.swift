@@ -91,7 +91,6 @@ public struct DailyValueDecoder: Sendable {
         if try checkKind(raw, scanner) == .retraction { return .retraction(try checkRetraction(raw, scanner)) }
         let patient = try checkPatient(try string(raw, .patient, scanner), scanner)
         let entry = try checkMetric(try string(raw, .metric, scanner), scanner)
-        let metric = entry.metric
         let day = try checkDay(try string(raw, .day, scanner), scanner)
         let zone = try checkZone(raw, scanner)
 
@@ -100,23 +99,23 @@ public struct DailyValueDecoder: Sendable {
         var min: Double? = nil
         var max: Double? = nil
         var components: [DailyValue.Component] = []
-        if metric.isPanel {
-            components = try panelComponents(raw, metric, factor: factor ?? 1, scanner)
+        if entry.metric.isPanel {
+            components = try panelComponents(raw, entry.metric, factor: factor ?? 1, scanner)
         } else {
             try checkNoPanelMembers(raw)
             let scaled = { (number: Double) in factor.map { Self.convert(number, $0) } ?? number }
             value = scaled(try number(raw, .value, required: true)!)
             min = try number(raw, .min, required: false).map(scaled)
             max = try number(raw, .max, required: false).map(scaled)
-            try checkRanges(value: value!, min: min, max: max, metric)
+            try checkRanges(value: value!, min: min, max: max, entry.metric)
         }
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
         let (source, omitted) = try checkSource(raw, scanner)
         let status = try checkStatus(raw, scanner)
         let event = DailyValue(
-            patient: patient, metric: metric.key, day: day.text, zone: zone.text, value: value, min: min, max: max,
-            components: components, version: version, source: source, status: status)
+            patient: patient, metric: entry.metric.key, day: day.text, zone: zone.text, value: value, min: min,
+            max: max, components: components, version: version, source: source, status: status)
         return .value(
             ValidatedDailyValue(
                 event: event, version: version, date: day.date, zone: zone.resolved, omittedSourceFields: omitted))
