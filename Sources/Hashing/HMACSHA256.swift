@@ -6,7 +6,7 @@ import CCrypto
 /// context and duplicate the provider's state twice per MAC (every observation id is one MAC).
 ///
 /// Immutable after `init`: each call copies the states onto its own stack, so concurrent use is safe.
-package final class HMACSHA256: @unchecked Sendable {
+package final class HMACSHA256: Sendable {
     package static let blockSize = 64
     package static let digestSize = SHA256.digestSize
 

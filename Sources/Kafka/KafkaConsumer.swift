@@ -53,6 +53,7 @@ public final class KafkaConsumer: Sendable {
         // Not closed: stop polling; RDKafkaClient's deinit destroys the handle (rd_kafka_destroy closes the consumer
         // itself, without the app's final commit) unless that would abort (see KafkaConsumerCloseState).
         _ = context.state.withLock { $0.finish() }?.resume(returning: [])
+        context.wakePollThread()
         poller.stop(timeout: .seconds(5))
         if context.closeState.withLock({ $0.finish() }) == .abandon { client.abandon() }
     }
@@ -93,11 +94,13 @@ public final class KafkaConsumer: Sendable {
     /// records already buffered are still delivered by ``events``.
     public func pauseAll() {
         context.state.withLock { $0.appPaused = true }
+        context.wakePollThread()
     }
 
     /// Ends an app-level pause (fetching resumes unless flow control still holds it).
     public func resumeAll() {
         context.state.withLock { $0.appPaused = false }
+        context.wakePollThread()
     }
 
     /// Stops consuming without leaving the group: fetching is paused, buffered records are dropped (they were
@@ -105,5 +108,6 @@ public final class KafkaConsumer: Sendable {
     /// heartbeats are served until ``close(timeout:)``. Use it to drain in-flight work before closing.
     public func stopConsuming() {
         context.state.withLock { $0.finish() }?.resume(returning: [])
+        context.wakePollThread()
     }
 }

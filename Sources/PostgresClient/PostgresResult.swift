@@ -1,4 +1,5 @@
 import CPostgres
+import Essentials
 
 /// One libpq result (`PGresult*`), cleared in `deinit`. Values are read in text format.
 package final class PostgresResult {
@@ -30,8 +31,7 @@ package final class PostgresResult {
         guard text.utf8.count == length else { return false }
         guard let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return length == 0 }
         let bytes = UnsafeRawBufferPointer(start: value, count: length)
-        return text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) }
-            ?? text.utf8.elementsEqual(bytes)
+        return text.withUTF8Bytes { $0.elementsEqual(bytes) }
     }
 
     /// The value at `row`, `column` as an integer.

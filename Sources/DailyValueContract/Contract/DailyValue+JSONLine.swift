@@ -5,7 +5,7 @@ extension DailyValue {
     /// without `unit` is rejected for most metrics); ``DailyValueDecoder`` reads the line back to an equal value.
     /// `min`, `max`, `version`, `source` and `status` appear only when set; a panel's parts as objects under their keys.
     public func jsonLine(catalog: MetricCatalog = .builtin) -> String {
-        JSONWriter.string(capacity: 256) { w in
+        JSONWriter.string(capacity: 512) { w in
             w.beginObject()
             w.key("schema")
             w.value(Int64(Self.schema))

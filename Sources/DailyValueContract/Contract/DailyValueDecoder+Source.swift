@@ -1,3 +1,5 @@
+import Essentials
+
 // The optional `source` object: HKSource provenance strings, each bounded and free of control characters. A stored
 // field (`bundleId`, `model`, `softwareVersion`) longer than its cap is left out, not rejected: provenance is
 // auxiliary and must never cost the clinical value.

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Where JSON text is appended: a growing `[UInt8]`, or a ``JSONWriter``'s storage. One escaping and one number
 /// rendering serve both.
 package protocol JSONByteSink: ~Copyable {

@@ -1,3 +1,5 @@
+import Essentials
+
 /// A minimal deterministic JSON writer: members in call order, no whitespace, shortest round-trip numbers.
 ///
 /// Same calls → identical bytes, which the upsert relies on (an equal version must map to an equal resource).
@@ -18,7 +20,10 @@ package struct JSONWriter: ~Copyable, JSONByteSink {
     /// that was too little).
     package static func bytes(capacity: Int = 1024, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
         var capacity = Swift.max(capacity, 16)
+        var passes = 0
         while true {
+            passes += 1
+            precondition(passes <= 2, "JSONWriter.bytes: the write closure is not deterministic")
             var needed = 0
             let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { storage, initialized in
                 var writer = JSONWriter(storage: storage)

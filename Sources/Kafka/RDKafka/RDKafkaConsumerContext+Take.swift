@@ -27,7 +27,7 @@ extension RDKafkaConsumerContext {
             state.withLock { $0.takeWaiter() }?.resume(returning: [])
         }
         if !events.isEmpty {
-            signalRoomFreed()
+            wakePollThread()
             return .events(events)
         }
         return state.withLock { $0.finished } || Task.isCancelled ? .finished : .timedOut

@@ -20,8 +20,10 @@ final class RDKafkaConsumerContext: Sendable {
     private let holdStartedNs = Atomic<UInt64>(0)
     /// The longest a full buffer holds the poll back.
     static let maxHold = Duration.milliseconds(100)
-    /// Signalled when the app took events, to end a hold at once (see ``pollOnce(_:)``).
-    let roomFreed = NSCondition()
+    /// Ends a hold at once when the app took events or changed what the poll thread does (see ``pollOnce(_:)``).
+    private let wakeUp = DispatchSemaphore(value: 0)
+    /// Whether the poll thread is (about to be) waiting on ``wakeUp``; whoever clears it signals.
+    private let pollHolding = Atomic(false)
 
     init(
         maxBufferedMessages: Int,
@@ -43,7 +45,7 @@ final class RDKafkaConsumerContext: Sendable {
     /// Flow control holds the poll back instead of pausing: librdkafka's pause bumps the partitions' op version,
     /// which discards every pre-fetched record, and the resume fetches them all again (at a few thousand records
     /// per cycle that cut throughput about tenfold). While the buffer is full the thread waits until the app takes
-    /// events (``roomFreed``), and polls at least every ``maxHold`` (one record over the limit at most), so
+    /// events (``wakePollThread()``), and polls at least every ``maxHold`` (one record over the limit at most), so
     /// rebalances and `max.poll.interval.ms` stay served. librdkafka's own pre-fetch limits bound the rest. (It
     /// slept 1 ms per iteration before: a thousand timer wake-ups a second while the store was the bottleneck.)
     func pollOnce(_ client: RDKafkaClient) {
@@ -64,7 +66,7 @@ final class RDKafkaConsumerContext: Sendable {
             }
             let deadline = started + UInt64(Self.maxHold.nanoseconds)
             if now < deadline {
-                waitForRoom(seconds: Double(deadline - now) / 1e9)
+                waitForRoom(until: DispatchTime(uptimeNanoseconds: deadline))
                 return
             }
         }
@@ -85,20 +87,18 @@ final class RDKafkaConsumerContext: Sendable {
         }
     }
 
-    /// Waits up to `seconds` for the app to take events while the buffer is full. The check and the wait are under
-    /// ``roomFreed``'s lock, which ``signalRoomFreed()`` takes too, so a take between them cannot be missed.
-    private func waitForRoom(seconds: Double) {
-        roomFreed.lock()
-        defer { roomFreed.unlock() }
-        guard state.withLock({ $0.isFull }) else { return }
-        _ = roomFreed.wait(until: Date(timeIntervalSinceNow: seconds))
+    /// Waits until `deadline` (a monotonic clock) for the app to take events while the buffer is full. The flag is
+    /// raised before the buffer is checked, and a taker clears it before signalling, so a take between the check
+    /// and the wait leaves its signal in the semaphore (at most one stale signal: one extra loop iteration).
+    private func waitForRoom(until deadline: DispatchTime) {
+        pollHolding.store(true, ordering: .sequentiallyConsistent)
+        if state.withLock({ $0.isFull }) { _ = wakeUp.wait(timeout: deadline) }
+        pollHolding.store(false, ordering: .sequentiallyConsistent)
     }
 
-    /// Ends a hold of the poll thread (the app just took events).
-    func signalRoomFreed() {
-        roomFreed.lock()
-        roomFreed.signal()
-        roomFreed.unlock()
+    /// Ends a hold of the poll thread now: the app took events, paused, resumed or stopped consuming.
+    func wakePollThread() {
+        if pollHolding.exchange(false, ordering: .sequentiallyConsistent) { wakeUp.signal() }
     }
 
     /// Stamps `event` with its partition's generation (see ``KafkaConsumerState``) and buffers or hands it over.

@@ -1,4 +1,5 @@
 import DailyValueContract
+import Synchronization
 
 /// The parts of an Observation that depend only on the metric, rendered once per catalog entry (a class: the mapper
 /// looks one up per event, and a reference is one retain where the struct was seven).
@@ -28,6 +29,10 @@ final class MetricFragments: Sendable {
     let parts: [Part]
     /// Whether the metric's own min/max are written (``Metric/allowsMinMax``).
     let allowsMinMax: Bool
+    /// The largest Observation of this metric written so far: the room the writer starts with, so that it rarely
+    /// writes one twice (a fixed 1600 bytes was too little for one resource in five: min/max and panels run to
+    /// ~2.4 KB). A hint only: a race between two threads at worst costs one re-write.
+    private let largestResource = Atomic(0)
 
     init(_ metric: Metric) {
         let categoryCoding = FHIRCoding(
@@ -70,6 +75,14 @@ final class MetricFragments: Sendable {
                 maximumCode: component.maximumCoding.map { Self.concept([$0], text: nil) }
                     ?? Self.concept([.statistic("maximum")], text: label + " maximum"))
         }
+    }
+
+    /// Room for the next Observation of this metric (see `largestResource`).
+    var resourceCapacity: Int { Swift.max(1024, largestResource.load(ordering: .relaxed)) }
+
+    /// Records the size of an Observation just written.
+    func noteResource(bytes: Int) {
+        if bytes > largestResource.load(ordering: .relaxed) { largestResource.store(bytes, ordering: .relaxed) }
     }
 
     private static func concept(_ codings: [FHIRCoding], text: String?) -> [UInt8] {

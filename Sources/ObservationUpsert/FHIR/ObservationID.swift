@@ -1,4 +1,5 @@
 import DailyValueContract
+import Essentials
 import Hashing
 
 /// Deterministic FHIR resource ids: HMAC-SHA256 of the identity key under a secret, as 64 lowercase hex digits.

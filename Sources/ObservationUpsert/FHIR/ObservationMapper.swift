@@ -65,7 +65,7 @@ public struct ObservationMapper: Sendable {
 
         // Offsets of the parts the store fills in (see ObservationRecord).
         var storeMembersAt = 0, statusAt = 0, afterStatusAt = 0, valueAt = 0
-        let bytes = JSONWriter.bytes(capacity: 1600) { w in
+        let bytes = JSONWriter.bytes(capacity: parts.resourceCapacity) { w in
             w.raw(constants.resourceOpening, leavesOpen: true)
             w.value(resourceID)
             w.key("meta")
@@ -111,6 +111,7 @@ public struct ObservationMapper: Sendable {
             writeComponents(value, parts, &w)
             w.endObject()
         }
+        parts.noteResource(bytes: bytes.count)
         // The record keeps the writer's bytes; its parts are ranges of them (no copies).
         return ObservationRecord(
             identity: identity, version: validated.version, resourceID: resourceID, utf8: bytes,

@@ -29,6 +29,8 @@ struct BatchAssembler {
     mutating func run() async -> Bool {
         var pending: [KafkaMessage] = []
         pending.reserveCapacity(settings.batchSize)
+        // Records are accepted a run at a time (one lock), in order with the end-of-partition events.
+        var received: [KafkaMessage] = []
         var batchStarted = ContinuousClock.now
         var nextCaughtUpCheck = ContinuousClock.now
         while true {
@@ -36,8 +38,6 @@ struct BatchAssembler {
             switch await consumer.next(upTo: settings.batchSize - pending.count, timeout: wait) {
             case .events(let events):
                 var sawRecord = false
-                // Records are accepted a run at a time (one lock), in order with the end-of-partition events.
-                var received: [KafkaMessage] = []
                 for event in events {
                     switch event {
                     case .message(let message):

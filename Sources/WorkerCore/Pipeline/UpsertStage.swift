@@ -80,6 +80,7 @@ struct UpsertStage: Sendable {
 
     /// Counts the outcomes and records the versions the store now holds at least.
     private func learn(_ items: [BatchProcessor.Mapped], _ outcomes: [UpsertOutcome]) {
+        precondition(outcomes.count == items.count, "the store returned \(outcomes.count) outcomes for \(items.count) records")
         let kinds = UpsertOutcome.allCases
         var counts = [Int](repeating: 0, count: kinds.count)
         var learned: [(VersionCache.Key, Int64)] = []
