@@ -2,20 +2,22 @@
 # CPU per event of two worker builds on the same events, alternating: the A/B that stays meaningful on a shared
 # machine, where wall-clock rates swing with other load.
 #
-#   bench/cpu-ab.sh --a DIR --b DIR [--patients N] [--rounds R] [--store postgres|sqlite]
+#   bench/cpu-ab.sh --a DIR --b DIR [--patients N] [--rounds R] [--store postgres|sqlite] [--processes 1|2]
 #
 #   --a / --b      two release build directories (each with worker, producer, devbroker), e.g. a clone's
 #                  `.build/release` checked out at another commit
 #   --patients N   patients x 30 days of `producer generate --seed 11` (default 300: ~129k events)
 #   --rounds R     alternating rounds (default 3)
 #   --store        postgres (default: a throwaway cluster, also measured) or sqlite
+#   --processes    worker processes per run, in one consumer group (default 1; 2 needs postgres)
 #
 # Per run: a fresh database, a new consumer group, first load, then higher versions (every event + 1 h); prints the
-# worker's user+sys CPU per event (/usr/bin/time) and, on PostgreSQL, the cluster's (postmaster + children, reaped
-# ones through its cutime/cstime) per event, and the wall time.
+# workers' user+sys CPU per event (/usr/bin/time) and, on PostgreSQL, the cluster's (postmaster + children, reaped
+# ones through its cutime/cstime) per event, the wall time, and the steady rate: events / (the latest of each
+# process's first "caught up" − the first partition assignment), as bench/run.sh takes it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-a="" b="" patients=300 rounds=3 store=postgres
+a="" b="" patients=300 rounds=3 store=postgres processes=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --a) a=${2:?}; shift 2 ;;
@@ -23,13 +25,16 @@ while [ $# -gt 0 ]; do
         --patients) patients=${2:?}; shift 2 ;;
         --rounds) rounds=${2:?}; shift 2 ;;
         --store) store=${2:?}; shift 2 ;;
-        *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        --processes) processes=${2:?}; shift 2 ;;
+        *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 for dir in "$a" "$b"; do
     [ -x "$dir/worker" ] || { echo "error: no worker in '$dir' (give --a and --b release build directories)" >&2; exit 2; }
 done
 [[ "$store" =~ ^(postgres|sqlite)$ ]] || { echo "error: --store is postgres or sqlite" >&2; exit 2; }
+[[ "$processes" =~ ^[12]$ ]] || { echo "error: --processes is 1 or 2" >&2; exit 2; }
+[ "$processes" = 1 ] || [ "$store" = postgres ] || { echo "error: --processes 2 needs --store postgres" >&2; exit 2; }
 
 out=$(mktemp -d /var/tmp/dvp-cpu-ab.XXXXXX)
 chmod 755 "$out"  # the PostgreSQL server runs as `postgres` and must enter it
@@ -64,8 +69,18 @@ pg_cpu() {
             END { printf "%.2f", t / hz }'
 }
 
-echo "events $events per run; store $store; A=$a B=$b"
-printf '%-6s %-8s %-3s %8s %12s %12s\n' round phase run wall_s worker_us_ev store_us_ev
+# The first "partitions assigned" and the latest first "caught up" of the run's logs, in epoch seconds.
+log_time() { sed 's/.*"ts":"\([^"]*\)".*/\1/' | xargs -r -I{} date -d {} +%s.%N; }
+steady_rate() {
+    local first last
+    first=$(grep -h '"partitions assigned"' "$out"/run.*.log | log_time | sort -n | head -n 1)
+    last=$(for i in $(seq 1 "$processes"); do grep -h '"msg":"caught up' "$out/run.$i.log" | head -n 1 | log_time; done |
+        sort -n | tail -n 1)
+    awk -v f="$first" -v l="$last" -v n="$events" 'BEGIN { if (f == "" || l == "") print "-"; else printf "%.0f", n / (l - f) }'
+}
+
+echo "events $events per run; store $store; processes $processes; A=$a B=$b"
+printf '%-6s %-8s %-3s %8s %12s %12s %10s\n' round phase run wall_s worker_us_ev store_us_ev steady_ev_s
 for round in $(seq 1 "$rounds"); do
     for side in A B; do
         dir=$a
@@ -82,15 +97,23 @@ for round in $(seq 1 "$rounds"); do
         for phase in load replace; do
             sleep 1
             p0=$(pg_cpu)
-            /usr/bin/time -o "$out/time" -f '%e %U %S' "$dir/worker" --brokers-file "$out/bootstrap" \
-                --topic "$phase" --dlq-topic dlq --group "ab-$side-$round-$phase" --store "$target" \
-                --until-caught-up --http-port 0 $key --log-level warning >"$out/run.out" 2>"$out/run.log"
+            rm -f "$out"/run.*.log
+            pids=()
+            for i in $(seq 1 "$processes"); do
+                /usr/bin/time -o "$out/time.$i" -f '%e %U %S' "$dir/worker" --brokers-file "$out/bootstrap" \
+                    --topic "$phase" --dlq-topic dlq --group "ab-$side-$round-$phase" --store "$target" \
+                    --until-caught-up --http-port 0 $key --log-level info \
+                    -X session.timeout.ms=6000 -X heartbeat.interval.ms=1000 >"$out/run.$i.out" 2>"$out/run.$i.log" &
+                pids+=($!)
+            done
+            wait "${pids[@]}"
             sleep 2
             p1=$(pg_cpu)
-            read -r wall user sys <"$out/time"
-            printf '%-6s %-8s %-3s %8s %12s %12s\n' "$round" "$phase" "$side" "$wall" \
+            read -r wall user sys < <(cat "$out"/time.* | awk '{ w = $1 > w ? $1 : w; u += $2; s += $3 } END { print w, u, s }')
+            printf '%-6s %-8s %-3s %8s %12s %12s %10s\n' "$round" "$phase" "$side" "$wall" \
                 "$(awk -v u="$user" -v s="$sys" -v n="$events" 'BEGIN { printf "%.1f", (u + s) * 1e6 / n }')" \
-                "$(awk -v a="$p0" -v b="$p1" -v n="$events" 'BEGIN { printf "%.1f", (b - a) * 1e6 / n }')"
+                "$(awk -v a="$p0" -v b="$p1" -v n="$events" 'BEGIN { printf "%.1f", (b - a) * 1e6 / n }')" \
+                "$(steady_rate)"
         done
     done
 done
