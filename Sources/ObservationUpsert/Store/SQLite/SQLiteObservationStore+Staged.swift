@@ -25,17 +25,18 @@ extension SQLiteObservationStore {
         _ batch: [ObservationRecord], winners: [Int], held: HeldVersions, on connection: SQLiteConnection
     ) throws -> [Int: UpsertOutcome] {
         var outcomes: [Int: UpsertOutcome] = [:]
-        var writes: [(index: Int, versionId: SQLiteValue)] = []
+        var writes: [(index: Int, key: [SQLiteValue], versionId: SQLiteValue)] = []
         for index in winners {
             let record = batch[index]
-            let (stored, retracted) = try held.read(key(record))
+            let key = key(record)
+            let (stored, retracted) = try held.read(key)
             if let version = stored ?? retracted?.version, version >= record.version {
                 outcomes[index] = version == record.version ? .unchanged : .stale
             } else if stored == nil {
-                writes.append((index, .integer((retracted?.versionId ?? 0) + 1)))
+                writes.append((index, key, .integer((retracted?.versionId ?? 0) + 1)))
                 outcomes[index] = .inserted
             } else {
-                writes.append((index, .null))
+                writes.append((index, key, .null))
                 outcomes[index] = .updated
             }
         }
@@ -43,7 +44,7 @@ extension SQLiteObservationStore {
         let stage = try connection.statement(
             "INSERT INTO temp.staged_observation VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
         for write in writes {
-            try stage.run(key(batch[write.index]) + row(batch[write.index]) + [write.versionId])
+            try stage.run(write.key + row(batch[write.index]) + [write.versionId])
         }
         try connection.statement(insertStaged).run([])
         try connection.statement(updateStaged).run([])
@@ -80,7 +81,8 @@ extension SQLiteObservationStore {
 
     /// `patient, metric, day` of `record` (parameters 1–3 of the upsert statements).
     static func key(_ record: ObservationRecord) -> [SQLiteValue] {
-        [.text(record.identity.patient), .text(record.identity.metric), .text(record.identity.day)]
+        let identity = record.identity
+        return [.text(identity.patient), .text(identity.metric), .text(identity.day)]
     }
 
     /// Parameters 4–10: version, resource id, resource head and tail, status, the part after it, clinical value.
