@@ -114,7 +114,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "MallocTuning", "TestSupport"],
+            dependencies: [
+                "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "MallocTuning", "Hashing", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
     ],

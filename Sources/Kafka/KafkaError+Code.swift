@@ -61,6 +61,9 @@ extension KafkaError {
         public static let leaderNotAvailable = Code(rawValue: 5)
         /// `NOT_LEADER_FOR_PARTITION`.
         public static let notLeaderForPartition = Code(rawValue: 6)
+        /// `MSG_SIZE_TOO_LARGE`: the record is larger than the producer's `message.max.bytes` (refused locally)
+        /// or the topic's `max.message.bytes` (refused by the broker).
+        public static let messageSizeTooLarge = Code(rawValue: 10)
         /// `REQUEST_TIMED_OUT`.
         public static let requestTimedOut = Code(rawValue: 7)
         /// `BROKER_NOT_AVAILABLE`.
@@ -69,6 +72,8 @@ extension KafkaError {
         public static let coordinatorNotAvailable = Code(rawValue: 15)
         /// `NOT_COORDINATOR`.
         public static let notCoordinator = Code(rawValue: 16)
+        /// `RECORD_LIST_TOO_LARGE`: the broker refused a batch as too large.
+        public static let recordListTooLarge = Code(rawValue: 18)
         /// `NOT_ENOUGH_REPLICAS`.
         public static let notEnoughReplicas = Code(rawValue: 19)
         /// `ILLEGAL_GENERATION`: the group moved on to a new generation.
@@ -93,6 +98,10 @@ extension KafkaError {
                 false
             }
         }
+
+        /// True when the record itself is too large for the producer or the topic: sending it again as it is
+        /// fails again (a smaller record may pass).
+        public var isRecordTooLarge: Bool { self == .messageSizeTooLarge || self == .recordListTooLarge }
 
         /// True for `_FATAL`: the client must be recreated.
         public var isFatal: Bool { self == .fatal }

@@ -27,10 +27,15 @@ public struct KafkaMessage: Sendable, Hashable {
         get { box.fields.key }
         set { uniqueBox().fields.key = newValue }
     }
-    /// The record value; a null value is delivered as an empty array.
+    /// The record value; a null value is delivered as an empty array (and ``valueIsNull``).
     public var value: [UInt8] {
         get { box.fields.value }
         set { uniqueBox().fields.value = newValue }
+    }
+    /// True when the record's value is null (a tombstone) rather than empty.
+    public var valueIsNull: Bool {
+        get { box.fields.valueIsNull }
+        set { uniqueBox().fields.valueIsNull = newValue }
     }
     /// The record headers, in order.
     public var headers: [KafkaHeader] {
@@ -64,6 +69,7 @@ public struct KafkaMessage: Sendable, Hashable {
         var headers: [KafkaHeader]
         var timestampMs: Int64?
         var timestampType: TimestampType
+        var valueIsNull: Bool
     }
 
     /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other copy (on any
@@ -103,12 +109,13 @@ public struct KafkaMessage: Sendable, Hashable {
         value: [UInt8],
         headers: [KafkaHeader],
         timestampMs: Int64?,
-        timestampType: TimestampType
+        timestampType: TimestampType,
+        valueIsNull: Bool = false
     ) {
         box = Box(
             Fields(
                 topic: topic, partition: partition, offset: offset, key: key, value: value, headers: headers,
-                timestampMs: timestampMs, timestampType: timestampType))
+                timestampMs: timestampMs, timestampType: timestampType, valueIsNull: valueIsNull))
     }
 
     /// The partition of this record.

@@ -23,6 +23,9 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public var messageTimeoutMs: Int = 300_000
     /// `batch.size` in bytes.
     public var batchSizeBytes: Int = 1_000_000
+    /// `message.max.bytes`: the largest record (key, value, headers and framing) the producer sends; larger ones
+    /// fail with ``KafkaError/Code/messageSizeTooLarge``.
+    public var messageMaxBytes: Int = 1_000_000
     /// `batch.num.messages`.
     public var batchMaxMessages: Int = 10_000
     /// `queue.buffering.max.messages`: local queue bound; a full queue makes `send` back off, never drop.
@@ -59,6 +62,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
             ("message.timeout.ms", String(messageTimeoutMs)),
             ("batch.size", String(batchSizeBytes)),
             ("batch.num.messages", String(batchMaxMessages)),
+            ("message.max.bytes", String(messageMaxBytes)),
             ("queue.buffering.max.messages", String(queueMaxMessages)),
         ]
         return typed + extra.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }

@@ -27,6 +27,8 @@ public final class Metrics: Sendable {
          "Source fields left out of accepted records because they exceed their stored cap, by field."),
         ("dvp_store_errors_total", "counter", "Failed store calls (each is retried with backoff)."),
         ("dvp_dead_letter_errors_total", "counter", "Failed dead-letter deliveries (each is retried)."),
+        ("dvp_dead_letters_summarized_total", "counter",
+         "Dead letters delivered with a part replaced by its size and hash to fit the size limit, by part."),
         ("dvp_offset_commit_errors_total", "counter", "Offset commit calls that failed."),
         ("dvp_offset_store_refused_total", "counter",
          "Offsets not stored because the partition was revoked or lost while its batch was in flight."),

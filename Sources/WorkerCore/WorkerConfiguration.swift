@@ -56,6 +56,13 @@ public struct WorkerConfiguration: Sendable {
     /// librdkafka properties passed through as-is (`-X key=value`, `DVP_X_*`), applied last.
     public var kafkaProperties: [String: String] = [:]
 
+    /// The dead-letter producer's `message.max.bytes`: `-X message.max.bytes` when given (set it to the
+    /// dead-letter topic's `max.message.bytes` when that is lower), else librdkafka's default. Dead letters are
+    /// summarised to fit under it.
+    public var deadLetterMaxBytes: Int {
+        kafkaProperties["message.max.bytes"].flatMap { Int($0) } ?? 1_000_000
+    }
+
     /// The development HMAC key used when none is configured (ids are then guessable: never use it in production).
     public static let developmentIDKey = Array("daily-values-pipeline development key".utf8)
 

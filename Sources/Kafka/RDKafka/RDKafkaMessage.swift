@@ -22,7 +22,8 @@ enum RDKafkaMessage {
             value: raw.payload.map { bytes($0, raw.len) } ?? [],
             headers: headers(message),
             timestampMs: type == .notAvailable ? nil : timestamp,
-            timestampType: type)
+            timestampType: type,
+            valueIsNull: raw.payload == nil)
     }
 
     /// The outcome of a delivery report.

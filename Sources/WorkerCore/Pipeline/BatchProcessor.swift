@@ -31,7 +31,7 @@ struct BatchProcessor: Sendable {
         var mapped: [Mapped] = []
         /// Events not mapped because the store already holds their version or a newer one, by outcome.
         var skipped: [UpsertOutcome: Int] = [:]
-        var deadLetters: [KafkaOutgoingMessage] = []
+        var deadLetters: [DeadLetterRecord] = []
         /// Dead-letter counts by error class, for metrics.
         var deadLetterClasses: [String: Int] = [:]
         /// Valid events' source fields left out for exceeding their stored cap, by field, for metrics.
@@ -69,7 +69,7 @@ struct BatchProcessor: Sendable {
                     for field in value.omittedSourceFields { output.omittedSourceFields[field, default: 0] += 1 }
                 }
             } catch {
-                addDeadLetter(for: message, error, to: &output)
+                addDeadLetter(for: message, message.valueIsNull ? Self.nullValue : error, to: &output)
             }
         }
         endRun()
@@ -100,6 +100,11 @@ struct BatchProcessor: Sendable {
         }
         output.decoded = []
     }
+
+    /// A null value (a tombstone) is no event: retractions are explicit events (docs/LIFECYCLE.md).
+    static let nullValue = DailyValueError(
+        .invalidJSON, field: "",
+        "the record's value is null (a Kafka tombstone); a day is retracted by a retraction event, never by a null")
 
     private func addDeadLetter(for message: KafkaMessage, _ error: DailyValueError, to output: inout Output) {
         let stage: DeadLetter.Stage = error.kind == .invalidJSON ? .deserialize : .validate

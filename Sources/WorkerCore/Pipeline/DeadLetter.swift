@@ -1,12 +1,12 @@
 import Foundation
-import Hashing
 import Kafka
 
 /// Builds the dead-letter record for an event that cannot be processed.
 ///
 /// The record keeps the original key, value, headers and timestamp, and adds Kafka Connect's
 /// `__connect.errors.*` context headers (so generic tooling understands it) plus our `x-dlq.*` ones.
-/// The reason names the field and the rule, never the health value or the patient id.
+/// The reason names the field and the rule, never the health value or the patient id. A record that would not fit
+/// the dead-letter producer's size limit is summarised part by part (``DeadLetterRecord``), so it always fits.
 struct DeadLetter: Sendable {
     /// The processing stage that rejected the event.
     enum Stage: String, Sendable {
@@ -16,44 +16,58 @@ struct DeadLetter: Sendable {
         case store = "STORE"
     }
 
-    /// Largest original value copied verbatim; bigger ones become a small JSON envelope with size and SHA-256.
-    static let maxVerbatimBytes = 900_000
+    /// librdkafka's default `message.max.bytes`, the dead-letter producer's limit unless `-X` sets another.
+    static let defaultProducerMaxBytes = 1_000_000
+    /// The longest reason kept in `__connect.errors.exception.message`, in characters.
+    static let maxReasonCharacters = 1000
 
     let topic: String
     let group: String
     let workerID: String
     let workerVersion: String
+    /// The largest dead-letter record (``KafkaOutgoingMessage/maxWireSize``) sent with its parts verbatim.
+    let sizeBudget: Int
+
+    /// - Parameter producerMaxBytes: the dead-letter producer's `message.max.bytes`; records are kept 5 % under it.
+    init(
+        topic: String, group: String, workerID: String, workerVersion: String,
+        producerMaxBytes: Int = DeadLetter.defaultProducerMaxBytes
+    ) {
+        self.topic = topic
+        self.group = group
+        self.workerID = workerID
+        self.workerVersion = workerVersion
+        self.sizeBudget = Self.budget(producerMaxBytes: producerMaxBytes)
+    }
+
+    /// The size budget for a producer limit: 5 % under it (at least 1 KiB), for framing the estimate may miss.
+    static func budget(producerMaxBytes: Int) -> Int {
+        producerMaxBytes - max(producerMaxBytes / 20, 1024)
+    }
 
     /// - Parameters:
     ///   - className: a stable error class, e.g. `ValueOutOfRange`.
     ///   - reason: the human-readable reason (field and rule).
-    func record(for message: KafkaMessage, stage: Stage, className: String, reason: String) -> KafkaOutgoingMessage {
-        var headers = message.headers
-        headers.append(contentsOf: [
+    func record(for message: KafkaMessage, stage: Stage, className: String, reason: String) -> DeadLetterRecord {
+        var context = [
             KafkaHeader(key: "__connect.errors.topic", string: message.topic),
             KafkaHeader(key: "__connect.errors.partition", string: String(message.partition)),
             KafkaHeader(key: "__connect.errors.offset", string: String(message.offset)),
             KafkaHeader(key: "__connect.errors.stage", string: stage.rawValue),
             KafkaHeader(key: "__connect.errors.exception.class.name", string: className),
-            KafkaHeader(key: "__connect.errors.exception.message", string: String(reason.prefix(1000))),
+            KafkaHeader(key: "__connect.errors.exception.message", string: String(reason.prefix(Self.maxReasonCharacters))),
             KafkaHeader(key: "x-dlq.consumer-group", string: group),
             KafkaHeader(key: "x-dlq.worker-id", string: workerID),
             KafkaHeader(key: "x-dlq.worker-version", string: workerVersion),
             KafkaHeader(key: "x-dlq.failed-at", string: Self.rfc3339Now()),
-        ])
+        ]
         if let ts = message.timestampMs {
-            headers.append(KafkaHeader(key: "x-dlq.original-timestamp", string: String(ts)))
+            context.append(KafkaHeader(key: "x-dlq.original-timestamp", string: String(ts)))
         }
-        var value = message.value
-        if value.count > Self.maxVerbatimBytes {
-            let digest = SHA256.hex(value)
-            headers.append(KafkaHeader(key: "x-dlq.payload-sha256", string: digest))
-            value = Array(
-                "{\"truncated\":true,\"size\":\(message.value.count),\"sha256\":\"\(digest)\"}".utf8)
+        if message.valueIsNull {
+            context.append(KafkaHeader(key: DeadLetterSummary.nullValueHeader, string: "true"))
         }
-        return KafkaOutgoingMessage(
-            topic: topic, partition: nil, key: message.key, value: value, headers: headers,
-            timestampMs: message.timestampMs)
+        return DeadLetterRecord(original: message, context: context, topic: topic, sizeBudget: sizeBudget)
     }
 
     private static func rfc3339Now() -> String {

@@ -2,6 +2,9 @@ import Kafka
 
 /// The dead-letter stage: sends a batch's dead-letter records and waits for every delivery report, retrying with
 /// backoff (consumption paused, readiness false) while the dead-letter topic fails.
+///
+/// A record refused as too large (by the producer or the broker) is never retried as it is: it is sent again at
+/// once in its minimal form (``DeadLetterRecord/minimal()``), so one hostile record cannot hold a partition.
 struct DeadLetterStage: Sendable {
     let producer: KafkaProducer
     let health: WorkerHealth
@@ -20,15 +23,7 @@ struct DeadLetterStage: Sendable {
             failed: { failure in health.deadLetterFailed(failure.error) },
             recovered: { _ in health.deadLetterRecovered() },
             attempt: {
-                let results = await producer.send(remaining)
-                var failed: [KafkaOutgoingMessage] = []
-                var lastError: KafkaError?
-                for (message, result) in zip(remaining, results) {
-                    if case .failure(let error) = result {
-                        failed.append(message)
-                        lastError = error
-                    }
-                }
+                let (failed, lastError) = await send(remaining)
                 guard !failed.isEmpty else { return nil }
                 // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
                 // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
@@ -43,5 +38,37 @@ struct DeadLetterStage: Sendable {
             }
         }
         return delivered
+    }
+
+    /// Sends `records`; those refused as too large go again at once in their minimal form.
+    /// - Returns: the records that failed otherwise (to retry after a backoff) and the last such error.
+    private func send(_ records: [DeadLetterRecord]) async -> ([DeadLetterRecord], KafkaError?) {
+        var toSend = records
+        var failed: [DeadLetterRecord] = []
+        var lastError: KafkaError?
+        while !toSend.isEmpty {
+            let results = await producer.send(toSend.map(\.message))
+            var shrunk: [DeadLetterRecord] = []
+            for (record, result) in zip(toSend, results) {
+                switch result {
+                case .success:
+                    for part in record.summarized {
+                        metrics.increment("dvp_dead_letters_summarized_total", labels: "part=\"\(part.rawValue)\"")
+                    }
+                case .failure(let error) where error.code.isRecordTooLarge && !record.isMinimal:
+                    logger.warning(
+                        "a dead letter was refused as too large; sending it with its parts summarised",
+                        [("error", .string(error.code.name)), ("size", .int(Int64(record.message.maxWireSize))),
+                         ("partition", .int(Int64(record.original.partition))),
+                         ("offset", .int(record.original.offset))])
+                    shrunk.append(record.minimal())
+                case .failure(let error):
+                    failed.append(record)
+                    lastError = error
+                }
+            }
+            toSend = shrunk
+        }
+        return (failed, lastError)
     }
 }

@@ -12,7 +12,7 @@ struct UpsertStage: Sendable {
         /// False if abandoned (stop deadline passed, or every partition of the batch was revoked).
         var durable: Bool
         /// Dead-letter records of the refused Observations, to deliver before the batch's offsets are stored.
-        var refused: [KafkaOutgoingMessage] = []
+        var refused: [DeadLetterRecord] = []
     }
 
     let store: any ObservationStore
@@ -42,7 +42,7 @@ struct UpsertStage: Sendable {
         guard !toStore.isEmpty else { return Result(durable: true) }
         let records = toStore.map(\.record)
         let retrying = RetryingStage(pause: pause, logger: logger)
-        var refused: [KafkaOutgoingMessage] = []
+        var refused: [DeadLetterRecord] = []
         let durable = await retrying.run(
             "store upsert failed; retrying", abandoned: abandoned,
             failed: { failure in

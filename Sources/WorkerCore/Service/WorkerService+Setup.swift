@@ -106,6 +106,7 @@ extension WorkerService {
         producer.clientId = "dvp-worker-dlq-\(configuration.workerID)"
         producer.lingerMs = 5
         producer.messageTimeoutMs = 30_000
+        producer.messageMaxBytes = configuration.deadLetterMaxBytes
         producer.extra = configuration.kafkaProperties.filter { Self.isSharedClientProperty($0.key) }
         return producer
     }

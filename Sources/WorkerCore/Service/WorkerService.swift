@@ -46,7 +46,7 @@ public final class WorkerService: Sendable {
             mapper: try makeMapper(catalog: catalog),
             deadLetter: DeadLetter(
                 topic: configuration.dlqTopic, group: configuration.group, workerID: configuration.workerID,
-                workerVersion: Self.version))
+                workerVersion: Self.version, producerMaxBytes: configuration.deadLetterMaxBytes))
         let statistics = ConsumerStatisticsReporter(tracker: tracker, health: health, metrics: metrics)
         let routes = WorkerRoutes(health: health, metrics: metrics, statistics: statistics)
         let http = try HTTPServer(address: configuration.httpAddress, port: configuration.httpPort) { path in
