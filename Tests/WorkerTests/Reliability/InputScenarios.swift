@@ -46,6 +46,26 @@ extension ReliabilityTests {
         run.addOracle(oracle)
     }
 
+    @Test("Poison records (899 KB value + 100 KB header, 1 MB key, 1,000 headers, tombstone, empty) in a live stream")
+    func poisonRecordsInLiveStream() async throws {
+        try await ScenarioRun.perform("poison records in a live messy stream, 2 workers") { run in
+            let generator = try run.startGenerator(patients: 40, days: 5, seed: 406, rate: 1500, extra: Self.messy)
+            let a = try await run.startWorker("worker-1", extra: Self.smallBatches)
+            _ = try await run.startWorker("worker-2", extra: Self.smallBatches)
+            run.check(await a.waitForConsumed(atLeast: 300), "no progress before the poison records")
+            var oracle = Oracle()
+            for partition in Int32(0)..<3 {
+                let (poison, valid) = try await run.harness.publishPoisonRecords(
+                    partition: partition, validAfter: 3, tag: "-\(partition)")
+                for identity in valid { oracle.versions[identity] = 1 }
+                oracle.invalid += (0..<poison).map { (line: $0 + 1, className: "poison") }
+            }
+            run.addOracle(oracle)
+            try await run.finish(generator)
+            try await run.drainAndVerify()
+        }
+    }
+
     @Test("Exact duplicates (half the identities re-sent byte for byte)", fullOnly)
     func exactDuplicates() async throws {
         try await ScenarioRun.perform("exact duplicates (share 0.5)") { run in

@@ -3,15 +3,16 @@ import TestSupport
 
 /// Hostile records written with kcat, an independent Kafka client, as a new user would.
 extension PipelineHarness {
-    /// A valid steps event for `patient` on a recent day.
-    static func validEvent(_ patient: String, day: Int = 3) -> String {
+    /// A valid steps event (version 1) for `patient` three days ago, and its identity `patient/steps/day`.
+    static func validEvent(_ patient: String) -> (identity: String, json: String) {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd"
-        let date = formatter.string(from: Date().addingTimeInterval(-Double(day) * 86_400))
-        return #"{"schema":1,"patient":"\#(patient)","metric":"steps","day":"\#(date)","utcOffset":"+01:00","#
+        let date = formatter.string(from: Date().addingTimeInterval(-3 * 86_400))
+        let json = #"{"schema":1,"patient":"\#(patient)","metric":"steps","day":"\#(date)","utcOffset":"+01:00","#
             + #""value":1000,"version":1}"#
+        return ("\(patient)/steps/\(date)", json)
     }
 
     /// Runs `kcat -P -b <bootstrap> -t <topic> -p <partition>` with `arguments`, reading `input`.
@@ -23,7 +24,7 @@ extension PipelineHarness {
     }
 
     /// Writes one record of each hostile shape to `partition`, then `validAfter` valid events behind them.
-    /// - Returns: the poison records' keys (or stand-ins for the 1 MB key), in order, and the valid patients.
+    /// - Returns: how many poison records, and the identities of the valid events (each at version 1).
     @discardableResult
     func publishPoisonRecords(partition: Int32, validAfter: Int, tag: String = "") async throws
         -> (poison: Int, valid: [String])
@@ -43,9 +44,9 @@ extension PipelineHarness {
         // A null value (tombstone) and an empty value.
         try await kcat(partition: partition, ["-K:", "-Z"], input: .text("tombstone\(tag):\n"))
         try await kcat(partition: partition, ["-K:"], input: .text("empty\(tag):\n"))
-        let valid = (0..<validAfter).map { "after-poison\(tag)-\($0)" }
+        let patients = (0..<validAfter).map { "after-poison\(tag)-\($0)" }
         try await kcat(partition: partition, ["-K", "\\t"],
-                       input: .text(valid.map { "\($0)\t\(Self.validEvent($0))\n" }.joined()))
-        return (5, valid)
+                       input: .text(patients.map { "\($0)\t\(Self.validEvent($0).json)\n" }.joined()))
+        return (5, patients.map { Self.validEvent($0).identity })
     }
 }
