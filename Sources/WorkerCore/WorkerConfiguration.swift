@@ -154,6 +154,9 @@ public struct WorkerConfiguration: Sendable {
         }
         config.untilCaughtUp = args.isSet("--until-caught-up")
         config.kafkaProperties = try kafkaProperties(args)
+        if brokersFromDevBroker {
+            config.kafkaProperties = Self.embeddedBrokerGroupTimings.merging(config.kafkaProperties) { $1 }
+        }
         if usesDevelopmentKey && !brokersFromDevBroker && !args.isSet("--allow-development-key") {
             throw WorkerError.configuration(Self.developmentKeyRefusal)
         }

@@ -11,7 +11,9 @@ enum WorkerOptions {
             "--brokers-file", "PATH",
             help: """
                 read the bootstrap list from a file's first line (e.g. the one `devbroker
-                --bootstrap-file PATH` writes); --brokers wins when both are given
+                --bootstrap-file PATH` writes); --brokers wins when both are given. With a
+                devbroker's file the group timings default to session.timeout.ms=6000 and
+                heartbeat.interval.ms=1000 (the mock's rebalances wait the session timeout)
                 """),
         .value("--topic", "NAME", help: "topic to consume (default daily-values)"),
         .value("--group", "NAME", help: "consumer group (default daily-values-worker); a new group replays the topic"),

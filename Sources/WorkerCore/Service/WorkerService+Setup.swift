@@ -47,7 +47,8 @@ extension WorkerService {
 
     /// Opens the store, retrying while it is unreachable (a worker started before its database must not
     /// crash-loop); a malformed location fails at once.
-    func openStore() async throws -> any ObservationStore {
+    /// - Returns: nil when a stop was requested while waiting for the store (nothing was consumed).
+    func openStore() async throws -> (any ObservationStore)? {
         let location: StoreLocation
         do {
             location = try StoreLocation(parsing: configuration.store)
@@ -55,7 +56,7 @@ extension WorkerService {
             throw WorkerError.configuration("--store: \(error)")
         }
         var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
-        while true {
+        while !stop.isRequested {
             do {
                 let store = try await makeObservationStore(
                     location, postgres: postgresOptions, fhir: fhirConfiguration,
@@ -76,12 +77,13 @@ extension WorkerService {
                 let delay = backoff.next()
                 logger.error("store unreachable at start; retrying",
                              [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
-                if stop.isRequested { throw WorkerError.fatal("stopped while waiting for the store: \(error)") }
-                try await Task.sleep(for: delay)
+                await stop.sleep(for: delay)
             } catch {
                 throw WorkerError.configuration("--store: cannot open \(location): \(error)")
             }
         }
+        logger.info("stopped while waiting for the store; nothing was consumed")
+        return nil
     }
 
     func consumerConfiguration() -> KafkaConsumerConfiguration {

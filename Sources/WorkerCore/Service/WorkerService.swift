@@ -60,7 +60,9 @@ public final class WorkerService: Sendable {
                     + "so Observation ids are guessable; never run like this in production")
         }
 
-        let store = try await openStore()
+        guard let store = try await openStore() else {
+            return RunSummary(metrics: metrics, elapsed: ContinuousClock.now - started, caughtUp: false)
+        }
         let deadLetterProducer = try KafkaProducer(configuration: deadLetterProducerConfiguration())
         let rebalance = RebalanceHandler(
             tracker: tracker, metrics: metrics, logger: logger,

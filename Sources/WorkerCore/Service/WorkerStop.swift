@@ -43,6 +43,14 @@ final class WorkerStop: Sendable {
         if stopped { action() }
     }
 
+    /// Sleeps for `duration`, or less: returns within 50 ms of a stop request (or of task cancellation).
+    func sleep(for duration: Duration) async {
+        let deadline = ContinuousClock.now + duration
+        while !isRequested, !Task.isCancelled, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: min(.milliseconds(50), deadline - ContinuousClock.now))
+        }
+    }
+
     /// True once a stop was requested.
     var isRequested: Bool { state.withLock { $0.plan != nil } }
 
