@@ -43,6 +43,16 @@ import Testing
                 ["\(stats)#maximum", "\(system)#diastolic-maximum"],
             ])
         #expect(Set(statistics.map { $0.last! }).count == 4)
+
+        // The deployment names its own CodeSystem (worker --statistics-code-system); it must be an absolute URI.
+        var configuration = Fixtures.configuration
+        configuration.statisticsCodeSystem = "https://fhir.acme.test/CodeSystem/daily-statistics"
+        let panel = ObservationSamples.value(for: MetricCatalog.builtin["blood_pressure"]!)
+        let resource = try ObservationMapper(configuration: configuration).map(panel, recordTimestampMs: Self.issued)
+        #expect(resource.resource.contains(
+            #"{"system":"https://fhir.acme.test/CodeSystem/daily-statistics","code":"diastolic-maximum"}"#))
+        configuration.statisticsCodeSystem = "daily statistics"
+        #expect(throws: ObservationMapper.ConfigurationError.self) { try ObservationMapper(configuration: configuration) }
     }
 
     // MARK: - Row 2: walking heart rate is not a vital sign; no `method` on one-a-day values
