@@ -47,7 +47,7 @@ PROFILES = {"8867-4": ("heartrate", {"/min"}), "9279-1": ("resprate", {"/min"}),
 
 def profile_of(metric):
     """The R4 profile a metric's Observations conform to (checked by vital_signs_problems), or None."""
-    if metric["category"] != "vital-signs":
+    if metric.get("category") != "vital-signs":
         return None
     for coding in metric["codings"]:
         if coding["system"] == "http://loinc.org" and coding["code"] in PROFILES:
@@ -145,8 +145,9 @@ def lint(res, catalog):
         return problems + [f"identifier[0].value: metric {key!r} is not in the catalog"]
 
     categories = [c for cat in res.get("category") or [] for c in cat.get("coding") or []]
-    if [(c.get("system"), c.get("code")) for c in categories] != [(CATEGORY, metric["category"])]:
-        problems.append(f"category: must be exactly {CATEGORY}#{metric['category']}")
+    expected_category = [(CATEGORY, metric["category"])] if metric.get("category") else []
+    if [(c.get("system"), c.get("code")) for c in categories] != expected_category:
+        problems.append(f"category: must be exactly {expected_category or 'absent'}")
     codings = [(c.get("system"), c.get("code")) for c in (res.get("code") or {}).get("coding") or []]
     expected = [(c["system"], c["code"]) for c in metric["codings"]]
     if codings != expected:
@@ -177,7 +178,8 @@ def lint(res, catalog):
             problems.append(f"effectivePeriod: must be one local day of 23-25 h, is {hours:g} h")
         if period["start"][:10] != day:
             problems.append("effectivePeriod.start: must fall on the identifier's local day")
-    parse_datetime(res.get("issued"), "issued", problems)
+    if "issued" in res:  # left out when the record had no timestamp (no real instant)
+        parse_datetime(res.get("issued"), "issued", problems)
 
     parts = metric.get("components") or []
     if parts:
@@ -198,16 +200,21 @@ def lint(res, catalog):
             part = part_codes[pairs[0]]
             plausible = (part["plausibleMin"], part["plausibleMax"])
         elif parts:
-            label = (component.get("code") or {}).get("text", "")
-            named = [p for p in parts if label.lower().startswith(p["key"])]
-            if len(pairs) != 1 or pairs[0][0] != STATISTICS or pairs[0][1] not in STATISTICS_CODES or not named:
+            # A part's statistic: observation-statistics#minimum|maximum, then the product code {part}-{statistic}
+            # (any absolute URI: the deployment names its CodeSystem) that tells the parts apart.
+            named = [p for p in parts if len(pairs) == 2 and pairs[1][1] == f"{p['key']}-{pairs[0][1]}"]
+            if len(pairs) != 2 or pairs[0][0] != STATISTICS or pairs[0][1] not in STATISTICS_CODES or not named:
                 problems.append(f"component[{i}].code: {pairs} is not a part or a part's min/max of the panel")
             else:
+                check_uri(pairs[1][0], f"component[{i}].code.coding[1].system", problems)
                 plausible = (named[0]["plausibleMin"], named[0]["plausibleMax"])
         else:
             for pair in pairs:
                 if pair not in custom and not (pair[0] == STATISTICS and pair[1] in STATISTICS_CODES):
                     problems.append(f"component[{i}].code: {pair} is not a min/max code of the metric")
+            minimum = metric.get("minimumCoding") or {"system": STATISTICS, "code": "minimum"}
+            if metric.get("minPlausibleMin") is not None and pairs == [(minimum["system"], minimum["code"])]:
+                plausible = (metric["minPlausibleMin"], metric["plausibleMax"])  # the day minimum's own bound
         check_quantity(component.get("valueQuantity"), metric, f"component[{i}].valueQuantity", problems, plausible)
 
     method = [(c.get("system"), c.get("code")) for c in (res.get("method") or {}).get("coding") or []]
@@ -218,7 +225,7 @@ def lint(res, catalog):
         problems.append("contained/device: provenance is written once, in the source extension")
     for ext in res.get("extension") or []:
         check_uri(ext.get("url"), "extension.url", problems)
-    if metric["category"] == "vital-signs":
+    if metric.get("category") == "vital-signs":
         problems += vital_signs_problems(res, metric)
     return problems
 

@@ -29,6 +29,9 @@ public struct WorkerConfiguration: Sendable {
     public var metaSource: String?
     /// URL of the HealthKit source extension (`--source-extension-url`); nil keeps the mapper's development default.
     public var sourceExtensionURL: String?
+    /// The product CodeSystem of the blood-pressure panel's statistics codes (`--statistics-code-system`); nil keeps
+    /// the mapper's development default.
+    public var statisticsCodeSystem: String?
     /// `--subject-reference` / `--patient-identifier-system`: how Observation.subject names the patient.
     public var subject = ObservationMapper.SubjectReference.literal
     /// `--store-device-name`: keep the free-text `source.name` (PHI; off by default).
@@ -104,6 +107,7 @@ public struct WorkerConfiguration: Sendable {
         config.identifierSystem = value("identifier-system")
         config.metaSource = value("meta-source")
         config.sourceExtensionURL = value("source-extension-url")
+        config.statisticsCodeSystem = value("statistics-code-system")
         config.catalogFile = value("catalog")
         config.subject = try subjectReference(value("subject-reference"), system: value("patient-identifier-system"))
         config.storesDeviceName = args.isSet("--store-device-name")

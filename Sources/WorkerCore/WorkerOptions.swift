@@ -91,6 +91,12 @@ enum WorkerOptions {
         .value("--meta-source", "URI", help: "Observation.meta.source"),
         .value("--source-extension-url", "URI", help: "URL of the HealthKit source provenance extension"),
         .value(
+            "--statistics-code-system", "URI",
+            help: """
+                the product CodeSystem of the blood-pressure panel's min/max codes
+                (systolic-minimum, …; docs/CLINICAL.md)
+                """),
+        .value(
             "--subject-reference", "MODE",
             help: """
                 literal (default): subject {"reference":"Patient/{id}"}; logical: subject

@@ -29,7 +29,7 @@ import Testing
         let aggregation =
             m.aggregation.rawValue
             + (m.aggregation == .mean ? (m.codesAggregation ? " (coded)" : " (method average)") : "")
-        return "| `\(m.key)` | \(codings) | \(unit) | \(aggregation) | \(m.category.rawValue) | \(profile(m)) |"
+        return "| `\(m.key)` | \(codings) | \(unit) | \(aggregation) | \(m.category?.rawValue ?? "none") | \(profile(m)) |"
     }
 
     @Test func theMetricTableMatchesTheCatalog() throws {

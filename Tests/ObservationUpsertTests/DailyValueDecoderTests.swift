@@ -97,8 +97,11 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
             ("oxygen_saturation", #""1""#, "0.97", "0.9", "0.99", 97.0, 90.0, 99.0),
             ("oxygen_saturation", #""1""#, "0.57", nil, nil, 57.0, nil, nil),
             ("body_mass", #""g""#, "72500", nil, nil, 72.5, nil, nil),
-            ("body_mass", #""[lb_av]""#, "150", nil, nil, 68.0388555, nil, nil),
-            ("body_height", #""[in_i]""#, "70", nil, nil, 177.8, nil, nil),
+            // Rounded to the sent precision (issue 28): ±1 lb is ±0.45 kg, ±1 in is ±2.54 cm, ±0.1 in ±0.25 cm.
+            ("body_mass", #""[lb_av]""#, "150", nil, nil, 68.0, nil, nil),
+            ("body_mass", #""[lb_av]""#, "150.5", nil, nil, 68.27, nil, nil),
+            ("body_height", #""[in_i]""#, "70", nil, nil, 178.0, nil, nil),
+            ("body_height", #""[in_i]""#, "70.0", nil, nil, 177.8, nil, nil),
             ("body_height", #""m""#, "1.83", nil, nil, 183.0, nil, nil),
             ("distance_walking_running", #""km""#, "5.2", nil, nil, 5200.0, nil, nil),
             ("sleep_duration", #""h""#, "7.5", nil, nil, 450.0, nil, nil),
@@ -161,8 +164,9 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: [
-        ("blood_glucose", "mg/dL", "105", 105.0), ("blood_glucose", "mmol/L", "5.5", 99.0858),
-        ("body_mass", "[lb_av]", "180", 81.6466266), ("body_height", "[in_i]", "70", 177.8),
+        ("blood_glucose", "mg/dL", "105", 105.0), ("blood_glucose", "mmol/L", "5.5", 99),
+        ("blood_glucose", "mmol/L", "5.55", 100), ("body_mass", "[lb_av]", "180", 81.6),
+        ("body_height", "[in_i]", "70", 178),
         ("sleep_duration", "h", "7.5", 450), ("heart_rate_variability_sdnn", "s", "0.045", 45),
         ("exercise_time", "h", "1.5", 90),
     ])

@@ -173,12 +173,12 @@ import Testing
                 "systolic": #"{"value":"121"}"#, "diastolic": #"{"value":79}"#,
             ], .invalidFieldType, "systolic.value"),
         RejectCase("systolic on heart rate", ["systolic": #"{"value":121}"#], .conflictingFields, "systolic"),
-        RejectCase("unit bpm", ["unit": #""bpm""#], .invalidUnit, "unit"),
+        RejectCase("unit beats (not bpm)", ["unit": #""beats""#], .invalidUnit, "unit"),
         RejectCase("unit of another metric", ["unit": #""kg""#], .invalidUnit, "unit"),
         RejectCase(
-            "affine unit not an alias",
+            "kelvin not an alias",
             [
-                "metric": #""body_temperature""#, "unit": #""[degF]""#, "value": "98",
+                "metric": #""body_temperature""#, "unit": #""K""#, "value": "310",
                 "min": nil, "max": nil,
             ], .invalidUnit, "unit"),
         RejectCase("unit number", ["unit": "1"], .invalidFieldType, "unit"),

@@ -22,6 +22,7 @@ import Testing
         for key in [
             "basal_energy_burned", "active_energy_burned",
             "distance_walking_running", "flights_climbed", "exercise_time", "vo2_max", "six_minute_walk_distance",
+            "walking_heart_rate_average", "blood_glucose",
         ] {
             let codings = MetricCatalog.builtin[key]!.codings
             #expect(codings.first?.system == FHIRCoding.healthKitSystem, "\(key)")
@@ -34,7 +35,11 @@ import Testing
         // Issue 12: the HealthKit coding only where no LOINC coding names the concept (lean resources).
         #expect(c["heart_rate"]!.codings.map(\.code) == ["8867-4", "41924-2"])
         #expect(c["resting_heart_rate"]!.codings.map(\.code) == ["8867-4", "40443-4"])
-        #expect(c["walking_heart_rate_average"]!.codings.first?.code == "8867-4")
+        // Issue 28: walking heart rate leaves vital-signs (no LOINC code says "walking"); glucose claims no specimen.
+        #expect(c["walking_heart_rate_average"]!.codings.map(\.code) == ["HKQuantityTypeIdentifierWalkingHeartRateAverage"])
+        #expect(c["walking_heart_rate_average"]!.category == .activity)
+        #expect(c["blood_glucose"]!.codings.map(\.code) == ["HKQuantityTypeIdentifierBloodGlucose"])
+        #expect(c["blood_glucose"]!.minPlausibleMin == 10)
         #expect(!c["six_minute_walk_distance"]!.codings.contains { $0.code == "64098-7" })
         #expect(c["heart_rate_variability_sdnn"]!.category == .procedure)
         #expect(c["blood_pressure"]!.codings.map(\.code) == ["85354-9", "96607-7"])
@@ -43,15 +48,15 @@ import Testing
         #expect(c["heart_rate"]!.minimumCoding?.code == "8883-1" && c["heart_rate"]!.maximumCoding?.code == "8873-2")
         #expect(c["steps"]!.ucum == "/d" && c["steps"]!.codings.first?.code == "41950-7")
         #expect(c["oxygen_saturation"]!.codings.prefix(2).map(\.code) == ["2708-6", "59408-5"])
-        #expect(c["oxygen_saturation"]!.conversionFactor(forUnit: "1") == 100)
+        #expect(c["oxygen_saturation"]!.conversion(forUnit: "1") == UnitConversion(factor: 100))
         #expect(c["blood_pressure_systolic"]!.codings.first?.code == "8480-6")
         #expect(c["blood_pressure_diastolic"]!.codings.first?.code == "8462-4")
         #expect(c["blood_pressure_diastolic"]!.ucum == "mm[Hg]")
         #expect(c["heart_rate_variability_sdnn"]!.codings.first?.code == "80404-7")
-        #expect(c["blood_glucose"]!.category == .laboratory)
+        #expect(c["blood_glucose"]!.category == nil)
         #expect(c["sleep_duration"]!.category == .activity)
-        #expect(c["body_height"]!.conversionFactor(forUnit: "[in_i]") == 2.54)
-        #expect(c["body_temperature"]!.conversionFactor(forUnit: "[degF]") == nil)
+        #expect(c["body_height"]!.conversion(forUnit: "[in_i]") == UnitConversion(factor: 2.54))
+        #expect(c["body_temperature"]!.conversion(forUnit: "[degF]") == UnitConversion(factor: 5.0 / 9.0, offset: -32))
     }
 
     // MARK: - Override files

@@ -15,8 +15,9 @@ import Testing
     static let averageBudget = 1_100
     /// Measured ceilings of the metrics over ``budget``: daily means with the `average` method and two
     /// observation-statistics components, the heart rate with its two 24-hour components, and the panel.
+    /// The panel grew by its four product statistics codings (issue 28: 2,639 → 2,914 bytes).
     static let overBudget: [String: Int] = [
-        "blood_pressure": 2_650, "blood_pressure_systolic": 1_920, "blood_pressure_diastolic": 1_920,
+        "blood_pressure": 2_920, "blood_pressure_systolic": 1_920, "blood_pressure_diastolic": 1_920,
         "body_temperature": 1_880, "blood_glucose": 1_880, "oxygen_saturation": 1_900, "respiratory_rate": 1_900,
         "heart_rate_variability_sdnn": 1_930, "heart_rate": 1_720,
     ]
@@ -32,7 +33,7 @@ import Testing
         value.source = DailyValue.Source(
             name: String(repeating: "n", count: policy.maxSourceFieldBytes),
             bundleId: "com." + String(repeating: "x", count: policy.maxBundleIdBytes - 4),
-            model: String(repeating: "m", count: policy.maxModelBytes),
+            model: "W" + String(repeating: "1", count: policy.maxModelBytes - 3) + ",1",  // a hardware model id
             softwareVersion: String(repeating: "v", count: policy.maxSoftwareVersionBytes))
         return value
     }
@@ -50,7 +51,7 @@ import Testing
         let metric = MetricCatalog.builtin[key]!
         let issued = Fixtures.ms("2026-11-01T06:15:03Z")
         let record = try Fixtures.mapper.map(Self.longest(metric), recordTimestampMs: issued)
-        #expect(record.resource.contains("com.xxxx") && record.resource.contains("mmmm"), "provenance measured")
+        #expect(record.resource.contains("com.xxxx") && record.resource.contains("W1111"), "provenance measured")
         let size = Self.stored(record).utf8.count
         print("resource size \(key): \(size) bytes at the longest strings")
         #expect(size <= Self.overBudget[key, default: Self.budget], "\(key): \(size) bytes")
@@ -110,7 +111,7 @@ import Testing
         ("0123456789ABCDEF0123", nil), ("Zoë.app", "Zoë.app"),
     ] as [(String, String?)])
     func bundleIdDeviceSegmentRule(bundleId: String, kept: String?) {
-        #expect(ObservationMapper.bundleIdWithoutDeviceIDs(bundleId) == kept)
+        #expect(SourceProvenance.bundleIdWithoutDeviceIDs(bundleId) == kept)
     }
 
     @Test func logicalSubjectReference() throws {

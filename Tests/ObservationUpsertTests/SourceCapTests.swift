@@ -12,8 +12,9 @@ import Testing
     }
 
     @Test func fieldsAtTheirCapAreKept() throws {
-        let bundle = String(repeating: "b", count: Self.policy.maxBundleIdBytes)
-        let model = String(repeating: "m", count: Self.policy.maxModelBytes)
+        // Not hex digits (a run of 16+ is a device identifier) and a hardware model identifier (issue 28).
+        let bundle = String(repeating: "q", count: Self.policy.maxBundleIdBytes)
+        let model = "iPhone" + String(repeating: "1", count: Self.policy.maxModelBytes - 8) + ",5"
         let version = String(repeating: "v", count: Self.policy.maxSoftwareVersionBytes)
         let validated = try Self.validate(
             #"{"bundleId":"\#(bundle)","model":"\#(model)","softwareVersion":"\#(version)"}"#)
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func aFieldOverItsCapIsLeftOutAndTheValueKept() throws {
-        let bundle = String(repeating: "b", count: Self.policy.maxBundleIdBytes + 1)
+        let bundle = String(repeating: "q", count: Self.policy.maxBundleIdBytes + 1)
         let model = String(repeating: "é", count: 13)  // 26 bytes, 13 characters
         let validated = try Self.validate(
             #"{"name":"Apple Watch","bundleId":"\#(bundle)","model":"\#(model)","softwareVersion":"11.0.1"}"#)

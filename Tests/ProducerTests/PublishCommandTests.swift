@@ -22,7 +22,7 @@ struct PublishCommandTests {
         ]
         let bad = [
             (
-                #"{"schema":1,"patient":"p-000003","metric":"heart_rate","day":"\#(day)","timeZone":"Europe/Bratislava","value":71,"unit":"bpm"}"#,
+                #"{"schema":1,"patient":"p-000003","metric":"heart_rate","day":"\#(day)","timeZone":"Europe/Bratislava","value":71,"unit":"beats"}"#,
                 "InvalidUnit"
             ),
             (#"{"schema":1,"patient":"p-000003","metric":"steps","day":"\#(day)","#, "InvalidJSON"),

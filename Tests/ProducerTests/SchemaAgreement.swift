@@ -79,16 +79,17 @@ enum SchemaGap: String, CaseIterable {
         }
     }
 
-    /// Whether a value, min or max in an alias unit (factor other than 1) converts to within 1e-6 of a bound.
+    /// Whether a value, min or max in an alias unit (not the identity) converts to within 1e-6 of a bound.
     private static func nearAliasBound(_ input: [UInt8]) -> Bool {
         guard let key = member(input, path: ["metric"]) as? String, let metric = MetricCatalog.builtin[key],
             let unit = member(input, path: ["unit"]) as? String,
-            let factor = metric.conversionFactor(forUnit: unit), factor != 1
+            let conversion = metric.conversion(forUnit: unit), !conversion.isIdentity
         else { return false }
         return ["value", "min", "max"].contains { name in
             guard let number = (member(input, path: [name]) as? NSNumber)?.doubleValue else { return false }
-            let converted = number * factor
-            return [metric.plausibleMin, metric.plausibleMax].contains { abs(converted - $0) <= 1e-6 * max(1, abs($0)) }
+            let converted = (number + conversion.offset) * conversion.factor
+            let bounds = [metric.plausibleMin, metric.plausibleMax] + (metric.minPlausibleMin.map { [$0] } ?? [])
+            return bounds.contains { abs(converted - $0) <= 1e-6 * max(1, abs($0)) }
         }
     }
 
@@ -153,15 +154,15 @@ enum CatalogProbes {
     }
 
     private static func probes(_ metric: Metric) -> [(name: String, json: String)] {
-        let units: [(name: String?, factor: Double)] =
-            [(nil, 1), (metric.ucum, 1)] + metric.unitAliases.map { ($0.unit, $0.factor) }
+        let units: [(name: String?, conversion: UnitConversion)] =
+            [(nil, .identity), (metric.ucum, .identity)] + metric.unitAliases.map { ($0.unit, $0.conversion) }
         var out: [(String, String)] = []
         for unit in units {
-            let low = metric.plausibleMin / unit.factor
-            let high = metric.plausibleMax / unit.factor
+            let low = unit.conversion.inverse(metric.plausibleMin)
+            let high = unit.conversion.inverse(metric.plausibleMax)
             let step = max((high - low) / 100, 1e-3)
             var values = [low + step, high - step, low - step, high + step, (low + high) / 2]
-            if unit.factor == 1 { values += [low, high] }  // exact bounds only where no conversion rounds them
+            if unit.conversion.isIdentity { values += [low, high] }  // exact bounds only where no conversion rounds
             for value in values {
                 out.append(
                     ("\(metric.key) \(unit.name ?? "no unit") \(value)", event(metric, unit.name, ["value": value])))
@@ -169,6 +170,14 @@ enum CatalogProbes {
             let middle = (low + high) / 2
             let range: [String: Double] = ["value": middle, "min": low + step, "max": high - step]
             out.append(("\(metric.key) \(unit.name ?? "no unit") with min/max", event(metric, unit.name, range)))
+            // A day minimum with its own lower bound: just inside and just outside it.
+            if let floor = metric.minPlausibleMin.map(unit.conversion.inverse) {
+                for minimum in [floor + step, floor - step, (floor + low) / 2] {
+                    out.append(
+                        ("\(metric.key) \(unit.name ?? "no unit") min \(minimum)",
+                         event(metric, unit.name, ["value": middle, "min": minimum])))
+                }
+            }
         }
         let middle = (metric.plausibleMin + metric.plausibleMax) / 2
         out.append(("\(metric.key) unit of another metric", event(metric, "furlong/min", ["value": middle])))

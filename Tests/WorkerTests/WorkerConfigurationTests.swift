@@ -75,6 +75,14 @@ struct WorkerConfigurationTests {
         #expect(config.sourceExtensionURL == "https://fhir.acme.test/StructureDefinition/hk-source")
     }
 
+    @Test("--statistics-code-system (or DVP_STATISTICS_CODE_SYSTEM) reaches the mapper configuration")
+    func statisticsCodeSystem() throws {
+        let config = try #require(try WorkerConfiguration.parse(
+            ["--brokers", "b:1", "--allow-development-key"],
+            environment: ["DVP_STATISTICS_CODE_SYSTEM": "https://fhir.acme.test/CodeSystem/daily-statistics"]))
+        #expect(config.statisticsCodeSystem == "https://fhir.acme.test/CodeSystem/daily-statistics")
+    }
+
     @Test("--fhir-* flags and their DVP_FHIR_* twins configure the FHIR store; wrong combinations are refused")
     func fhirStoreFlags() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-flags-\(UUID())")

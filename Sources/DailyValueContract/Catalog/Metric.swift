@@ -32,17 +32,33 @@ public struct Metric: Sendable, Hashable, Codable {
         }
     }
 
-    /// An exact alternative unit: `catalogValue = incomingValue × factor`.
+    /// An alternative unit: `catalogValue = (incomingValue + offset) × factor`, then rounded to the sent precision
+    /// (``UnitConversion``).
     public struct UnitAlias: Sendable, Hashable, Codable {
         /// The unit string as sent in the event, e.g. `g` for body mass in grams.
         public var unit: String
         /// The multiplier into the catalog's UCUM unit, e.g. `0.001` for g → kg.
         public var factor: Double
+        /// Added before the factor: `-32` for `[degF]` → Cel; 0 (and absent from catalog files) for every other.
+        public var offset: Double
 
-        public init(unit: String, factor: Double) {
+        public init(unit: String, factor: Double, offset: Double = 0) {
             self.unit = unit
             self.factor = factor
+            self.offset = offset
         }
+
+        private enum CodingKeys: String, CodingKey { case unit, factor, offset }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            unit = try c.decode(String.self, forKey: .unit)
+            factor = try c.decode(Double.self, forKey: .factor)
+            offset = try c.decodeIfPresent(Double.self, forKey: .offset) ?? 0
+        }
+
+        /// The conversion into the catalog unit.
+        public var conversion: UnitConversion { UnitConversion(factor: factor, offset: offset) }
     }
 
     /// One named part of a panel metric (blood pressure: `systolic`, `diastolic`), sent as an object
@@ -82,11 +98,16 @@ public struct Metric: Sendable, Hashable, Codable {
     /// The human unit of `valueQuantity.unit`, e.g. `beats/minute`.
     public var unitDisplay: String
     public var aggregation: Aggregation
-    public var category: Category
+    /// The `observation-category`; `nil` writes none (R4 `category` is 0..*): for a home reading that none of the
+    /// R4 categories describes without overclaiming (blood glucose is not a laboratory result, docs/CLINICAL.md).
+    public var category: Category?
     /// The lowest plausible value (inclusive) for `value`, `min` and `max`.
     public var plausibleMin: Double
     /// The highest plausible value (inclusive) for `value`, `min` and `max`.
     public var plausibleMax: Double
+    /// The lowest plausible day minimum (`min`) where physiology puts it below the lowest plausible mean (glucose:
+    /// a critically low reading is real and important); `nil`: ``plausibleMin``.
+    public var minPlausibleMin: Double?
     /// Whether events may carry `min` / `max` (discrete metrics only).
     public var allowsMinMax: Bool
     /// Component codings for the day's minimum and maximum; `nil` means observation-statistics `minimum`/`maximum`.
@@ -106,8 +127,8 @@ public struct Metric: Sendable, Hashable, Codable {
 
     public init(
         key: String, codings: [FHIRCoding], text: String, ucum: String, unitDisplay: String,
-        aggregation: Aggregation, category: Category, plausibleMin: Double, plausibleMax: Double,
-        allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil,
+        aggregation: Aggregation, category: Category?, plausibleMin: Double, plausibleMax: Double,
+        minPlausibleMin: Double? = nil, allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil,
         unitAliases: [UnitAlias] = [], unitOptional: Bool = false, components: [Component] = [],
         codesAggregation: Bool = false
     ) {
@@ -120,6 +141,7 @@ public struct Metric: Sendable, Hashable, Codable {
         self.category = category
         self.plausibleMin = plausibleMin
         self.plausibleMax = plausibleMax
+        self.minPlausibleMin = minPlausibleMin
         self.allowsMinMax = allowsMinMax
         self.minimumCoding = minimumCoding
         self.maximumCoding = maximumCoding
@@ -138,9 +160,12 @@ public struct Metric: Sendable, Hashable, Codable {
     /// The component coding for the day's maximum.
     public var resolvedMaximumCoding: FHIRCoding { maximumCoding ?? .statistic("maximum") }
 
-    /// The factor that converts `unit` into the catalog unit, or `nil` when the unit is not accepted.
-    public func conversionFactor(forUnit unit: String) -> Double? {
-        if unit == ucum { return 1 }
-        return unitAliases.first { $0.unit == unit }?.factor
+    /// The plausible range of the day's minimum (`min`): down to ``minPlausibleMin`` where set.
+    public var plausibleMinRange: ClosedRange<Double> { (minPlausibleMin ?? plausibleMin)...plausibleMax }
+
+    /// The conversion of `unit` into the catalog unit, or `nil` when the unit is not accepted.
+    public func conversion(forUnit unit: String) -> UnitConversion? {
+        if unit == ucum { return .identity }
+        return unitAliases.first { $0.unit == unit }?.conversion
     }
 }

@@ -2,8 +2,9 @@
 // Source: shared/reference/fhir-terminology.md §1 (verified mapping) and §4 (weak fits).
 //
 // Rules applied here:
-// - LOINC first where the reference marks it verified (✅) or an acceptable fit (◐ not listed as weak).
-// - Weak or missing LOINC fits (walking HR average, basal/active energy, distance 41953-1, flights 100304-5,
+// - LOINC first where the reference marks it verified (✅) or an acceptable fit (◐ not listed as weak) and the code
+//   claims nothing the event does not carry (issue 28: glucose has no verified code without a specimen or method).
+// - Weak or missing LOINC fits (walking HR average, glucose, basal/active energy, distance 41953-1, flights 100304-5,
 //   exercise 55411-3, VO2max 94122-9): the HealthKit coding only, as §4 advises ("add the LOINC code only after a
 //   clinical/terminology review"). A deployment can add them through an override file.
 // - Blood pressure: one panel metric `blood_pressure` (85354-9 + 96607-7, components 8480-6/96608-5 and
@@ -13,10 +14,16 @@
 //   every other event without `unit` is rejected with `MissingUnit`.
 // - Means: HealthKit's daily average is coded by a specific LOINC where one exists (41924-2, 96607-7); the mapper
 //   writes `method` = observation-statistics#average for every other `mean` metric (`codesAggregation` false).
+//   Resting and walking heart rate are one value a day that Apple computes (its code and `code.text` say so):
+//   `codesAggregation` true, no `method` (issue 28).
+// - Walking heart rate: HealthKit code only, category activity (no LOINC code says "walking"; with 8867-4 in
+//   vital-signs, `code=8867-4` returned three values for one day).
+// - Per-field bounds: `minPlausibleMin` where a day's minimum is plausibly below any plausible mean (glucose).
 // - Resting and walking heart rate take no min/max: Apple writes about one value a day (reference §1).
 // - Lean resources (≤ 1,600 bytes): the HealthKit coding only where no LOINC coding names the concept fully.
-// - Unit aliases convert by a factor only. Affine conversions ([degF] → Cel) and kJ are not aliases: such events are
-//   rejected with `InvalidUnit`. Glucose mmol/L converts by the molar mass of glucose (180.156 g/mol).
+// - Unit aliases convert by a factor, and [degF] → Cel by (F − 32) × 5/9; converted values keep the precision they
+//   were sent with (UnitConversion). kJ is not an alias (`InvalidUnit`). `mmHg` and `bpm` are exact spellings of
+//   mm[Hg] and /min. Glucose mmol/L converts by the molar mass of glucose (180.156 g/mol).
 
 private typealias Alias = Metric.UnitAlias
 
@@ -35,7 +42,8 @@ extension MetricCatalog {
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 300, allowsMinMax: true,
             minimumCoding: .loinc("8883-1", "Heart rate 24 hour minimum"),
             maximumCoding: .loinc("8873-2", "Heart rate 24 hour maximum"),
-            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true, codesAggregation: true),
+            unitAliases: [Alias(unit: "count/min", factor: 1), Alias(unit: "bpm", factor: 1)], unitOptional: true,
+            codesAggregation: true),
         Metric(
             key: "resting_heart_rate",
             codings: [
@@ -43,16 +51,15 @@ extension MetricCatalog {
             ],
             text: "Resting heart rate, daily value", ucum: "/min", unitDisplay: "beats/minute", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 250,
-            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true),
+            unitAliases: [Alias(unit: "count/min", factor: 1), Alias(unit: "bpm", factor: 1)], unitOptional: true,
+            codesAggregation: true),
         Metric(
             key: "walking_heart_rate_average",
-            codings: [
-                .loinc("8867-4", "Heart rate"),
-                .healthKit("HKQuantityTypeIdentifierWalkingHeartRateAverage", "Walking Heart Rate Average"),
-            ],
+            codings: [.healthKit("HKQuantityTypeIdentifierWalkingHeartRateAverage", "Walking Heart Rate Average")],
             text: "Walking heart rate average, daily value", ucum: "/min", unitDisplay: "beats/minute",
-            aggregation: .mean, category: .vitalSigns, plausibleMin: 20, plausibleMax: 250,
-            unitAliases: [Alias(unit: "count/min", factor: 1)], unitOptional: true),
+            aggregation: .mean, category: .activity, plausibleMin: 20, plausibleMax: 250,
+            unitAliases: [Alias(unit: "count/min", factor: 1), Alias(unit: "bpm", factor: 1)], unitOptional: true,
+            codesAggregation: true),
         Metric(
             key: "heart_rate_variability_sdnn",
             codings: [
@@ -152,7 +159,8 @@ extension MetricCatalog {
                 .loinc("8310-5", "Body temperature")
             ],
             text: "Body temperature, daily mean", ucum: "Cel", unitDisplay: "degrees C", aggregation: .mean,
-            category: .vitalSigns, plausibleMin: 25, plausibleMax: 45, allowsMinMax: true),
+            category: .vitalSigns, plausibleMin: 25, plausibleMax: 45, allowsMinMax: true,
+            unitAliases: [Alias(unit: "[degF]", factor: 5.0 / 9.0, offset: -32)]),
         Metric(
             key: "blood_pressure_systolic",
             codings: [
@@ -160,7 +168,8 @@ extension MetricCatalog {
             ],
             text: "Systolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]",
             unitDisplay: "mmHg", aggregation: .mean,
-            category: .vitalSigns, plausibleMin: 40, plausibleMax: 300, allowsMinMax: true),
+            category: .vitalSigns, plausibleMin: 40, plausibleMax: 300, allowsMinMax: true,
+            unitAliases: [Alias(unit: "mmHg", factor: 1)]),
         Metric(
             key: "blood_pressure_diastolic",
             codings: [
@@ -168,7 +177,8 @@ extension MetricCatalog {
             ],
             text: "Diastolic blood pressure, daily mean (deprecated: send blood_pressure)", ucum: "mm[Hg]",
             unitDisplay: "mmHg", aggregation: .mean,
-            category: .vitalSigns, plausibleMin: 20, plausibleMax: 200, allowsMinMax: true),
+            category: .vitalSigns, plausibleMin: 20, plausibleMax: 200, allowsMinMax: true,
+            unitAliases: [Alias(unit: "mmHg", factor: 1)]),
         Metric(
             key: "blood_pressure",
             codings: [
@@ -177,6 +187,7 @@ extension MetricCatalog {
             ],
             text: "Blood pressure, daily mean", ucum: "mm[Hg]", unitDisplay: "mmHg", aggregation: .mean,
             category: .vitalSigns, plausibleMin: 20, plausibleMax: 300, allowsMinMax: true,
+            unitAliases: [Alias(unit: "mmHg", factor: 1)],
             components: [
                 Metric.Component(
                     key: "systolic",
@@ -193,15 +204,13 @@ extension MetricCatalog {
                     plausibleMin: 20, plausibleMax: 200),
             ], codesAggregation: true),
 
-        // MARK: - Laboratory
+        // MARK: - Home glucose readings (meter or CGM): no category, no specimen claimed (docs/CLINICAL.md)
         Metric(
             key: "blood_glucose",
-            codings: [
-                .loinc("41653-7", "Glucose [Mass/volume] in Capillary blood by Glucometer")
-            ],
-            text: "Blood glucose (capillary), daily mean", ucum: "mg/dL", unitDisplay: "mg/dL", aggregation: .mean,
-            category: .laboratory, plausibleMin: 20, plausibleMax: 1_500, allowsMinMax: true,
-            unitAliases: [Alias(unit: "mmol/L", factor: 18.0156)]),
+            codings: [.healthKit("HKQuantityTypeIdentifierBloodGlucose", "Blood Glucose")],
+            text: "Glucose, daily mean of home readings (meter or CGM)", ucum: "mg/dL", unitDisplay: "mg/dL",
+            aggregation: .mean, category: nil, plausibleMin: 20, plausibleMax: 1_500, minPlausibleMin: 10,
+            allowsMinMax: true, unitAliases: [Alias(unit: "mmol/L", factor: 18.0156)]),
 
         // MARK: - Activity: fitness estimates
         Metric(

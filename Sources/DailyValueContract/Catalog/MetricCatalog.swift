@@ -3,10 +3,10 @@
 /// Start from ``builtin`` and optionally merge a deployment's JSON file with ``load(overridesFrom:)``.
 /// Lookups from the decoder work on raw bytes, so the hot path creates no strings for metric keys or units.
 public struct MetricCatalog: Sendable {
-    /// One accepted unit string of a metric as bytes, with its factor into the catalog unit.
+    /// One accepted unit string of a metric as bytes, with its conversion into the catalog unit.
     struct UnitEntry: Sendable {
         let bytes: [UInt8]
-        let factor: Double
+        let conversion: UnitConversion
     }
 
     /// A metric with its key and unit strings pre-encoded for byte comparison. A class: the decoder finds one per
@@ -48,8 +48,8 @@ public struct MetricCatalog: Sendable {
         self.entries = byKey.keys.sorted().map { key in
             let metric = byKey[key]!
             let units =
-                [UnitEntry(bytes: Array(metric.ucum.utf8), factor: 1)]
-                + metric.unitAliases.map { UnitEntry(bytes: Array($0.unit.utf8), factor: $0.factor) }
+                [UnitEntry(bytes: Array(metric.ucum.utf8), conversion: .identity)]
+                + metric.unitAliases.map { UnitEntry(bytes: Array($0.unit.utf8), conversion: $0.conversion) }
             return Entry(keyBytes: Array(key.utf8), metric: metric, units: units)
         }
     }
@@ -85,6 +85,11 @@ public struct MetricCatalog: Sendable {
         guard !metric.unitDisplay.isEmpty else { throw fail("`unitDisplay` must not be empty") }
         guard metric.plausibleMin.isFinite, metric.plausibleMax.isFinite, metric.plausibleMin <= metric.plausibleMax
         else { throw fail("`plausibleMin` <= `plausibleMax`, both finite") }
+        if let low = metric.minPlausibleMin {
+            guard low.isFinite, low <= metric.plausibleMin, metric.allowsMinMax, !metric.isPanel else {
+                throw fail("`minPlausibleMin` must be finite, <= `plausibleMin`, on a single metric with min/max")
+            }
+        }
         if !metric.allowsMinMax, metric.minimumCoding != nil || metric.maximumCoding != nil {
             throw fail("min/max component codings need `allowsMinMax`")
         }
@@ -92,8 +97,8 @@ public struct MetricCatalog: Sendable {
             guard isPlausibleUnit(alias.unit), alias.unit != metric.ucum else {
                 throw fail("alias unit '\(alias.unit)' must be a UCUM-like code other than `ucum`")
             }
-            guard alias.factor.isFinite, alias.factor > 0 else {
-                throw fail("alias factor for '\(alias.unit)' must be finite and > 0")
+            guard alias.factor.isFinite, alias.factor > 0, alias.offset.isFinite else {
+                throw fail("alias factor for '\(alias.unit)' must be finite and > 0, its offset finite")
             }
         }
         guard Set(metric.unitAliases.map(\.unit)).count == metric.unitAliases.count else {

@@ -9,6 +9,7 @@ struct MetricPatch: Decodable {
     var category: Metric.Category?
     var plausibleMin: Double?
     var plausibleMax: Double?
+    var minPlausibleMin: Double?
     var allowsMinMax: Bool?
     var minimumCoding: FHIRCoding?
     var maximumCoding: FHIRCoding?
@@ -18,7 +19,8 @@ struct MetricPatch: Decodable {
     var codesAggregation: Bool?
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case key, codings, text, ucum, unitDisplay, aggregation, category, plausibleMin, plausibleMax, allowsMinMax
+        case key, codings, text, ucum, unitDisplay, aggregation, category, plausibleMin, plausibleMax, minPlausibleMin
+        case allowsMinMax
         case minimumCoding, maximumCoding, unitAliases, unitOptional, components
         case codesAggregation
     }
@@ -47,6 +49,7 @@ struct MetricPatch: Decodable {
         category = try c.decodeIfPresent(Metric.Category.self, forKey: .category)
         plausibleMin = try c.decodeIfPresent(Double.self, forKey: .plausibleMin)
         plausibleMax = try c.decodeIfPresent(Double.self, forKey: .plausibleMax)
+        minPlausibleMin = try c.decodeIfPresent(Double.self, forKey: .minPlausibleMin)
         allowsMinMax = try c.decodeIfPresent(Bool.self, forKey: .allowsMinMax)
         minimumCoding = try c.decodeIfPresent(FHIRCoding.self, forKey: .minimumCoding)
         maximumCoding = try c.decodeIfPresent(FHIRCoding.self, forKey: .maximumCoding)
@@ -71,7 +74,7 @@ struct MetricPatch: Decodable {
             metric = Metric(
                 key: key, codings: try required(codings, "codings"), text: try required(text, "text"),
                 ucum: try required(ucum, "ucum"), unitDisplay: try required(unitDisplay, "unitDisplay"),
-                aggregation: try required(aggregation, "aggregation"), category: try required(category, "category"),
+                aggregation: try required(aggregation, "aggregation"), category: category,
                 plausibleMin: try required(plausibleMin, "plausibleMin"),
                 plausibleMax: try required(plausibleMax, "plausibleMax"))
         }
@@ -83,6 +86,7 @@ struct MetricPatch: Decodable {
         if let category { metric.category = category }
         if let plausibleMin { metric.plausibleMin = plausibleMin }
         if let plausibleMax { metric.plausibleMax = plausibleMax }
+        if let minPlausibleMin { metric.minPlausibleMin = minPlausibleMin }
         if let allowsMinMax { metric.allowsMinMax = allowsMinMax }
         if let minimumCoding { metric.minimumCoding = minimumCoding }
         if let maximumCoding { metric.maximumCoding = maximumCoding }

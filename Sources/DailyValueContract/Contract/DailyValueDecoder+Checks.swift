@@ -92,12 +92,12 @@ extension DailyValueDecoder {
 
     // MARK: - Values
 
-    /// The factor from the event's `unit` into the catalog unit; `nil` when `unit` is absent and the metric's unit
-    /// is universal (``Metric/unitOptional``).
+    /// The conversion from the event's `unit` into the catalog unit; the identity when `unit` is absent and the
+    /// metric's unit is universal (``Metric/unitOptional``).
     /// - Throws: `MissingUnit` when `unit` is absent for any other metric: the value is never taken to be in the
     ///   catalog unit by guess (glucose 15.2 without a unit may be mmol/L).
-    func unitFactor(_ raw: DailyValueField.RawMembers, _ entry: MetricCatalog.Entry, _ scanner: JSONScanner)
-        throws(DailyValueError) -> Double?
+    func unitConversion(_ raw: DailyValueField.RawMembers, _ entry: MetricCatalog.Entry, _ scanner: JSONScanner)
+        throws(DailyValueError) -> UnitConversion
     {
         switch raw[DailyValueField.unit.rawValue] {
         case nil, .null?:
@@ -105,16 +105,16 @@ extension DailyValueDecoder {
                 throw DailyValueError(
                     .missingUnit, field: "unit", "is required for this metric (its value is ambiguous without it)")
             }
-            return nil
+            return .identity
         case .string(let token)?:
-            let factor = Self.withKeyBytes(token, scanner) { bytes in
-                entry.units.first { unit in unit.bytes.withUnsafeBytes { $0.elementsEqual(bytes) } }?.factor
+            let conversion = Self.withKeyBytes(token, scanner) { bytes in
+                entry.units.first { unit in unit.bytes.withUnsafeBytes { $0.elementsEqual(bytes) } }?.conversion
             }
-            guard let factor else {
+            guard let conversion else {
                 throw DailyValueError(
                     .invalidUnit, field: "unit", "must be the metric's UCUM code or one of its exact aliases")
             }
-            return factor
+            return conversion
         default: throw DailyValueError(.invalidFieldType, field: "unit", "must be a string")
         }
     }
@@ -125,20 +125,23 @@ extension DailyValueDecoder {
                 .minMaxNotAllowed, field: min != nil ? "min" : "max", "the metric does not take min/max")
         }
         try Self.checkRanges(
-            value: value, min: min, max: max, plausible: metric.plausibleMin...metric.plausibleMax, prefix: "")
+            value: value, min: min, max: max, plausible: metric.plausibleMin...metric.plausibleMax,
+            plausibleMin: metric.plausibleMinRange, prefix: "")
     }
 
-    /// `value`, `min` and `max` inside `plausible`, and `min <= value <= max`; field names get `prefix`.
+    /// `value` and `max` inside `plausible`, `min` inside `plausibleMin` (default `plausible`: only a metric with
+    /// ``Metric/minPlausibleMin`` differs), and `min <= value <= max`; field names get `prefix`.
     static func checkRanges(
-        value: Double, min: Double?, max: Double?, plausible range: ClosedRange<Double>, prefix: String
+        value: Double, min: Double?, max: Double?, plausible range: ClosedRange<Double>,
+        plausibleMin minRange: ClosedRange<Double>? = nil, prefix: String
     ) throws(DailyValueError) {
-        func check(_ number: Double?, _ name: String) throws(DailyValueError) {
+        func check(_ number: Double?, _ name: String, _ range: ClosedRange<Double>) throws(DailyValueError) {
             guard let number, !range.contains(number) else { return }
             throw DailyValueError(.valueOutOfRange, field: prefix + name, "outside the metric's plausible range")
         }
-        try check(value, "value")
-        try check(min, "min")
-        try check(max, "max")
+        try check(value, "value", range)
+        try check(min, "min", minRange ?? range)
+        try check(max, "max", range)
         if let min, min > value {
             throw DailyValueError(.minMaxInconsistent, field: prefix + "min", "must not exceed `value`")
         }

@@ -2,9 +2,9 @@
 // top-level `value`/`min`/`max`, each checked against its own plausible range, systolic above diastolic.
 
 extension DailyValueDecoder {
-    /// The parts of a panel event in catalog order, converted by `factor` and range-checked.
+    /// The parts of a panel event in catalog order, converted by `conversion` and range-checked.
     func panelComponents(
-        _ raw: DailyValueField.RawMembers, _ metric: Metric, factor: Double, _ scanner: JSONScanner
+        _ raw: DailyValueField.RawMembers, _ metric: Metric, conversion: UnitConversion, _ scanner: JSONScanner
     ) throws(DailyValueError) -> [DailyValue.Component] {
         for field in [DailyValueField.value, .min, .max] where !Self.isAbsent(raw[field.rawValue]) {
             throw DailyValueError(
@@ -18,19 +18,22 @@ extension DailyValueDecoder {
             }
             var nested = scanner
             nested.seek(to: start)
-            var part = try scanReading(&nested, key: component.key)
-            if !metric.allowsMinMax, part.min != nil || part.max != nil {
+            let sent = try scanReading(&nested, key: component.key)
+            if !metric.allowsMinMax, sent.min != nil || sent.max != nil {
                 throw DailyValueError(
-                    .minMaxNotAllowed, field: component.key + (part.min != nil ? ".min" : ".max"),
+                    .minMaxNotAllowed, field: component.key + (sent.min != nil ? ".min" : ".max"),
                     "the metric does not take min/max")
             }
-            part.value = Self.convert(part.value, factor)
-            part.min = part.min.map { Self.convert($0, factor) }
-            part.max = part.max.map { Self.convert($0, factor) }
+            let value = conversion.exact(sent.value.double)
+            let min = sent.min.map { conversion.exact($0.double) }
+            let max = sent.max.map { conversion.exact($0.double) }
             try Self.checkRanges(
-                value: part.value, min: part.min, max: part.max,
-                plausible: component.plausibleMin...component.plausibleMax, prefix: component.key + ".")
-            parts.append(part)
+                value: value, min: min, max: max, plausible: component.plausibleMin...component.plausibleMax,
+                prefix: component.key + ".")
+            let stored = Self.stored(
+                conversion, value: (value, sent.value), min: min.map { ($0, sent.min!) },
+                max: max.map { ($0, sent.max!) })
+            parts.append(DailyValue.Component(key: component.key, value: stored.0, min: stored.1, max: stored.2))
         }
         if parts.count == 2, parts[0].value <= parts[1].value {
             throw DailyValueError(
@@ -55,9 +58,9 @@ extension DailyValueDecoder {
 
     /// Re-scans one (already syntax-checked) part object; unknown members are ignored like at the top level.
     private func scanReading(_ scanner: inout JSONScanner, key: String) throws(DailyValueError)
-        -> DailyValue.Component
+        -> (value: JSONScanner.NumberToken, min: JSONScanner.NumberToken?, max: JSONScanner.NumberToken?)
     {
-        var numbers: [Double?] = [nil, nil, nil]
+        var numbers: [JSONScanner.NumberToken?] = [nil, nil, nil]
         var seen = [false, false, false]
         let names = ["value", "min", "max"]
         try scanner.expect(0x7B, "'{'")
@@ -84,8 +87,8 @@ extension DailyValueDecoder {
                     try scanner.skipValue(depth: 2, maxDepth: policy.maxNestingDepth)
                     throw DailyValueError(.invalidFieldType, field: field, "must be a number")
                 }
-                let number = try scanner.scanNumber().double  // Double.infinity on overflow
-                guard number.isFinite else {
+                let number = try scanner.scanNumber()  // Double.infinity on overflow
+                guard number.double.isFinite else {
                     throw DailyValueError(.invalidNumber, field: field, "the number must be finite")
                 }
                 numbers[index] = number
@@ -95,6 +98,6 @@ extension DailyValueDecoder {
         guard let value = numbers[0] else {
             throw DailyValueError(.missingField, field: key + ".value", "the member is required")
         }
-        return DailyValue.Component(key: key, value: value, min: numbers[1], max: numbers[2])
+        return (value, numbers[1], numbers[2])
     }
 }

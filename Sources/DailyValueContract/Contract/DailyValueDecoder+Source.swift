@@ -2,10 +2,12 @@ import Essentials
 
 // The optional `source` object: HKSource provenance strings, each bounded and free of control characters. A stored
 // field (`bundleId`, `model`, `softwareVersion`) longer than its cap is left out, not rejected: provenance is
-// auxiliary and must never cost the clinical value.
+// auxiliary and must never cost the clinical value. So is a `model` that is not a hardware model identifier (it may
+// be a name the person gave the device); a bundle id loses its device-identifier segments before its cap applies.
 
 extension DailyValueDecoder {
-    /// The `source` object, and the fields left out because they exceed their stored cap (e.g. `source.model`).
+    /// The `source` object, and the fields left out: over their stored cap, or a `source.model` that is not a
+    /// hardware model identifier.
     func checkSource(_ raw: DailyValueField.RawMembers, _ scanner: JSONScanner) throws(DailyValueError)
         -> (source: DailyValue.Source?, omitted: [String])
     {
@@ -47,9 +49,15 @@ extension DailyValueDecoder {
             guard scanner.peek == 0x22 else {
                 throw DailyValueError(.invalidFieldType, field: name, "must be a string")
             }
-            let text = scanner.string(try scanner.scanString())
+            var text = scanner.string(try scanner.scanString())
             try checkSourceText(text, field: field, limit: policy.maxSourceFieldBytes)
-            guard text.utf8.count <= storedCap(of: field) else {
+            if field == .bundleId {
+                // Device identifiers go before the cap is measured: the cleaned id is what would be stored.
+                guard let cleaned = SourceProvenance.bundleIdWithoutDeviceIDs(text) else { continue }
+                text = cleaned
+            }
+            let isKept = field != .model || SourceProvenance.isHardwareModel(text)
+            guard isKept, text.utf8.count <= storedCap(of: field) else {
                 omitted.append(name)
                 continue
             }

@@ -94,20 +94,25 @@ public struct DailyValueDecoder: Sendable {
         let day = try checkDay(try string(raw, .day, scanner), scanner)
         let zone = try checkZone(raw, scanner)
 
-        let factor = try unitFactor(raw, entry, scanner)
+        let conversion = try unitConversion(raw, entry, scanner)
         var value: Double? = nil
         var min: Double? = nil
         var max: Double? = nil
         var components: [DailyValue.Component] = []
         if entry.metric.isPanel {
-            components = try panelComponents(raw, entry.metric, factor: factor ?? 1, scanner)
+            components = try panelComponents(raw, entry.metric, conversion: conversion, scanner)
         } else {
             try checkNoPanelMembers(raw)
-            let scaled = { (number: Double) in factor.map { Self.convert(number, $0) } ?? number }
-            value = scaled(try number(raw, .value, required: true)!)
-            min = try number(raw, .min, required: false).map(scaled)
-            max = try number(raw, .max, required: false).map(scaled)
+            let sent = try number(raw, .value, required: true)!
+            let sentMin = try number(raw, .min, required: false)
+            let sentMax = try number(raw, .max, required: false)
+            // Ranges are checked on the exact conversion; the stored numbers keep the sent precision.
+            value = conversion.exact(sent.double)
+            min = sentMin.map { conversion.exact($0.double) }
+            max = sentMax.map { conversion.exact($0.double) }
             try checkRanges(value: value!, min: min, max: max, entry.metric)
+            (value, min, max) = Self.stored(
+                conversion, value: (value!, sent), min: min.map { ($0, sentMin!) }, max: max.map { ($0, sentMax!) })
         }
 
         let version = try checkVersion(raw, recordTimestampMs: recordTimestampMs)
@@ -142,16 +147,16 @@ public struct DailyValueDecoder: Sendable {
         return token
     }
 
-    /// A finite number member; `nil` when optional and absent or null.
+    /// A finite number member's token; `nil` when optional and absent or null.
     func number(_ raw: DailyValueField.RawMembers, _ field: DailyValueField, required: Bool)
-        throws(DailyValueError) -> Double?
+        throws(DailyValueError) -> JSONScanner.NumberToken?
     {
         switch raw[field.rawValue] {
         case .number(let token)?:
             guard token.double.isFinite else {
                 throw DailyValueError(.invalidNumber, field: field.name, "the number must be finite")
             }
-            return token.double
+            return token
         case nil, .null?:
             if required { throw DailyValueError(.missingField, field: field.name, "the member is required") }
             return nil
@@ -159,10 +164,18 @@ public struct DailyValueDecoder: Sendable {
         }
     }
 
-    /// `value × factor`, rounded to 9 decimal places so that e.g. 0.57 × 100 is 57, not 56.99999999999999.
-    static func convert(_ value: Double, _ factor: Double) -> Double {
-        let converted = value * factor
-        guard abs(converted) < 1e6 else { return converted }
-        return (converted * 1e9).rounded() / 1e9
+    /// The stored value, min and max of an event sent in an alias unit: each exact conversion rounded to the
+    /// precision it was sent with (``UnitConversion/stored(_:lastDigitExponent:)``). Rounding each to its own
+    /// precision could put a coarse `min` a hair above a finer `value`; they are kept in order.
+    static func stored(
+        _ conversion: UnitConversion, value: (Double, JSONScanner.NumberToken),
+        min: (Double, JSONScanner.NumberToken)?, max: (Double, JSONScanner.NumberToken)?
+    ) -> (Double, Double?, Double?) {
+        guard !conversion.isIdentity else { return (value.0, min?.0, max?.0) }
+        func round(_ pair: (Double, JSONScanner.NumberToken)) -> Double {
+            conversion.stored(pair.0, lastDigitExponent: pair.1.lastDigitExponent)
+        }
+        let stored = round(value)
+        return (stored, min.map { Swift.min(round($0), stored) }, max.map { Swift.max(round($0), stored) })
     }
 }

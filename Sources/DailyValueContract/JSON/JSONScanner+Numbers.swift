@@ -60,7 +60,7 @@ extension JSONScanner {
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
             double = Double(text) ?? .nan
         }
-        return NumberToken(double: double, int64: int64)
+        return NumberToken(double: double, int64: int64, lastDigitExponent: exponent)
     }
 
     private func accumulate(

@@ -17,6 +17,9 @@ struct JSONScanner {
         var double: Double
         /// The value as Int64 when the token is a plain integer that fits (no fraction, no exponent).
         var int64: Int64?
+        /// The power of ten of the last digit sent: 0 for `180`, -1 for `3.9` and `180.0`, -2 for `7.25`. The
+        /// precision the sender claims; a converted value is rounded to it (``UnitConversion``).
+        var lastDigitExponent: Int = 0
     }
 
     let bytes: UnsafeRawBufferPointer

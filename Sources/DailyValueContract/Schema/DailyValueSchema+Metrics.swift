@@ -21,14 +21,20 @@ extension DailyValueSchema {
         ]
         if !metric.allowsMinMax { properties += [("min", ["type": "null"]), ("max", ["type": "null"])] }
         properties += DailyValueField.panelMembers.map { ($0.name, ["type": "null"]) }  // a panel's members only
-        let ranged = metric.allowsMinMax ? ["value", "min", "max"] : ["value"]
+        // A metric whose day minimum has its own lower bound (``Metric/minPlausibleMin``) gets a rule for `min`.
+        let ownMinBound = metric.allowsMinMax ? metric.minPlausibleMin : nil
+        let ranged = metric.allowsMinMax ? (ownMinBound == nil ? ["value", "min", "max"] : ["value", "max"]) : ["value"]
         var rules: [(String, SchemaNode)] = [
             ("description", .string(Self.describe(metric, unitOptional: optional))),
             ("required", optional ? ["value"] : ["value", "unit"]),
             ("properties", .object(properties)),
         ]
         let bounds = (min: metric.plausibleMin, max: metric.plausibleMax)
-        rules.append(("allOf", .array(rangeRules(bounds, units) { range in .object(ranged.map { ($0, range) }) })))
+        var ranges = rangeRules(bounds, units) { range in .object(ranged.map { ($0, range) }) }
+        if let ownMinBound {
+            ranges += rangeRules((ownMinBound, metric.plausibleMax), units) { range in ["min": range] }
+        }
+        rules.append(("allOf", .array(ranges)))
         return .object(rules)
     }
 
@@ -70,14 +76,14 @@ extension DailyValueSchema {
 
     // MARK: - Units and ranges
 
-    /// Accepted units grouped by their factor into the catalog unit; the factor-1 group (the catalog unit) first.
-    static func unitGroups(_ metric: Metric) -> [(factor: Double, units: [String])] {
-        var groups: [(factor: Double, units: [String])] = [(1, [metric.ucum])]
+    /// Accepted units grouped by their conversion into the catalog unit; the identity group (the catalog unit) first.
+    static func unitGroups(_ metric: Metric) -> [(conversion: UnitConversion, units: [String])] {
+        var groups: [(conversion: UnitConversion, units: [String])] = [(.identity, [metric.ucum])]
         for alias in metric.unitAliases {
-            if let i = groups.firstIndex(where: { $0.factor == alias.factor }) {
+            if let i = groups.firstIndex(where: { $0.conversion == alias.conversion }) {
                 groups[i].units.append(alias.unit)
             } else {
-                groups.append((alias.factor, [alias.unit]))
+                groups.append((alias.conversion, [alias.unit]))
             }
         }
         return groups
@@ -87,26 +93,27 @@ extension DailyValueSchema {
     /// `properties` rule for a single group, else one `if unit in group then range` per group (an absent or null
     /// unit: the catalog unit).
     ///
-    /// Bounds in an alias unit are the catalog bounds converted and rounded to 9 decimals, as the decoder rounds a
-    /// converted value; a value within that rounding of such a bound may be judged differently (docs/SCHEMA.md).
+    /// Bounds in an alias unit are the catalog bounds converted back and rounded to 9 decimals, as the decoder
+    /// checks the exact conversion; a value within that rounding of such a bound may be judged differently
+    /// (docs/SCHEMA.md).
     private func rangeRules(
-        _ bounds: (min: Double, max: Double), _ groups: [(factor: Double, units: [String])],
+        _ bounds: (min: Double, max: Double), _ groups: [(conversion: UnitConversion, units: [String])],
         _ wrap: (SchemaNode) -> SchemaNode
     ) -> [SchemaNode] {
-        func range(_ factor: Double) -> SchemaNode {
+        func range(_ conversion: UnitConversion) -> SchemaNode {
             [
-                "minimum": .number(DailyValueDecoder.convert(bounds.min, 1 / factor)),
-                "maximum": .number(DailyValueDecoder.convert(bounds.max, 1 / factor)),
+                "minimum": .number(conversion.inverse(bounds.min)),
+                "maximum": .number(conversion.inverse(bounds.max)),
             ]
         }
-        guard groups.count > 1 else { return [["properties": wrap(range(1))]] }
+        guard groups.count > 1 else { return [["properties": wrap(range(.identity))]] }
         return groups.enumerated().map { index, group in
             let names = group.units.map(SchemaNode.string)
             let condition: SchemaNode =
                 index == 0
                 ? ["properties": ["unit": ["enum": .array([.null] + names)]]]
                 : ["required": ["unit"], "properties": ["unit": ["enum": .array(names)]]]
-            return ["if": condition, "then": ["properties": wrap(range(group.factor))]]
+            return ["if": condition, "then": ["properties": wrap(range(group.conversion))]]
         }
     }
 

@@ -136,8 +136,10 @@ public struct DailyValueSchema: Sendable {
             """
             Not blank, no control characters, at most \(policy.maxSourceFieldBytes) UTF-8 bytes (the schema \
             bounds characters; the byte limit is the decoder's). Accepted but not stored when longer than its \
-            cap: bundleId \(policy.maxBundleIdBytes), model \(policy.maxModelBytes), softwareVersion \
-            \(policy.maxSoftwareVersionBytes) bytes (name: only with the worker's opt-in).
+            cap: bundleId \(policy.maxBundleIdBytes) (after device-identifier segments are dropped), model \
+            \(policy.maxModelBytes), softwareVersion \(policy.maxSoftwareVersionBytes) bytes (name: only with the \
+            worker's opt-in); a model is stored only as a hardware model identifier (letters, digits, a comma, \
+            digits: Watch7,3).
             """)
     }
 

@@ -16,7 +16,8 @@ final class MetricFragments: Sendable {
         let maximumCode: [UInt8]
     }
 
-    /// The members `"category":[{"coding":[…]}],"code":{"coding":[…],"text":…}`.
+    /// The members `"category":[{"coding":[…]}],"code":{"coding":[…],"text":…}` (no `category` for a metric
+    /// without one).
     let categoryAndCode: [UInt8]
     /// The member `"method":{"coding":[observation-statistics#average]}` of a daily mean; `nil` otherwise.
     let method: [UInt8]?
@@ -34,14 +35,19 @@ final class MetricFragments: Sendable {
     /// ~2.4 KB). A hint only: a race between two threads at worst costs one re-write.
     private let largestResource = Atomic(0)
 
-    init(_ metric: Metric) {
-        let categoryCoding = FHIRCoding(
-            system: FHIRCoding.categorySystem, code: metric.category.rawValue, display: metric.category.display)
+    /// - Parameters:
+    ///   - statisticsSystem: the product CodeSystem of a panel part's statistics (`systolic-minimum`, …;
+    ///     ``ObservationMapper/Configuration/statisticsCodeSystem``).
+    init(_ metric: Metric, statisticsSystem: String) {
         self.categoryAndCode = JSONWriter.bytes(capacity: 400) { w in
-            w.key("category")
-            w.beginArray()
-            Self.writeConcept([categoryCoding], text: nil, to: &w)
-            w.endArray()
+            if let category = metric.category {
+                w.key("category")
+                w.beginArray()
+                let coding = FHIRCoding(
+                    system: FHIRCoding.categorySystem, code: category.rawValue, display: category.display)
+                Self.writeConcept([coding], text: nil, to: &w)
+                w.endArray()
+            }
             w.key("code")
             Self.writeConcept(metric.codings, text: metric.text, to: &w)
         }
@@ -66,14 +72,17 @@ final class MetricFragments: Sendable {
             maximumCode: Self.concept([metric.resolvedMaximumCoding], text: nil))
         self.allowsMinMax = metric.allowsMinMax
         self.parts = metric.components.map { component in
-            // Without own codings, the statistic's text names the part (observation-statistics has no systolic).
-            let label = component.key.prefix(1).uppercased() + component.key.dropFirst()
+            // Without own codings: the statistic, then the product code that names the part's statistic
+            // (`systolic-minimum`): observation-statistics has no systolic, and a second 8480-6 would break the
+            // profile's 1..1 slice (docs/CLINICAL.md).
+            func statistic(_ code: String) -> [UInt8] {
+                let own = FHIRCoding(system: statisticsSystem, code: component.key + "-" + code, display: "")
+                return Self.concept([.statistic(code), own], text: nil)
+            }
             return Part(
                 key: component.key, code: Self.concept(component.codings, text: nil),
-                minimumCode: component.minimumCoding.map { Self.concept([$0], text: nil) }
-                    ?? Self.concept([.statistic("minimum")], text: label + " minimum"),
-                maximumCode: component.maximumCoding.map { Self.concept([$0], text: nil) }
-                    ?? Self.concept([.statistic("maximum")], text: label + " maximum"))
+                minimumCode: component.minimumCoding.map { Self.concept([$0], text: nil) } ?? statistic("minimum"),
+                maximumCode: component.maximumCoding.map { Self.concept([$0], text: nil) } ?? statistic("maximum"))
         }
     }
 

@@ -13,6 +13,9 @@ extension ObservationMapper {
         public var finalGraceSeconds: Int64
         /// The URL of the HKSource provenance extension.
         public var sourceExtensionURL: String
+        /// The product CodeSystem of the panel parts' statistics (`systolic-minimum`, `systolic-maximum`,
+        /// `diastolic-minimum`, `diastolic-maximum`), written next to observation-statistics (docs/CLINICAL.md).
+        public var statisticsCodeSystem: String
         /// How `subject` names the patient.
         public var subject: SubjectReference
         /// Whether the free-text device name (`source.name`, often a person's name) is stored. Off by default: it
@@ -24,6 +27,7 @@ extension ObservationMapper {
             metaSource: String = "https://fhir.example.org/sources/daily-values-pipeline/1.0.0",
             finalGraceSeconds: Int64 = 6 * 3600,
             sourceExtensionURL: String = "https://fhir.example.org/StructureDefinition/hk-source",
+            statisticsCodeSystem: String = "https://fhir.example.org/CodeSystem/daily-statistics",
             subject: SubjectReference = .literal, storesDeviceName: Bool = false
         ) {
             self.identifierSystem = identifierSystem
@@ -31,6 +35,7 @@ extension ObservationMapper {
             self.metaSource = metaSource
             self.finalGraceSeconds = finalGraceSeconds
             self.sourceExtensionURL = sourceExtensionURL
+            self.statisticsCodeSystem = statisticsCodeSystem
             self.subject = subject
             self.storesDeviceName = storesDeviceName
         }
@@ -40,7 +45,7 @@ extension ObservationMapper {
         public func validate() throws(ConfigurationError) {
             for (field, uri) in [
                 ("identifierSystem", identifierSystem), ("metaSource", metaSource),
-                ("sourceExtensionURL", sourceExtensionURL),
+                ("sourceExtensionURL", sourceExtensionURL), ("statisticsCodeSystem", statisticsCodeSystem),
             ] + subject.systems where !Self.isAbsoluteURI(uri) {
                 throw ConfigurationError(field: field, "must be an absolute URI such as https://host/path")
             }

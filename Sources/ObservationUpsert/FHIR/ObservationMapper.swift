@@ -20,7 +20,9 @@ public struct ObservationMapper: Sendable {
         self.configuration = configuration
         self.catalog = catalog
         self.ids = try ObservationID(key: configuration.idKey)
-        self.fragments = catalog.metrics.mapValues(MetricFragments.init)
+        self.fragments = catalog.metrics.mapValues {
+            MetricFragments($0, statisticsSystem: configuration.statisticsCodeSystem)
+        }
         self.constants = ConfiguredFragments(configuration)
         self.zones = .shared
     }
@@ -41,7 +43,8 @@ public struct ObservationMapper: Sendable {
     /// The Observation for one validated DailyValue.
     /// - Parameters:
     ///   - validated: a value from ``DailyValueDecoder/validate(_:recordTimestampMs:)``.
-    ///   - recordTimestampMs: the Kafka record timestamp: `issued` and the `status` decision.
+    ///   - recordTimestampMs: the Kafka record timestamp: `issued` (left out when not positive: no real instant)
+    ///     and the `status` decision.
     /// - Throws: ``DailyValueError`` when the value's metric is not in this mapper's catalog.
     public func map(_ validated: ValidatedDailyValue, recordTimestampMs: Int64) throws(DailyValueError)
         -> ObservationRecord
@@ -51,8 +54,10 @@ public struct ObservationMapper: Sendable {
             throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
         }
         let period = zones.bounds(of: validated.date, in: validated.zone)
-        // `issued` must be a real instant: clamp a missing (-1) or absurd Kafka timestamp into years 1970-9999.
-        let issuedMs = Swift.min(Swift.max(recordTimestampMs, 0), Self.maxInstantMs)
+        // `issued` is written only for a real instant: a record without a timestamp (librdkafka's -1, or 0) has
+        // none (docs/CLINICAL.md); a far-future one is clamped to year 9999.
+        let hasIssued = recordTimestampMs > 0
+        let issuedMs = hasIssued ? Swift.min(recordTimestampMs, Self.maxInstantMs) : 0
         let identity = value.identity
         let resourceID = ids.id(for: identity)
         // The event's status; absent: final once the record timestamp is past the local day's end plus the grace.
@@ -98,9 +103,11 @@ public struct ObservationMapper: Sendable {
                 FHIRDateTime.format(epochSeconds: period.end, offsetSeconds: period.endOffset, into: $0)
             }
             w.endObject()
-            w.key("issued")
-            w.value(unescapedUpTo: FHIRDateTime.maxCount) {
-                FHIRDateTime.instant(epochMilliseconds: issuedMs, into: $0)
+            if hasIssued {
+                w.key("issued")
+                w.value(unescapedUpTo: FHIRDateTime.maxCount) {
+                    FHIRDateTime.instant(epochMilliseconds: issuedMs, into: $0)
+                }
             }
             if let method = parts.method { w.raw(method, leavesOpen: false) }
             valueAt = w.count

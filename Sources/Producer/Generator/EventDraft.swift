@@ -62,7 +62,7 @@ struct EventDraft: Sendable, Hashable {
             if !draft.parts.isEmpty { draft.parts[0] = Part(profile: parts[0].profile, value: profile.absurdValue) }
             return draft.render()
         case .badUnit:
-            let units = ["furlong", "bpm", "count/fortnight"]
+            let units = ["furlong", "beats", "count/fortnight"]
             return Array(draft.json(unit: units[random.below(units.count)]).utf8)
         case .badDay:
             let days = ["\(day.components.year)-02-30", "\(day.components.year)-13-01", "01.03.2026", "2026-1-5"]

@@ -19,6 +19,7 @@ extension WorkerService {
         var mapper = ObservationMapper.Configuration(idKey: configuration.idKey)
         if let system = configuration.identifierSystem { mapper.identifierSystem = system }
         if let url = configuration.sourceExtensionURL { mapper.sourceExtensionURL = url }
+        if let system = configuration.statisticsCodeSystem { mapper.statisticsCodeSystem = system }
         mapper.subject = configuration.subject
         mapper.storesDeviceName = configuration.storesDeviceName
         mapper.metaSource = configuration.metaSource ?? "urn:daily-values-pipeline:worker:\(Self.version)"
