@@ -79,10 +79,14 @@ actor FHIRAccessToken {
             let token = json["access_token"] as? String, !token.isEmpty
         else {
             let code: StoreError.Code = response.status >= 500 ? .connection : .unauthorized
-            // Not the body's text: a token endpoint's error may echo the request, the client secret included.
+            // Not the body's text: a token endpoint's error may echo the request, the client secret included. Its
+            // RFC 6749 error code (`invalid_client`, …) is a fixed word and says what to fix.
+            let refusal = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            let error = FHIRRestClient.vocabularyWord(refusal?["error"]).map { "error \($0), " } ?? ""
             throw StoreError(
                 code, nativeCode: String(response.status),
-                "OAuth2 token endpoint \(endpoint) gave no access token: \(FHIRRestClient.answerSummary(response))")
+                "OAuth2 token endpoint \(endpoint) gave no access token: \(error)"
+                    + FHIRRestClient.answerSummary(response))
         }
         try Self.check(token, from: "the OAuth2 token endpoint \(endpoint)'s access token")
         let lifetime = (json["expires_in"] as? NSNumber)?.int64Value ?? 300

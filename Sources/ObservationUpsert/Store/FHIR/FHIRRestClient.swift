@@ -128,14 +128,20 @@ struct FHIRRestClient: Sendable {
         return "outcome" + issueCodes(json) + ", sha256 \(SHA256.hex(Array(data)))"
     }
 
-    /// `, issue code a, b` for an OperationOutcome's issue codes (only codes shaped like FHIR's: lowercase words
-    /// with hyphens), or "".
+    /// `, issue code a, b` for an OperationOutcome's issue codes, or "".
     private static func issueCodes(_ json: Any?) -> String {
         let issues = (json as? [String: Any])?["issue"] as? [[String: Any]] ?? []
-        let codes = issues.compactMap { $0["code"] as? String }.filter { code in
-            (1...40).contains(code.count) && code.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }
-        }
+        let codes = issues.compactMap { vocabularyWord($0["code"]) }
         return codes.isEmpty ? "" : ", issue code " + codes.prefix(5).joined(separator: ", ")
+    }
+
+    /// `value` when it is shaped like a word of a fixed vocabulary (FHIR's issue codes, OAuth2's error codes):
+    /// 1-40 lowercase letters, hyphens and underscores; nil for anything else, which could be free text.
+    static func vocabularyWord(_ value: Any?) -> String? {
+        guard let word = value as? String, (1...40).contains(word.count),
+            word.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" || $0 == "_" })
+        else { return nil }
+        return word
     }
 
     /// The text of a parsed OperationOutcome, if `json` is one with text.
