@@ -1,0 +1,77 @@
+import CommandLineOptions
+import DeadLetters
+import Foundation
+import Kafka
+
+/// `dlq stats`: counts of the dead letters by class, stage, origin, worker version and time window, and the
+/// oldest unread one's age against the topic's retention. Prints no value, key or patient id.
+enum StatsCommand {
+    static let options = ParsedCommandLine.connectionOptions + [
+        .value(
+            "--retention", "DURATION", environment: "DVP_DLQ_RETENTION",
+            help: "the dead-letter topic's retention.ms, e.g. 14d (default: Kafka's 7d, reported as assumed)"),
+        .value("--window", "hour|day", help: "the time window of the per-window counts (default day)"),
+        .value(
+            "--prometheus-file", "PATH", environment: "DVP_DLQ_PROMETHEUS_FILE",
+            help: "also write the figures in Prometheus' text format there (replaced atomically)"),
+    ]
+
+    static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
+        let brokers = try arguments.brokers()
+        let properties = try arguments.kafkaProperties()
+        let topic = arguments.deadLetterTopic
+        let group = arguments.value("--redrive-group") ?? RedriveCommand.defaultGroup
+        guard let window = DeadLetterStatistics.Window(rawValue: arguments.value("--window") ?? "day") else {
+            throw UsageError.invalid("--window", "must be hour or day")
+        }
+        var statistics = DeadLetterStatistics(topic: topic, window: window)
+        if let retention = try arguments.durationMs("--retention") {
+            statistics.retentionMs = retention
+            statistics.retentionSource = .option
+        }
+        let records = try await KafkaConsumer.readAll(
+            topic: topic, bootstrapServers: brokers, extra: properties, timeout: .seconds(120))
+        let committed = try await committedOffsets(topic: topic, group: group, brokers: brokers, properties: properties)
+        for record in records {
+            statistics.add(DeadLetterView(record), isUnread: record.offset >= (committed[record.partition] ?? 0))
+        }
+        let now = Date()
+        print(arguments.isSet("--json") ? statistics.json(now: now, group: group) : statistics.plainText(now: now, group: group))
+        if let path = arguments.value("--prometheus-file") {
+            try writeAtomically(statistics.prometheusText(now: now, group: group), to: path)
+        }
+        return 0
+    }
+
+    /// The group's committed offset per partition (partitions without a commit are left out).
+    static func committedOffsets(topic: String, group: String, brokers: String, properties: [String: String])
+        async throws -> [Int32: Int64]
+    {
+        var configuration = KafkaConsumerConfiguration(bootstrapServers: brokers, groupId: group)
+        configuration.statisticsIntervalMs = 0
+        configuration.extra = properties
+        let consumer = try KafkaConsumer(configuration: configuration)
+        do {
+            let count = try await consumer.partitionCount(topic: topic, timeout: .seconds(30))
+            let partitions = (0..<Int32(count)).map { KafkaTopicPartition(topic: topic, partition: $0) }
+            var offsets: [Int32: Int64] = [:]
+            for entry in try await consumer.committed(partitions, timeout: .seconds(30)) where entry.offset >= 0 {
+                offsets[entry.partition] = entry.offset
+            }
+            await consumer.close(timeout: .seconds(10))
+            return offsets
+        } catch {
+            await consumer.close(timeout: .seconds(10))
+            throw error
+        }
+    }
+
+    /// Writes `text` to a temporary file beside `path`, then renames it over `path` (a collector never reads half).
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+        if rename(temporary, path) != 0 {
+            throw UsageError.invalid("--prometheus-file", "cannot replace the file (errno \(errno))")
+        }
+    }
+}
