@@ -1,0 +1,158 @@
+import DeadLetters
+import Foundation
+import Kafka
+import TestSupport
+import Testing
+
+/// Issue 27 through real processes (devbroker + producer + worker + SQLite + `dlq`): events dead-lettered for a
+/// catalog reason are redriven after the catalog is fixed and stored at their version; a stale redrive is a no-op;
+/// a `kill -9` mid-redrive loses nothing; headers do not grow; a record that keeps failing ends in quarantine.
+@Suite("Dead-letter redrive end to end", .serialized, .timeLimit(.minutes(5)))
+struct RedriveEndToEndTests {
+    static let day = UnitSafetyEndToEndTests.recentDay()
+
+    /// A heart-rate event; above 300/min it is `ValueOutOfRange` with the built-in catalog.
+    static func heartRate(_ patient: String, _ value: Int, version: Int) -> String {
+        #"{"schema":1,"patient":"\#(patient)","metric":"heart_rate","day":"\#(day)","utcOffset":"+01:00","value":\#(value),"version":\#(version)}"#
+    }
+
+    /// Writes the catalog fix (heart rate plausible up to 350/min) and returns its path.
+    static func catalogFix(_ harness: PipelineHarness) throws -> String {
+        let url = harness.directory.appendingPathComponent("catalog.json")
+        try Data(#"{"metrics":{"heart_rate":{"plausibleMax":350}}}"#.utf8).write(to: url)
+        return url.path
+    }
+
+    static func publish(_ harness: PipelineHarness, _ lines: [String], name: String) throws {
+        let url = harness.directory.appendingPathComponent("\(name).jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
+        try harness.publish(url)
+    }
+
+    static func runWorker(_ harness: PipelineHarness, _ store: String, extra: [String] = []) async throws {
+        let worker = try harness.startWorker(store: store, extra: extra)
+        #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "worker: \(worker.stderr.suffix(2000))")
+    }
+
+    static func dlq(_ harness: PipelineHarness, _ arguments: [String]) throws -> ProcessResult {
+        try runCommand(
+            TestEnvironment.binary("dlq"),
+            [arguments[0], "--brokers", harness.bootstrap] + arguments.dropFirst())
+    }
+
+    static func headers(_ record: KafkaMessage) -> [String: String] {
+        Dictionary(
+            record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) },
+            uniquingKeysWith: { _, last in last })
+    }
+
+    @Test func catalogFixThenRedriveStoresTheEventsAndAStaleOneIsANoOp() async throws {
+        let harness = try PipelineHarness(partitions: 3)
+        try await harness.startBroker()
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        try Self.publish(
+            harness,
+            [Self.heartRate("pat-1", 320, version: 1), Self.heartRate("pat-2", 330, version: 1),
+             Self.heartRate("pat-3", 340, version: 1),
+             #"{"schema":1,"patient":"pat-4","metric":"blood_glucose","day":"\#(Self.day)","utcOffset":"+01:00","value":5.4,"version":1}"#],
+            name: "bad")
+        try await Self.runWorker(harness, store)
+        #expect(try await harness.deadLetters().count == 4)
+        // p-1 sends a newer, valid value before the redrive: the redriven version 1 must not replace it.
+        try Self.publish(harness, [Self.heartRate("pat-1", 72, version: 2)], name: "newer")
+        try await Self.runWorker(harness, store)
+
+        let stats = try Self.dlq(harness, ["stats", "--retention", "14d"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("dead letters       4"))
+        #expect(stats.stdout.contains("ValueOutOfRange  3") && stats.stdout.contains("MissingUnit      1"))
+        #expect(stats.stdout.contains("14d 0h (--retention)"))
+        #expect(!stats.stdout.contains("pat-"), "no patient id printed: \(stats.stdout)")
+
+        let catalog = try Self.catalogFix(harness)
+        let dryRun = try Self.dlq(harness, ["redrive", "--dry-run", "--catalog", catalog])
+        #expect(dryRun.status == 1, "one would fail again: \(dryRun.stdout) \(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("would-republish  3"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("still-invalid: MissingUnit `unit`"), "\(dryRun.stdout)")
+        #expect(!dryRun.stdout.contains("pat-"))
+        let withoutFix = try Self.dlq(harness, ["redrive", "--dry-run"])
+        #expect(withoutFix.stdout.contains("would-republish  0"), "\(withoutFix.stdout)")
+
+        let redrive = try Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
+        #expect(redrive.status == 0, "\(redrive.stdout) \(redrive.stderr)")
+        #expect(redrive.stdout.contains("republish        3") && redrive.stdout.contains("skipped          1"))
+        let again = try Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
+        #expect(again.stdout.contains("read             0"), "the same command resumes past what it did")
+
+        try await Self.runWorker(harness, store, extra: ["--catalog", catalog])
+        let dump = try harness.storeDump(store)
+        #expect(dump["pat-1/heart_rate/\(Self.day)"] == 2, "the stale redrive of version 1 is a no-op")
+        #expect(dump["pat-2/heart_rate/\(Self.day)"] == 1)
+        #expect(dump["pat-3/heart_rate/\(Self.day)"] == 1)
+        #expect(dump["pat-4/blood_glucose/\(Self.day)"] == nil)
+        let redriven = try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap)
+            .filter { Self.headers($0)[DeadLetterHeaders.redriveCount] != nil }
+        #expect(redriven.count == 3)
+        #expect(redriven.allSatisfy { !$0.headers.contains { DeadLetterHeaders.isAttemptHeader($0.key) && $0.key != DeadLetterHeaders.redriveCount } })
+    }
+
+    @Test func killMinusNineMidRedriveResumesWithNothingLost() async throws {
+        let harness = try PipelineHarness(partitions: 3)
+        try await harness.startBroker()
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let count = 60
+        try Self.publish(harness, (0..<count).map { Self.heartRate("pat-\($0)", 310, version: 7) }, name: "bad")
+        try await Self.runWorker(harness, store)
+        #expect(try await harness.deadLetters().count == count)
+
+        let catalog = try Self.catalogFix(harness)
+        let slow = try ChildProcess(
+            TestEnvironment.binary("dlq"),
+            ["redrive", "--brokers", harness.bootstrap, "--catalog", catalog, "--rate", "10"],
+            directory: harness.directory)
+        let started = await eventually(timeout: .seconds(30)) {
+            (try? await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap).count)
+                ?? 0 >= count + 15
+        }
+        #expect(started, "the redrive republished some records")
+        slow.signal(SIGKILL)
+        _ = await slow.waitForExit(timeout: .seconds(10))
+        let republishedBeforeKill =
+            try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap).count - count
+        #expect(republishedBeforeKill < count, "killed mid-run")
+
+        let resumed = try Self.dlq(harness, ["redrive", "--catalog", catalog])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("read             \(count)") == false, "it resumed, not restarted")
+        try await Self.runWorker(harness, store, extra: ["--catalog", catalog])
+        let dump = try harness.storeDump(store)
+        #expect(dump.count == count, "nothing lost")
+        #expect(dump.values.allSatisfy { $0 == 7 })
+    }
+
+    @Test func aRecordThatKeepsFailingIsQuarantinedAndItsHeadersDoNotGrow() async throws {
+        let harness = try PipelineHarness(partitions: 2)
+        try await harness.startBroker()
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        try Self.publish(harness, [Self.heartRate("pat-9", 320, version: 3)], name: "bad")
+        let catalog = try Self.catalogFix(harness)
+        // dlq re-validates with the fix, but the workers still run the old catalog: it fails again each time.
+        try await Self.runWorker(harness, store)
+        for round in 1...3 {
+            let result = try Self.dlq(harness, ["redrive", "--catalog", catalog, "--max-redrives", "2"])
+            #expect(result.status == (round < 3 ? 0 : 1), "round \(round): \(result.stdout) \(result.stderr)")
+            try await Self.runWorker(harness, store)
+        }
+        let letters = try await harness.deadLetters()
+        #expect(letters.count == 3, "dead-lettered at first and after each of the two redrives")
+        #expect(letters.map { Self.headers($0)[DeadLetterHeaders.redriveCount] }.sorted { ($0 ?? "") < ($1 ?? "") } == [nil, "1", "2"])
+        let redriven = letters.filter { Self.headers($0)[DeadLetterHeaders.redriveCount] != nil }
+        #expect(redriven.count == 2 && Set(redriven.map(\.headers.count)).count == 1, "headers do not grow")
+        let quarantined = try await KafkaConsumer.readAll(
+            topic: "\(harness.deadLetterTopic).quarantine", bootstrapServers: harness.bootstrap)
+        #expect(quarantined.count == 1)
+        #expect(quarantined.first.map { Self.headers($0)[DeadLetterHeaders.quarantineReason] }??.hasPrefix("max-redrives") == true)
+        #expect(quarantined.first?.value == Array(Self.heartRate("pat-9", 320, version: 3).utf8))
+        #expect(try harness.storeDump(store).isEmpty)
+    }
+}
