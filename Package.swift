@@ -89,7 +89,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "DLQ", dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka"],
+            name: "DLQ", dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert", "StoreOptions"],

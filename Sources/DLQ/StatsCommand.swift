@@ -1,6 +1,7 @@
 import CommandLineOptions
 import DeadLetters
 import Foundation
+import HTTPClient
 import Kafka
 
 /// `dlq stats`: counts of the dead letters by class, stage, origin, worker version and time window, and the
@@ -14,6 +15,9 @@ enum StatsCommand {
         .value(
             "--prometheus-file", "PATH", environment: "DVP_DLQ_PROMETHEUS_FILE",
             help: "also write the figures in Prometheus' text format there (replaced atomically)"),
+        .value(
+            "--pushgateway", "URL", environment: "DVP_DLQ_PUSHGATEWAY",
+            help: "also PUT the figures to a Prometheus Pushgateway (URL/metrics/job/dvp-dlq-stats)"),
     ]
 
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
@@ -40,7 +44,39 @@ enum StatsCommand {
         if let path = arguments.value("--prometheus-file") {
             try writeAtomically(statistics.prometheusText(now: now, group: group), to: path)
         }
+        if let url = arguments.value("--pushgateway") {
+            try await push(statistics.prometheusText(now: now, group: group), to: url)
+        }
         return 0
+    }
+
+    /// Replaces the `dvp-dlq-stats` job's metrics on a Pushgateway (its alerts then read them like any scrape).
+    static func push(_ text: String, to url: String) async throws {
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            throw UsageError.invalid("--pushgateway", "must be an http:// or https:// URL")
+        }
+        let client = try HTTPClient(HTTPClientConfiguration())
+        let target = (url.hasSuffix("/") ? String(url.dropLast()) : url) + "/metrics/job/dvp-dlq-stats"
+        let response: HTTPResponse
+        do {
+            response = try await client.send(
+                HTTPRequest(
+                    method: "PUT", url: target, headers: [("Content-Type", "text/plain; version=0.0.4")],
+                    body: Array(text.utf8)))
+        } catch {
+            await client.close()
+            throw error
+        }
+        await client.close()
+        guard (200..<300).contains(response.status) else {
+            throw PushError(status: response.status)
+        }
+    }
+
+    /// The Pushgateway refused the figures.
+    struct PushError: Error, CustomStringConvertible {
+        var status: Int
+        var description: String { "--pushgateway: the Pushgateway answered HTTP \(status)" }
     }
 
     /// The group's committed offset per partition (partitions without a commit are left out).
