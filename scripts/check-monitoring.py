@@ -143,6 +143,24 @@ def scrape_worker(bin_dir: Path, work: Path) -> str:
                 process.wait()
 
 
+def test_rules(promtool: str, rules: dict, tests: Path, rules_file: Path) -> None:
+    """`promtool check rules` and `promtool test rules` (the tests name `rules_file`); every alert has a test."""
+    rules_file.write_text(yaml.safe_dump(rules, sort_keys=False, width=1000))
+    shutil.copy(tests, rules_file.parent / tests.name)
+    print(run([promtool, "check", "rules", rules_file]).strip())
+    print(run([promtool, "test", "rules", rules_file.parent / tests.name]).strip())
+    alerts = {r["alert"] for g in rules["groups"] for r in g["rules"]}
+    tested = set(re.findall(r"alertname: (\w+)", tests.read_text()))
+    assert alerts == tested, f"alerts of {tests.name} without a unit test: {sorted(alerts - tested)}"
+
+
+def lint_metrics(promtool: str, path: Path) -> None:
+    """`promtool check metrics` on an exposition file; fails with its complaints."""
+    with open(path) as metrics:
+        lint = subprocess.run([promtool, "check", "metrics"], stdin=metrics, capture_output=True, text=True)
+    assert lint.returncode == 0, f"promtool check metrics {path.name}: {lint.stdout}{lint.stderr}"
+
+
 def exported_names(exposition: str) -> set[str]:
     names = set()
     for match in re.finditer(r"^# TYPE (\S+) (\S+)$", exposition, re.M):
@@ -162,33 +180,16 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
-        (work / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False, width=1000))
-        shutil.copy(RULE_TESTS, work / RULE_TESTS.name)
-        print(run([promtool, "check", "rules", work / "rules.yaml"]).strip())
-        print(run([promtool, "test", "rules", work / RULE_TESTS.name]).strip())
-        alerts = {r["alert"] for g in rules["groups"] for r in g["rules"]}
-        tested = set(re.findall(r"alertname: (\w+)", RULE_TESTS.read_text()))
-        assert alerts == tested, f"alerts without a unit test: {sorted(alerts - tested)}"
-
+        test_rules(promtool, rules, RULE_TESTS, work / "rules.yaml")
         dlq_rules = dead_letter_rules()
-        (work / "dlq-rules.yaml").write_text(yaml.safe_dump(dlq_rules, sort_keys=False, width=1000))
-        shutil.copy(DLQ_RULE_TESTS, work / DLQ_RULE_TESTS.name)
-        print(run([promtool, "check", "rules", work / "dlq-rules.yaml"]).strip())
-        print(run([promtool, "test", "rules", work / DLQ_RULE_TESTS.name]).strip())
-        dlq_alerts = {r["alert"] for g in dlq_rules["groups"] for r in g["rules"]}
-        dlq_tested = set(re.findall(r"alertname: (\w+)", DLQ_RULE_TESTS.read_text()))
-        assert dlq_alerts == dlq_tested, f"dead-letter alerts without a unit test: {sorted(dlq_alerts - dlq_tested)}"
+        test_rules(promtool, dlq_rules, DLQ_RULE_TESTS, work / "dlq-rules.yaml")
 
         exposition = scrape_worker(arguments.bin_dir, work)
         (work / "metrics.txt").write_text(exposition)
-        with open(work / "metrics.txt") as metrics:
-            lint = subprocess.run([promtool, "check", "metrics"], stdin=metrics, capture_output=True, text=True)
-        assert lint.returncode == 0, f"promtool check metrics: {lint.stdout}{lint.stderr}"
+        lint_metrics(promtool, work / "metrics.txt")
         print("promtool check metrics: the worker's exposition lints clean")
         dlq_exposition = (work / "dlq.prom").read_text()
-        with open(work / "dlq.prom") as metrics:
-            lint = subprocess.run([promtool, "check", "metrics"], stdin=metrics, capture_output=True, text=True)
-        assert lint.returncode == 0, f"promtool check metrics (dlq stats): {lint.stdout}{lint.stderr}"
+        lint_metrics(promtool, work / "dlq.prom")
         dlq_used = set().union(*(metric_names(r["expr"]) for g in dlq_rules["groups"] for r in g["rules"]))
         dlq_unknown = dlq_used - exported_names(dlq_exposition)
         assert dlq_used and not dlq_unknown, f"dead-letter rules use metrics dlq stats does not export: {sorted(dlq_unknown)}"
