@@ -10,7 +10,10 @@ enum StatsCommand {
     static let options = ParsedCommandLine.connectionOptions + [
         .value(
             "--retention", "DURATION", environment: "DVP_DLQ_RETENTION",
-            help: "the dead-letter topic's retention.ms, e.g. 14d (default: Kafka's 7d, reported as assumed)"),
+            help: """
+                the dead-letter topic's retention, e.g. 14d, used when the brokers cannot describe the
+                topic's retention.ms (default then: Kafka's 7d, reported as assumed)
+                """),
         .value("--window", "hour|day", help: "the time window of the per-window counts (default day)"),
         .value(
             "--prometheus-file", "PATH", environment: "DVP_DLQ_PROMETHEUS_FILE",
@@ -29,13 +32,22 @@ enum StatsCommand {
             throw UsageError.invalid("--window", "must be hour or day")
         }
         var statistics = DeadLetterStatistics(topic: topic, window: window)
-        if let retention = try arguments.durationMs("--retention") {
-            statistics.retentionMs = retention
-            statistics.retentionSource = .option
-        }
+        let fallback = try arguments.durationMs("--retention")
         let records = try await KafkaConsumer.readAll(
             topic: topic, bootstrapServers: brokers, extra: properties, timeout: .seconds(120))
-        let committed = try await committedOffsets(topic: topic, group: group, brokers: brokers, properties: properties)
+        let (committed, configuration) = try await brokerView(
+            topic: topic, group: group, brokers: brokers, properties: properties)
+        switch configuration {
+        case .success(let entries) where entries["retention.ms"].flatMap({ Int64($0) }) != nil:
+            statistics.retentionMs = Int64(entries["retention.ms"]!)!
+            statistics.retentionSource = .broker
+        case .success: statistics.retentionNote = "the topic's description has no retention.ms"
+        case .failure(let error): statistics.retentionNote = "the brokers did not describe the topic: \(error.code.name)"
+        }
+        if statistics.retentionSource != .broker, let fallback {
+            statistics.retentionMs = fallback
+            statistics.retentionSource = .option
+        }
         for record in records {
             statistics.add(DeadLetterView(record), isUnread: record.offset >= (committed[record.partition] ?? 0))
         }
@@ -79,9 +91,10 @@ enum StatsCommand {
         var description: String { "--pushgateway: the Pushgateway answered HTTP \(status)" }
     }
 
-    /// The group's committed offset per partition (partitions without a commit are left out).
-    static func committedOffsets(topic: String, group: String, brokers: String, properties: [String: String])
-        async throws -> [Int32: Int64]
+    /// The group's committed offset per partition (partitions without a commit are left out), and the topic's
+    /// configuration as the brokers describe it (or why they did not).
+    static func brokerView(topic: String, group: String, brokers: String, properties: [String: String])
+        async throws -> ([Int32: Int64], Result<[String: String], KafkaError>)
     {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: brokers, groupId: group)
         configuration.statisticsIntervalMs = 0
@@ -94,8 +107,14 @@ enum StatsCommand {
             for entry in try await consumer.committed(partitions, timeout: .seconds(30)) where entry.offset >= 0 {
                 offsets[entry.partition] = entry.offset
             }
+            let configuration: Result<[String: String], KafkaError>
+            do throws(KafkaError) {
+                configuration = .success(try await consumer.topicConfiguration(topic, timeout: .seconds(5)))
+            } catch {
+                configuration = .failure(error)
+            }
             await consumer.close(timeout: .seconds(10))
-            return offsets
+            return (offsets, configuration)
         } catch {
             await consumer.close(timeout: .seconds(10))
             throw error

@@ -36,7 +36,7 @@ extension DeadLetterStatistics {
 
     private var retentionText: String {
         let amount = retentionMs < 0 ? "unlimited" : Self.duration(Double(retentionMs) / 1000)
-        return "\(amount) (\(retentionSource.rawValue))"
+        return "\(amount) (\(retentionSource.rawValue)" + (retentionNote.map { "; \($0)" } ?? "") + ")"
     }
 
     private static func section(_ title: String, _ counts: [String: Int]) -> [String] {
@@ -68,6 +68,7 @@ extension DeadLetterStatistics {
             w.key("unrestorable"); w.value(Int64(unrestorable))
             w.key("retentionMs"); w.value(retentionMs)
             w.key("retentionSource"); w.value(retentionSource.rawValue)
+            if let retentionNote { w.key("retentionNote"); w.value(retentionNote) }
             w.key("oldestUnreadAgeSeconds"); w.value(oldestUnreadAgeSeconds(now: now).rounded())
             for (name, counts) in [
                 ("byClass", byClass), ("byStage", byStage), ("byOrigin", byOrigin),

@@ -47,6 +47,8 @@ public struct DeadLetterStatistics: Sendable {
     /// The topic's retention, in milliseconds (-1: unlimited), and where it came from.
     public var retentionMs: Int64 = 7 * 86_400_000
     public var retentionSource: RetentionSource = .assumed
+    /// Why the brokers' figure was not used, when it was not.
+    public var retentionNote: String?
 
     public init(topic: String, window: Window) {
         self.topic = topic

@@ -62,11 +62,15 @@ struct RedriveEndToEndTests {
         try Self.publish(harness, [Self.heartRate("pat-1", 72, version: 2)], name: "newer")
         try await Self.runWorker(harness, store)
 
-        let stats = try Self.dlq(harness, ["stats", "--retention", "14d"])
+        let prometheus = harness.directory.appendingPathComponent("dlq.prom")
+        let stats = try Self.dlq(harness, ["stats", "--retention", "14d", "--prometheus-file", prometheus.path])
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(stats.stdout.contains("dead letters       4"))
         #expect(stats.stdout.contains("ValueOutOfRange  3") && stats.stdout.contains("MissingUnit      1"))
-        #expect(stats.stdout.contains("14d 0h (--retention)"))
+        #expect(stats.stdout.contains("14d 0h (--retention; the brokers did not describe the topic"), "mock: no DescribeConfigs")
+        let exposition = try String(contentsOf: prometheus, encoding: .utf8)
+        #expect(exposition.contains(#"dvp_dlq_unread_records{topic="daily-values.dlq",group="dvp-dlq-redrive"} 4"#))
+        #expect(exposition.contains(#"dvp_dlq_retention_seconds{topic="daily-values.dlq",source="--retention"} 1209600"#))
         #expect(!stats.stdout.contains("pat-"), "no patient id printed: \(stats.stdout)")
 
         let catalog = try Self.catalogFix(harness)
