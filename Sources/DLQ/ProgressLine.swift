@@ -2,14 +2,14 @@ import CommandLineOptions
 import DeadLetters
 import Synchronization
 
-/// Prints a JSON progress line on stderr at most every five seconds while a redrive runs.
+/// Prints a JSON progress line on stderr every five seconds while a redrive runs (none for a run that is shorter).
 final class ProgressLine: Sendable {
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
+    private let last = Mutex(ContinuousClock.now)
 
     func report(_ summary: RedriveSummary) {
         let now = ContinuousClock.now
         let due = last.withLock { last in
-            guard last.map({ now - $0 >= .seconds(5) }) ?? true else { return false }
+            guard now - last >= .seconds(5) else { return false }
             last = now
             return true
         }
