@@ -8,32 +8,34 @@ import Foundation
 enum RedriveCommand {
     static let defaultGroup = "dvp-dlq-redrive"
 
-    static let options = ParsedCommandLine.connectionOptions + [
-        .flag("--dry-run", help: "read and re-validate only: report what would pass and what would fail again"),
-        .value("--error-class", "CLASS", repeatable: true, help: "select this error class (repeatable)"),
-        .value("--since", "TIME", help: "select dead letters that failed at or after TIME (RFC 3339 or a UTC day)"),
-        .value("--until", "TIME", help: "select dead letters that failed before TIME"),
-        .value("--origin-partition", "N", repeatable: true, help: "select this origin partition (repeatable)"),
-        .value("--key", "KEY", help: "select the records with this Kafka key (a patient id; never printed)"),
-        .value("--max", "N", help: "stop after N selected records (the next run continues)"),
-        .value("--rate", "N", help: "republish at most N records per second"),
-        .value(
-            "--max-redrives", "N", environment: "DVP_MAX_REDRIVES",
-            help: "quarantine a dead letter already redriven N times (default 3)"),
-        .value(
-            "--quarantine-topic", "NAME", environment: "DVP_QUARANTINE_TOPIC",
-            help: "where records that cannot go back are copied (default <dlq-topic>.quarantine)"),
-        .value(
-            "--catalog", "FILE", environment: "DVP_CATALOG",
-            help: "metric catalog overrides (JSON), as the worker's --catalog"),
-        .flag("--from-beginning", help: "ignore the group's committed offsets and read the whole topic"),
-    ]
+    static let options =
+        ParsedCommandLine.connectionOptions + [
+            .flag("--dry-run", help: "read and re-validate only: report what would pass and what would fail again"),
+            .value("--error-class", "CLASS", repeatable: true, help: "select this error class (repeatable)"),
+            .value("--since", "TIME", help: "select dead letters that failed at or after TIME (RFC 3339 or a UTC day)"),
+            .value("--until", "TIME", help: "select dead letters that failed before TIME"),
+            .value("--origin-partition", "N", repeatable: true, help: "select this origin partition (repeatable)"),
+            .value("--key", "KEY", help: "select the records with this Kafka key (a patient id; never printed)"),
+            .value("--max", "N", help: "stop after N selected records (the next run continues)"),
+            .value("--rate", "N", help: "republish at most N records per second"),
+            .value(
+                "--max-redrives", "N", environment: "DVP_MAX_REDRIVES",
+                help: "quarantine a dead letter already redriven N times (default 3)"),
+            .value(
+                "--quarantine-topic", "NAME", environment: "DVP_QUARANTINE_TOPIC",
+                help: "where records that cannot go back are copied (default <dlq-topic>.quarantine)"),
+            .value(
+                "--catalog", "FILE", environment: "DVP_CATALOG",
+                help: "metric catalog overrides (JSON), as the worker's --catalog"),
+            .flag("--from-beginning", help: "ignore the group's committed offsets and read the whole topic"),
+        ]
 
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         let filter = try filter(arguments)
         let topic = arguments.deadLetterTopic
         let group =
-            arguments.value("--redrive-group") ?? (filter.isEmpty ? defaultGroup : "\(defaultGroup)-\(filter.fingerprint)")
+            arguments.value("--redrive-group")
+            ?? (filter.isEmpty ? defaultGroup : "\(defaultGroup)-\(filter.fingerprint)")
         let quarantine = arguments.value("--quarantine-topic") ?? "\(topic).quarantine"
         guard quarantine != topic else {
             throw UsageError.invalid("--quarantine-topic", "must differ from the dead-letter topic")

@@ -7,21 +7,22 @@ import Kafka
 /// `dlq stats`: counts of the dead letters by class, stage, origin, worker version and time window, and the
 /// oldest unread one's age against the topic's retention. Prints no value, key or patient id.
 enum StatsCommand {
-    static let options = ParsedCommandLine.connectionOptions + [
-        .value(
-            "--retention", "DURATION", environment: "DVP_DLQ_RETENTION",
-            help: """
-                the dead-letter topic's retention, e.g. 14d, used when the brokers cannot describe the
-                topic's retention.ms (default then: Kafka's 7d, reported as assumed)
-                """),
-        .value("--window", "hour|day", help: "the time window of the per-window counts (default day)"),
-        .value(
-            "--prometheus-file", "PATH", environment: "DVP_DLQ_PROMETHEUS_FILE",
-            help: "also write the figures in Prometheus' text format there (replaced atomically)"),
-        .value(
-            "--pushgateway", "URL", environment: "DVP_DLQ_PUSHGATEWAY",
-            help: "also PUT the figures to a Prometheus Pushgateway (URL/metrics/job/dvp-dlq-stats)"),
-    ]
+    static let options =
+        ParsedCommandLine.connectionOptions + [
+            .value(
+                "--retention", "DURATION", environment: "DVP_DLQ_RETENTION",
+                help: """
+                    the dead-letter topic's retention, e.g. 14d, used when the brokers cannot describe the
+                    topic's retention.ms (default then: Kafka's 7d, reported as assumed)
+                    """),
+            .value("--window", "hour|day", help: "the time window of the per-window counts (default day)"),
+            .value(
+                "--prometheus-file", "PATH", environment: "DVP_DLQ_PROMETHEUS_FILE",
+                help: "also write the figures in Prometheus' text format there (replaced atomically)"),
+            .value(
+                "--pushgateway", "URL", environment: "DVP_DLQ_PUSHGATEWAY",
+                help: "also PUT the figures to a Prometheus Pushgateway (URL/metrics/job/dvp-dlq-stats)"),
+        ]
 
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         let brokers = try arguments.brokers()
@@ -42,7 +43,8 @@ enum StatsCommand {
             statistics.retentionMs = Int64(entries["retention.ms"]!)!
             statistics.retentionSource = .broker
         case .success: statistics.retentionNote = "the topic's description has no retention.ms"
-        case .failure(let error): statistics.retentionNote = "the brokers did not describe the topic: \(error.code.name)"
+        case .failure(let error):
+            statistics.retentionNote = "the brokers did not describe the topic: \(error.code.name)"
         }
         if statistics.retentionSource != .broker, let fallback {
             statistics.retentionMs = fallback
@@ -52,7 +54,9 @@ enum StatsCommand {
             statistics.add(DeadLetterView(record), isUnread: record.offset >= (committed[record.partition] ?? 0))
         }
         let now = Date()
-        print(arguments.isSet("--json") ? statistics.json(now: now, group: group) : statistics.plainText(now: now, group: group))
+        print(
+            arguments.isSet("--json")
+                ? statistics.json(now: now, group: group) : statistics.plainText(now: now, group: group))
         if let path = arguments.value("--prometheus-file") {
             try writeAtomically(statistics.prometheusText(now: now, group: group), to: path)
         }

@@ -30,7 +30,8 @@ extension DeadLetterStatistics {
         lines += Self.section("by origin", byOrigin)
         lines += Self.section("by worker version", byWorkerVersion)
         lines += Self.section("by \(window.rawValue) dead-lettered (UTC)", byWindow)
-        lines += Self.section("by redrive count", Dictionary(uniqueKeysWithValues: byRedriveCount.map { (String($0), $1) }))
+        lines += Self.section(
+            "by redrive count", Dictionary(uniqueKeysWithValues: byRedriveCount.map { (String($0), $1) }))
         return lines.joined(separator: "\n")
     }
 
@@ -43,7 +44,9 @@ extension DeadLetterStatistics {
         guard !counts.isEmpty else { return [] }
         let width = max(16, counts.keys.map(\.count).max() ?? 0)
         return [title + ":"]
-            + counts.sorted { $0.key < $1.key }.map { "  " + $0.key.padding(toLength: width, withPad: " ", startingAt: 0) + " \($0.value)" }
+            + counts.sorted { $0.key < $1.key }.map {
+                "  " + $0.key.padding(toLength: width, withPad: " ", startingAt: 0) + " \($0.value)"
+            }
     }
 
     /// `3d 4h`, `2h 13m`, `45s`.
@@ -99,8 +102,12 @@ extension DeadLetterStatistics {
             for (labels, value) in samples { out += "\(name){\(labels)} \(Self.number(value))\n" }
         }
         gauge("dvp_dlq_records", "Dead letters in the topic.", [(t, Double(total))])
-        gauge("dvp_dlq_unread_records", "Dead letters after the redrive group's committed offsets.", [(tg, Double(unread))])
-        gauge("dvp_dlq_unrestorable_records", "Dead letters whose event was replaced by a summary.", [(t, Double(unrestorable))])
+        gauge(
+            "dvp_dlq_unread_records", "Dead letters after the redrive group's committed offsets.",
+            [(tg, Double(unread))])
+        gauge(
+            "dvp_dlq_unrestorable_records", "Dead letters whose event was replaced by a summary.",
+            [(t, Double(unrestorable))])
         gauge(
             "dvp_dlq_oldest_unread_age_seconds", "Age of the oldest unread dead letter (record timestamp); 0 if none.",
             [(tg, oldestUnreadAgeSeconds(now: now).rounded())])
@@ -110,7 +117,9 @@ extension DeadLetterStatistics {
         gauge(
             "dvp_dlq_records_by_class", "Dead letters per error class.",
             byClass.sorted { $0.key < $1.key }.map { (t + ",class=\"\(Self.escape($0.key))\"", Double($0.value)) })
-        gauge("dvp_dlq_stats_timestamp_seconds", "When these figures were taken.", [(t, now.timeIntervalSince1970.rounded())])
+        gauge(
+            "dvp_dlq_stats_timestamp_seconds", "When these figures were taken.",
+            [(t, now.timeIntervalSince1970.rounded())])
         return out
     }
 

@@ -49,7 +49,8 @@ public struct RedriveRun: Sendable {
     /// - Throws: ``KafkaError`` when the topic cannot be read, a record is not acknowledged, or a commit fails;
     ///   nothing after the last committed batch counts as done, and the next run starts there.
     public func run() async throws(KafkaError) -> RedriveSummary {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: settings.bootstrapServers, groupId: settings.group)
+        var configuration = KafkaConsumerConfiguration(
+            bootstrapServers: settings.bootstrapServers, groupId: settings.group)
         configuration.clientId = "dvp-dlq-redrive"
         configuration.autoOffsetReset = .earliest
         configuration.statisticsIntervalMs = 0
@@ -78,7 +79,8 @@ public struct RedriveRun: Sendable {
 
     // MARK: - The loop
 
-    private func drain(_ consumer: KafkaConsumer, _ producer: KafkaProducer?) async throws(KafkaError) -> RedriveSummary {
+    private func drain(_ consumer: KafkaConsumer, _ producer: KafkaProducer?) async throws(KafkaError) -> RedriveSummary
+    {
         var summary = RedriveSummary(dryRun: settings.dryRun, group: settings.group)
         var ends = try await startPositions(consumer)
         guard !ends.isEmpty else { return summary }
@@ -101,7 +103,8 @@ public struct RedriveRun: Sendable {
             for case .message(let record) in events {
                 guard let end = ends[record.partition], record.offset < end else { continue }
                 let action = settings.planner.plan(DeadLetterView(record))
-                if case .skip = action {} else if let max = settings.max, summary.selected >= max {
+                if case .skip = action {
+                } else if let max = settings.max, summary.selected >= max {
                     summary.stoppedAtMax = true
                     break
                 }

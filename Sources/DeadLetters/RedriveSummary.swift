@@ -55,7 +55,8 @@ public struct RedriveSummary: Sendable, Equatable {
             "\(verb)quarantine".padding(toLength: 17, withPad: " ", startingAt: 0) + "\(quarantinedTotal)",
         ]
         for reason in QuarantineReason.allCases where quarantined[reason] != nil {
-            lines.append("  \(reason.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0))\(quarantined[reason]!)")
+            lines.append(
+                "  \(reason.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0))\(quarantined[reason]!)")
         }
         if stoppedAtMax { lines.append("stopped at --max: run again to continue") }
         if !reasons.isEmpty {

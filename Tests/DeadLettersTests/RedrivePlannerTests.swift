@@ -148,7 +148,8 @@ struct RedrivePlannerTests {
         #expect(statistics.byClass == ["ValueOutOfRange": 2])
         #expect(statistics.unread == 1)
         #expect(statistics.oldestUnreadAgeSeconds(now: now) == 86_400)
-        #expect(statistics.prometheusText(now: now, group: "g").contains(
-            #"dvp_dlq_oldest_unread_age_seconds{topic="daily-values.dlq",group="g"} 86400"#))
+        #expect(
+            statistics.prometheusText(now: now, group: "g").contains(
+                #"dvp_dlq_oldest_unread_age_seconds{topic="daily-values.dlq",group="g"} 86400"#))
     }
 }

@@ -52,9 +52,11 @@ struct RedriveEndToEndTests {
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         try Self.publish(
             harness,
-            [Self.heartRate("pat-1", 320, version: 1), Self.heartRate("pat-2", 330, version: 1),
-             Self.heartRate("pat-3", 340, version: 1),
-             #"{"schema":1,"patient":"pat-4","metric":"blood_glucose","day":"\#(Self.day)","utcOffset":"+01:00","value":5.4,"version":1}"#],
+            [
+                Self.heartRate("pat-1", 320, version: 1), Self.heartRate("pat-2", 330, version: 1),
+                Self.heartRate("pat-3", 340, version: 1),
+                #"{"schema":1,"patient":"pat-4","metric":"blood_glucose","day":"\#(Self.day)","utcOffset":"+01:00","value":5.4,"version":1}"#,
+            ],
             name: "bad")
         try await Self.runWorker(harness, store)
         #expect(try await harness.deadLetters().count == 4)
@@ -67,10 +69,13 @@ struct RedriveEndToEndTests {
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(stats.stdout.contains("dead letters       4"))
         #expect(stats.stdout.contains("ValueOutOfRange  3") && stats.stdout.contains("MissingUnit      1"))
-        #expect(stats.stdout.contains("14d 0h (--retention; the brokers did not describe the topic"), "mock: no DescribeConfigs")
+        #expect(
+            stats.stdout.contains("14d 0h (--retention; the brokers did not describe the topic"),
+            "mock: no DescribeConfigs")
         let exposition = try String(contentsOf: prometheus, encoding: .utf8)
         #expect(exposition.contains(#"dvp_dlq_unread_records{topic="daily-values.dlq",group="dvp-dlq-redrive"} 4"#))
-        #expect(exposition.contains(#"dvp_dlq_retention_seconds{topic="daily-values.dlq",source="--retention"} 1209600"#))
+        #expect(
+            exposition.contains(#"dvp_dlq_retention_seconds{topic="daily-values.dlq",source="--retention"} 1209600"#))
         #expect(!stats.stdout.contains("pat-"), "no patient id printed: \(stats.stdout)")
 
         let catalog = try Self.catalogFix(harness)
@@ -97,7 +102,12 @@ struct RedriveEndToEndTests {
         let redriven = try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap)
             .filter { Self.headers($0)[DeadLetterHeaders.redriveCount] != nil }
         #expect(redriven.count == 3)
-        #expect(redriven.allSatisfy { !$0.headers.contains { DeadLetterHeaders.isAttemptHeader($0.key) && $0.key != DeadLetterHeaders.redriveCount } })
+        #expect(
+            redriven.allSatisfy {
+                !$0.headers.contains {
+                    DeadLetterHeaders.isAttemptHeader($0.key) && $0.key != DeadLetterHeaders.redriveCount
+                }
+            })
     }
 
     @Test func killMinusNineMidRedriveResumesWithNothingLost() async throws {
@@ -149,13 +159,18 @@ struct RedriveEndToEndTests {
         }
         let letters = try await harness.deadLetters()
         #expect(letters.count == 3, "dead-lettered at first and after each of the two redrives")
-        #expect(letters.map { Self.headers($0)[DeadLetterHeaders.redriveCount] }.sorted { ($0 ?? "") < ($1 ?? "") } == [nil, "1", "2"])
+        #expect(
+            letters.map { Self.headers($0)[DeadLetterHeaders.redriveCount] }.sorted { ($0 ?? "") < ($1 ?? "") } == [
+                nil, "1", "2",
+            ])
         let redriven = letters.filter { Self.headers($0)[DeadLetterHeaders.redriveCount] != nil }
         #expect(redriven.count == 2 && Set(redriven.map(\.headers.count)).count == 1, "headers do not grow")
         let quarantined = try await KafkaConsumer.readAll(
             topic: "\(harness.deadLetterTopic).quarantine", bootstrapServers: harness.bootstrap)
         #expect(quarantined.count == 1)
-        #expect(quarantined.first.map { Self.headers($0)[DeadLetterHeaders.quarantineReason] }??.hasPrefix("max-redrives") == true)
+        #expect(
+            quarantined.first.map { Self.headers($0)[DeadLetterHeaders.quarantineReason] }??.hasPrefix("max-redrives")
+                == true)
         #expect(quarantined.first?.value == Array(Self.heartRate("pat-9", 320, version: 3).utf8))
         #expect(try harness.storeDump(store).isEmpty)
     }
