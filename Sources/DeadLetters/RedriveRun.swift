@@ -54,6 +54,7 @@ public struct RedriveRun: Sendable {
         configuration.clientId = "dvp-dlq-redrive"
         configuration.autoOffsetReset = .earliest
         configuration.statisticsIntervalMs = 0
+        configuration.enablePartitionEOF = true
         configuration.maxBufferedMessages = max(settings.batchSize * 2, 100)
         configuration.extra = settings.properties
         let consumer = try KafkaConsumer(configuration: configuration)
@@ -100,8 +101,17 @@ public struct RedriveRun: Sendable {
             idleSince = .now
             var outgoing: [KafkaOutgoingMessage] = []
             var last: [Int32: KafkaMessage] = [:]
-            for case .message(let record) in events {
-                guard let end = ends[record.partition], record.offset < end else { continue }
+            for event in events {
+                // The end of a partition with a gap before its high watermark (e.g. transaction markers) is seen
+                // as an end-of-partition event rather than a record.
+                if case .partitionEOF(_, let partition, let offset, _) = event, let end = ends[partition],
+                    offset >= end
+                {
+                    ends[partition] = nil
+                }
+                guard case .message(let record) = event, let end = ends[record.partition], record.offset < end else {
+                    continue
+                }
                 let action = settings.planner.plan(DeadLetterView(record))
                 if case .skip = action {
                 } else if let max = settings.max, summary.selected >= max {
