@@ -86,7 +86,7 @@ public struct RedriveSummary: Sendable, Equatable {
                 w.key(text: text); w.value(Int64(n))
             }
             w.endObject()
-            w.key("stoppedAtMax"); w.value(stoppedAtMax ? "yes" : "no")
+            w.key("stoppedAtMax"); w.rawValue(Array((stoppedAtMax ? "true" : "false").utf8))
             w.endObject()
         }
     }

@@ -152,4 +152,21 @@ struct RedrivePlannerTests {
             statistics.prometheusText(now: now, group: "g").contains(
                 #"dvp_dlq_oldest_unread_age_seconds{topic="daily-values.dlq",group="g"} 86400"#))
     }
+
+    @Test func summaryCountsAndPrintsValidJSON() throws {
+        let planner = Self.planner()
+        var summary = RedriveSummary(dryRun: true, group: "g")
+        summary.count(planner.plan(DeadLetterView(Self.deadLetter(value: Self.event(value: 350)))))
+        summary.count(planner.plan(DeadLetterView(Self.deadLetter(value: Self.event(value: 70), offset: 1))))
+        var other = DeadLetterFilter()
+        other.errorClasses = ["MissingUnit"]
+        summary.count(Self.planner(filter: other).plan(DeadLetterView(Self.deadLetter(value: Self.event(value: 70)))))
+        #expect(summary.read == 3 && summary.skipped == 1 && summary.republished == 1 && summary.quarantinedTotal == 1)
+        #expect(summary.exitStatus == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(summary.json.utf8)) as? [String: Any]
+        #expect(object?["republished"] as? Int == 1)
+        #expect((object?["quarantined"] as? [String: Int]) == ["still-invalid": 1])
+        #expect(object?["stoppedAtMax"] as? Bool == false)
+        #expect(summary.plainText.contains("would-republish  1"))
+    }
 }
