@@ -179,3 +179,38 @@ struct RedriveEndToEndTests {
         #expect(try harness.storeDump(store).isEmpty)
     }
 }
+
+extension RedriveEndToEndTests {
+    /// A value too large to copy is dead-lettered as a summary (size and SHA-256): `dlq` never republishes that
+    /// summary as if it were the event, it quarantines it as `unrestorable` (and the dry run says so).
+    @Test func aSummarizedDeadLetterIsQuarantinedNeverRepublished() async throws {
+        let harness = try PipelineHarness(partitions: 2)
+        try await harness.startBroker()
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let padding = String(repeating: "x", count: 950_000)
+        try Self.publish(
+            harness,
+            [
+                #"{"schema":1,"patient":"pat-big","metric":"steps","day":"\#(Self.day)","utcOffset":"+01:00","value":1,"version":1,"pad":"\#(padding)"}"#
+            ],
+            name: "big")
+        try await Self.runWorker(harness, store)
+        let letters = try await harness.deadLetters()
+        #expect(letters.count == 1 && letters.first.map { $0.value.count < 1000 } == true, "a summary was written")
+
+        let dryRun = try Self.dlq(harness, ["redrive", "--dry-run"])
+        #expect(dryRun.status == 1 && dryRun.stdout.contains("unrestorable: summarized"), "\(dryRun.stdout)")
+        let stats = try Self.dlq(harness, ["stats"])
+        #expect(stats.stdout.contains("unrestorable       1"), "\(stats.stdout)")
+        let redrive = try Self.dlq(harness, ["redrive"])
+        #expect(redrive.status == 1 && redrive.stdout.contains("republish        0"), "\(redrive.stdout)")
+        let origin = try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap)
+        #expect(origin.count == 1, "nothing republished to the origin topic")
+        let quarantined = try await KafkaConsumer.readAll(
+            topic: "\(harness.deadLetterTopic).quarantine", bootstrapServers: harness.bootstrap)
+        #expect(
+            quarantined.map { Self.headers($0)[DeadLetterHeaders.quarantineReason] } == [
+                "unrestorable: summarized value"
+            ])
+    }
+}
