@@ -34,15 +34,19 @@ enum StatsCommand {
         }
         var statistics = DeadLetterStatistics(topic: topic, window: window)
         let fallback = try arguments.durationMs("--retention")
+        let pushgateway = try arguments.value("--pushgateway").map(pushURL)
         let records = try await KafkaConsumer.readAll(
             topic: topic, bootstrapServers: brokers, extra: properties, timeout: .seconds(120))
         let (committed, configuration) = try await brokerView(
             topic: topic, group: group, brokers: brokers, properties: properties)
         switch configuration {
-        case .success(let entries) where entries["retention.ms"].flatMap({ Int64($0) }) != nil:
-            statistics.retentionMs = Int64(entries["retention.ms"]!)!
-            statistics.retentionSource = .broker
-        case .success: statistics.retentionNote = "the topic's description has no retention.ms"
+        case .success(let entries):
+            if let retention = entries["retention.ms"].flatMap({ Int64($0) }) {
+                statistics.retentionMs = retention
+                statistics.retentionSource = .broker
+            } else {
+                statistics.retentionNote = "the topic's description has no retention.ms"
+            }
         case .failure(let error):
             statistics.retentionNote = "the brokers did not describe the topic: \(error.code.name)"
         }
@@ -60,19 +64,24 @@ enum StatsCommand {
         if let path = arguments.value("--prometheus-file") {
             try writeAtomically(statistics.prometheusText(now: now, group: group), to: path)
         }
-        if let url = arguments.value("--pushgateway") {
-            try await push(statistics.prometheusText(now: now, group: group), to: url)
+        if let pushgateway {
+            try await push(statistics.prometheusText(now: now, group: group), to: pushgateway)
         }
         return 0
     }
 
-    /// Replaces the `dvp-dlq-stats` job's metrics on a Pushgateway (its alerts then read them like any scrape).
-    static func push(_ text: String, to url: String) async throws {
+    /// The `dvp-dlq-stats` job's URL on the Pushgateway at `url`.
+    /// - Throws: ``UsageError`` naming `--pushgateway` unless it is an http(s) URL.
+    static func pushURL(_ url: String) throws -> String {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw UsageError.invalid("--pushgateway", "must be an http:// or https:// URL")
         }
+        return (url.hasSuffix("/") ? String(url.dropLast()) : url) + "/metrics/job/dvp-dlq-stats"
+    }
+
+    /// Replaces the `dvp-dlq-stats` job's metrics on a Pushgateway (its alerts then read them like any scrape).
+    static func push(_ text: String, to target: String) async throws {
         let client = try HTTPClient(HTTPClientConfiguration())
-        let target = (url.hasSuffix("/") ? String(url.dropLast()) : url) + "/metrics/job/dvp-dlq-stats"
         let response: HTTPResponse
         do {
             response = try await client.send(

@@ -214,3 +214,39 @@ extension RedriveEndToEndTests {
             ])
     }
 }
+
+extension RedriveEndToEndTests {
+    /// A one-request HTTP server that saves the body of a PUT (a stand-in for a Prometheus Pushgateway).
+    static let pushgatewayScript = """
+        import http.server, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_PUT(self):
+                body = self.rfile.read(int(self.headers['Content-Length']))
+                open(sys.argv[1], 'wb').write(self.path.encode() + b'\\n' + body)
+                self.send_response(200); self.end_headers()
+            def log_message(self, *args): pass
+        server = http.server.HTTPServer(('127.0.0.1', 0), H)
+        print(server.server_address[1], flush=True)
+        server.handle_request()
+        """
+
+    /// `dlq stats --pushgateway` PUTs the same exposition `--prometheus-file` writes, under job `dvp-dlq-stats`.
+    @Test func statsPushesItsFiguresToAPushgateway() async throws {
+        let harness = try PipelineHarness(partitions: 2)
+        try await harness.startBroker()
+        let pushed = harness.directory.appendingPathComponent("pushed.txt")
+        let server = try ChildProcess(
+            try await TestPython.executable().path, ["-c", Self.pushgatewayScript, pushed.path],
+            directory: harness.directory)
+        #expect(await eventually { !server.stdout.isEmpty })
+        let port = server.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = harness.directory.appendingPathComponent("dlq.prom")
+        let stats = try Self.dlq(
+            harness, ["stats", "--pushgateway", "http://127.0.0.1:\(port)", "--prometheus-file", file.path])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
+        let body = try String(contentsOf: pushed, encoding: .utf8)
+        #expect(body == "/metrics/job/dvp-dlq-stats\n" + (try String(contentsOf: file, encoding: .utf8)))
+        #expect(body.contains(#"dvp_dlq_records{topic="daily-values.dlq"} 0"#))
+    }
+}
