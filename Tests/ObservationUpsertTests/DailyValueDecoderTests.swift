@@ -55,7 +55,10 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
             { $0.zone == .utcOffset(seconds: 50_400) }
         ),
         ("UTC zone", ["timeZone": #""UTC""#], { $0.zone == .timeZone("UTC") }),
-        ("location zone three parts", ["timeZone": #""America/Argentina/Salta""#], { $0.zone == .timeZone("America/Argentina/Salta") }),
+        (
+            "location zone three parts", ["timeZone": #""America/Argentina/Salta""#],
+            { $0.zone == .timeZone("America/Argentina/Salta") }
+        ),
         ("backward link to a location", ["timeZone": #""US/Eastern""#], { $0.zone == .timeZone("US/Eastern") }),
         ("version absent uses the record timestamp", ["version": nil], { $0.version == 1_759_384_503_000 }),
         ("version 0", ["version": "0"], { $0.version == 0 }),

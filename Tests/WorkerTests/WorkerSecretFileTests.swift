@@ -16,8 +16,9 @@ struct WorkerSecretFileTests {
         (0o604, false, true), (0o440, true, true), (0o400, true, false),
     ]
 
-    @Test("The id key file's mode: warned and dvp_id_key_file_insecure 1 when others (or a foreign group) can read it",
-          arguments: keyModes.indices)
+    @Test(
+        "The id key file's mode: warned and dvp_id_key_file_insecure 1 when others (or a foreign group) can read it",
+        arguments: keyModes.indices)
     func idKeyFilePermissions(_ index: Int) async throws {
         let (mode, foreignGroup, exposed) = Self.keyModes[index]
         let harness = try PipelineHarness(partitions: 1)
@@ -64,8 +65,10 @@ struct WorkerSecretFileTests {
         try Data("1000\r\n".utf8).write(to: heartbeat)
         let worker = try Self.worker(
             harness,
-            ["--store", "sqlite:\(harness.directory.path)/o.sqlite", "--until-caught-up",
-             "--kafka-property-file", "session.timeout.ms=\(session.path)"],
+            [
+                "--store", "sqlite:\(harness.directory.path)/o.sqlite", "--until-caught-up",
+                "--kafka-property-file", "session.timeout.ms=\(session.path)",
+            ],
             environment: ["DVP_XFILE_HEARTBEAT_INTERVAL_MS": heartbeat.path])
         defer { worker.terminate() }
         #expect(await worker.waitForExit(timeout: .seconds(60)) == 0, "\(worker.stderr.suffix(2000))")
@@ -79,8 +82,10 @@ struct WorkerSecretFileTests {
         ("missing property file", ["--kafka-property-file", "sasl.password=/nonexistent/pw"], [:], "sasl.password"),
         ("empty property file", ["--kafka-property-file", "sasl.password=EMPTY"], [:], "sasl.password"),
         ("property without a path", ["--kafka-property-file", "sasl.password"], [:], "--kafka-property-file"),
-        ("property given twice", ["--kafka-property-file", "sasl.password=SECRET", "-X", "sasl.password=x"], [:],
-         "sasl.password"),
+        (
+            "property given twice", ["--kafka-property-file", "sasl.password=SECRET", "-X", "sasl.password=x"], [:],
+            "sasl.password"
+        ),
         ("property twice via env", ["-X", "sasl.password=x"], ["DVP_XFILE_SASL_PASSWORD": "SECRET"], "sasl.password"),
         ("missing id key file", ["--id-key-file", "/nonexistent/key"], [:], "--id-key-file"),
     ]
@@ -99,7 +104,8 @@ struct WorkerSecretFileTests {
         }
         let result = try runCommand(
             TestEnvironment.binary("worker"),
-            ["--brokers", "127.0.0.1:1", "--allow-development-key", "--http-port", "0"] + refusal.arguments.map(substitute),
+            ["--brokers", "127.0.0.1:1", "--allow-development-key", "--http-port", "0"]
+                + refusal.arguments.map(substitute),
             environment: ["DVP_ID_KEY": "", "DVP_ID_KEY_FILE": ""].merging(refusal.environment.mapValues(substitute)) {
                 $1
             })
@@ -114,8 +120,10 @@ struct WorkerSecretFileTests {
     {
         try ChildProcess(
             TestEnvironment.binary("worker"),
-            ["--brokers", harness.bootstrap, "--topic", harness.topic, "--group", "workers", "--http-port", "0",
-             "--http-address", "127.0.0.1", "--batch-ms", "50"] + arguments,
+            [
+                "--brokers", harness.bootstrap, "--topic", harness.topic, "--group", "workers", "--http-port", "0",
+                "--http-address", "127.0.0.1", "--batch-ms", "50",
+            ] + arguments,
             directory: harness.directory,
             environment: ["DVP_ID_KEY": "test-id-key-0123456789abcdef"].merging(environment) { $1 })
     }
