@@ -61,7 +61,7 @@ let package = Package(
         ),
         /// The `--fhir-*` flags and the FHIR store configuration they make, defined once (worker and storectl).
         .target(
-            name: "StoreOptions", dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient"],
+            name: "StoreOptions", dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient", "Essentials"],
             swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text that is safe to log or print from connection strings and URLs: passwords masked, query strings dropped.
 ///
 /// The one implementation every store location, PostgreSQL connection string and FHIR URL goes through before it
@@ -18,40 +20,52 @@ public enum Redaction {
         maskingPasswords(text) != text
     }
 
-    /// `url` without its query string and fragment (`https://h/fhir/Observation?identifier=…` →
+    /// `url` without its user info, query string and fragment (`https://u:p@h/fhir/Observation?identifier=…` →
     /// `https://h/fhir/Observation`): a query may carry a token, an API key or a patient identifier.
     public static func withoutQuery(_ url: String) -> String {
-        guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
-        return String(url[..<cut])
+        var url = Substring(url)
+        if let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { url = url[..<cut] }
+        guard let scheme = url.firstRange(of: "://"), let at = url[scheme.upperBound...].lastIndex(of: "@") else {
+            return String(url)
+        }
+        return String(url[..<scheme.upperBound] + url[url.index(after: at)...])
     }
 
     // MARK: - Parts
 
+    /// The user info of a URI masked after its first `:` up to the last `@` before the query: a password with an
+    /// unencoded `/` or `@` is masked whole too.
     private static func maskingUserInfoPassword(_ text: String) -> String {
-        guard let scheme = text.firstRange(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") else {
-            return text
-        }
+        guard let scheme = text.firstRange(of: "://") else { return text }
+        let authorityAndPath = text[scheme.upperBound...].prefix { $0 != "?" && $0 != "#" }
+        guard let at = authorityAndPath.lastIndex(of: "@") else { return text }
         let userInfo = text[scheme.upperBound..<at]
         guard let colon = userInfo.firstIndex(of: ":") else { return text }
         return String(text[..<colon]) + ":" + mask + String(text[at...])
     }
 
-    /// True for a character after which a `password=` starts a parameter (not `xpassword=`).
-    private static func startsParameter(after character: Character) -> Bool {
+    /// True for a character after which a parameter's key starts.
+    private static func startsParameter(_ character: Character) -> Bool {
         character == "?" || character == "&" || character == ";" || character.isWhitespace
     }
 
+    /// Masks the value of every parameter whose key ends in `password` (`password`, `sslpassword`, any case,
+    /// percent-encoded or not; `key=value` in a URI query or a libpq keyword string, spaces around `=` allowed).
     private static func maskingPasswordParameters(_ text: String) -> String {
-        let keyword = "password="
         var out = ""
         var rest = Substring(text)
-        while let found = rest.firstRange(of: keyword) {
-            let before: Character? =
-                found.lowerBound > rest.startIndex ? rest[rest.index(before: found.lowerBound)] : out.last
-            let startsParameter = before.map { Self.startsParameter(after: $0) } ?? true
-            out += rest[..<found.upperBound]
-            rest = rest[found.upperBound...]
-            guard startsParameter else { continue }
+        while let equals = rest.firstIndex(of: "=") {
+            let keyEnd = rest[..<equals].lastIndex { !$0.isWhitespace }.map { rest.index(after: $0) } ?? equals
+            let keyStart = rest[..<keyEnd].lastIndex(where: startsParameter).map { rest.index(after: $0) }
+                ?? rest.startIndex
+            let key = String(rest[keyStart..<keyEnd])
+            let decoded = (key.removingPercentEncoding ?? key).lowercased()
+            out += rest[...equals]
+            rest = rest[rest.index(after: equals)...]
+            guard decoded.hasSuffix("password") else { continue }
+            let leading = rest.prefix { $0 == " " }
+            out += leading
+            rest = rest[leading.endIndex...]
             let end: Substring.Index
             if rest.first == "'" {
                 // A quoted libpq value: up to the closing quote not escaped by a backslash.

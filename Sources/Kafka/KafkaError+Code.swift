@@ -74,6 +74,12 @@ extension KafkaError {
         public static let notCoordinator = Code(rawValue: 16)
         /// `RECORD_LIST_TOO_LARGE`: the broker refused a batch as too large.
         public static let recordListTooLarge = Code(rawValue: 18)
+        /// `CORRUPT_MESSAGE`: the broker found the record corrupt.
+        public static let corruptMessage = Code(rawValue: 2)
+        /// `INVALID_TIMESTAMP`: the record's timestamp is outside the topic's accepted range.
+        public static let invalidTimestamp = Code(rawValue: 32)
+        /// `INVALID_RECORD`: the broker refused the record itself (e.g. no key for a compacted topic).
+        public static let invalidRecord = Code(rawValue: 87)
         /// `NOT_ENOUGH_REPLICAS`.
         public static let notEnoughReplicas = Code(rawValue: 19)
         /// `ILLEGAL_GENERATION`: the group moved on to a new generation.
@@ -102,6 +108,12 @@ extension KafkaError {
         /// True when the record itself is too large for the producer or the topic: sending it again as it is
         /// fails again (a smaller record may pass).
         public var isRecordTooLarge: Bool { self == .messageSizeTooLarge || self == .recordListTooLarge }
+
+        /// True when the producer or the broker refuses the record itself — too large, corrupt, a timestamp out of
+        /// the topic's range, no key for a compacted topic: sent again as it is, it fails again.
+        public var isRecordRefused: Bool {
+            isRecordTooLarge || self == .corruptMessage || self == .invalidTimestamp || self == .invalidRecord
+        }
 
         /// True for `_FATAL`: the client must be recreated.
         public var isFatal: Bool { self == .fatal }

@@ -86,6 +86,7 @@ package struct PostgresConnectionParameters: Sendable, Equatable {
     private static func parse(
         _ connectionString: String
     ) throws -> (values: [String: String], environmentVariables: [String: String]) {
+        if let problem = unencodedUserInfo(connectionString) { throw PostgresError(.usage, problem) }
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connectionString, &message) else {
             defer { if let message { PQfreemem(message) } }
@@ -110,5 +111,21 @@ package struct PostgresConnectionParameters: Sendable, Equatable {
             option += 1
         }
         return (values, variables)
+    }
+
+    /// Why a URI's user info is not percent-encoded, or nil. libpq ends the user info at the first `@` and the
+    /// authority at the first `/`, so an unencoded `@` or `/` in a password would turn part of it into the host or
+    /// the port, which its connection errors then print (never the text itself here).
+    static func unencodedUserInfo(_ connectionString: String) -> String? {
+        guard connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
+            let scheme = connectionString.firstRange(of: "://")
+        else { return nil }
+        let beforeQuery = connectionString[scheme.upperBound...].prefix { $0 != "?" && $0 != "#" }
+        let authority = beforeQuery.prefix { $0 != "/" }
+        let ats = authority.filter { $0 == "@" }.count
+        let atAfterAuthority = beforeQuery[authority.endIndex...].contains("@")
+        guard ats > 1 || atAfterAuthority else { return nil }
+        return "invalid PostgreSQL URI: its user info is not percent-encoded (write '@' as %40, '/' as %2F, "
+            + "'?' as %3F, '#' as %23 and ':' as %3A in the user name and password)"
     }
 }

@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Essentials
 import Foundation
 import HTTPClient
 import ObservationUpsert
@@ -64,6 +65,12 @@ public enum FHIRStoreOptions {
             guard tokenFile == nil else {
                 throw UsageError(
                     option: "--fhir-token-url", "--fhir-token-file and --fhir-token-url exclude each other")
+            }
+            guard Redaction.withoutQuery(tokenURL) == tokenURL.prefix(while: { $0 != "?" && $0 != "#" }) else {
+                throw UsageError(
+                    option: "--fhir-token-url",
+                    "--fhir-token-url must not carry credentials (user@ or user:password@): the client id and "
+                        + "secret go in --fhir-client-id and --fhir-client-secret-file")
             }
             guard let clientID = value("fhir-client-id"), let secretFile = value("fhir-client-secret-file"),
                 let secret = FileManager.default.contents(atPath: secretFile)

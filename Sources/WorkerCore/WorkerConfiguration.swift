@@ -165,6 +165,10 @@ public struct WorkerConfiguration: Sendable {
         if brokersFromDevBroker {
             config.kafkaProperties = Self.embeddedBrokerGroupTimings.merging(config.kafkaProperties) { $1 }
         }
+        guard config.deadLetterMaxBytes >= 16_384 else {
+            throw WorkerError.configuration(
+                "-X message.max.bytes: at least 16384, so a dead letter's context headers always fit")
+        }
         if usesDevelopmentKey && !brokersFromDevBroker && !args.isSet("--allow-development-key") {
             throw WorkerError.configuration(Self.developmentKeyRefusal)
         }

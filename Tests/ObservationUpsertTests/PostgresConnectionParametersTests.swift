@@ -91,3 +91,15 @@ import Testing
         #expect(error?.message.contains("withheld") == true)
     }
 }
+
+extension PostgresConnectionParametersTests {
+    /// libpq ends the user info at the first `@` and the authority at the first `/`: an unencoded one in a password
+    /// would make part of it the host or the port, which connection errors print. Refused before libpq sees it.
+    @Test(arguments: ["postgres://dvp:Ab3xS3CRET/zz@127.0.0.1/dvp", "postgresql://dvp:Ab3x@S3CRET@127.0.0.1/dvp"])
+    func unencodedUserInfoIsRefusedWithoutItsText(_ text: String) {
+        let error = #expect(throws: PostgresError.self) { try self.merged(text) }
+        #expect(error?.message.contains("percent-encoded") == true)
+        #expect(error?.message.contains("S3CRET") == false)
+        #expect(throws: Never.self) { try self.merged("postgres://dvp:Ab3x%40S3CRET%2Fzz@127.0.0.1/dvp") }
+    }
+}

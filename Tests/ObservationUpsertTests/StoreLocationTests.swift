@@ -43,9 +43,24 @@ import Testing
         #expect(fhir.description == "fhir+https://fhir.example.org/r4")
     }
 
-    @Test func anUnsupportedLocationIsNamedWithoutItsPassword() {
-        let error = #expect(throws: StoreError.self) { try StoreLocation(parsing: "postgress://dvp:s3cret@db/dvp") }
-        #expect(error?.message.contains("s3cret") == false && error?.message.contains("postgress://dvp:***@") == true)
+    @Test func anUnsupportedLocationIsNotEchoed() {
+        for text in ["postgress://dvp:s3cret@db/dvp", "postgresql:/dvp:s3cret@db/dvp", "host=db password = s3cret"] {
+            let error = #expect(throws: StoreError.self) { try StoreLocation(parsing: text) }
+            #expect(error?.message.contains("s3cret") == false && error?.message.contains("unsupported") == true)
+        }
+    }
+
+    @Test func everyPasswordParameterAndUnencodedUserInfoIsMasked() {
+        let cases = [
+            ("postgres://u@h/x?sslpassword=S1&bogus=1", "postgres://u@h/x?sslpassword=***&bogus=1"),
+            ("postgres://u@h/x?pass%77ord=S1", "postgres://u@h/x?pass%77ord=***"),
+            ("postgres://u@h/x?PASSWORD=S1", "postgres://u@h/x?PASSWORD=***"),
+            ("host=h password = S1 user=u", "host=h password = *** user=u"),
+            ("postgres://dvp:Ab3xS1/zz@h/dvp", "postgres://dvp:***@h/dvp"),
+            ("postgres://dvp:Ab3x@S1@h/dvp", "postgres://dvp:***@h/dvp"),
+        ]
+        for (text, masked) in cases { #expect(Redaction.maskingPasswords(text) == masked, "\(text)") }
+        #expect(Redaction.withoutQuery("http://cid:S1@h:9/token?x=1") == "http://h:9/token")
     }
 
     @Test func aFHIRLocationCarriesNoCredentials() {

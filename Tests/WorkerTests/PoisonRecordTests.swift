@@ -61,18 +61,20 @@ struct PoisonRecordTests {
         }
     }
 
-    @Test("A dead letter the broker refuses as too large is sent again at once, in its minimal form")
-    func brokerRefusesDeadLetterAsTooLarge() async throws {
+    /// 10 MESSAGE_TOO_LARGE, 87 INVALID_RECORD (e.g. no key on a compacted topic), 32 INVALID_TIMESTAMP.
+    @Test("A dead letter the broker refuses for itself is sent again at once, in its minimal form",
+          arguments: [10, 87, 32])
+    func brokerRefusesDeadLetter(code: Int) async throws {
         let harness = try PipelineHarness(partitions: 2)
         try await harness.startBroker()
         try await harness.kcat(partition: 1, ["-K", "\\t", "-H", "trace=t1"],
                                input: .text("refused\t{oops\nafter\t\(PipelineHarness.validEvent("after").json)\n"))
-        // The worker's dead-letter producer is the only producer: its first Produce is answered MESSAGE_TOO_LARGE.
-        try await harness.control("err 0 10 1")
+        // The worker's dead-letter producer is the only producer: its first Produce is refused with `code`.
+        try await harness.control("err 0 \(code) 1")
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         let worker = try harness.startWorker(store: store)
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "worker: \(worker.stderr.suffix(2000))")
-        #expect(worker.stderr.contains("a dead letter was refused as too large"))
+        #expect(worker.stderr.contains("a dead letter was refused for itself"))
         #expect(try harness.storeDump(store).keys.contains { $0.hasPrefix("after/") })
 
         let letters = try await harness.deadLetters()

@@ -137,6 +137,11 @@ struct SecretMarkerTests {
             "postgres://dvp:\(m)@127.0.0.1:1/dvp?password=\(m)&connect_timeout=2",
             "postgresql://dvp:\(m)%zz@127.0.0.1:1/dvp", "postgress://dvp:\(m)@127.0.0.1:1/dvp",
             "fhir+http://127.0.0.1:1/fhir?api_key=\(m)",
+            // Unencoded '/' or '@' in the password (libpq would read part of it as the port or the host), an
+            // sslpassword, a percent-encoded key, libpq's spaces around '=', a mistyped scheme.
+            "postgres://dvp:Ab3x\(m)/zz@127.0.0.1:1/dvp", "postgres://dvp:Ab3x@\(m)@127.0.0.1:1/dvp",
+            "postgres://dvp@127.0.0.1:1/dvp?sslpassword=\(m)&bogus=1", "postgres://dvp@127.0.0.1:1/dvp?pass%77ord=\(m)",
+            "host=127.0.0.1 port=1 password = \(m) bogus=1", "postgresql:/dvp:\(m)@127.0.0.1/dvp",
         ]
         for location in locations {
             outputs.append(
@@ -158,6 +163,17 @@ struct SecretMarkerTests {
         for (name, arguments, environment) in producerCases {
             outputs.append(try await Self.run("producer \(name)", "producer", arguments, environment: environment))
         }
+        // An OAuth token URL carrying credentials is refused without them.
+        outputs.append(
+            try await Self.run(
+                "storectl token URL with user info", "storectl",
+                ["counts", "--store", "fhir+http://127.0.0.1:1/fhir", "--fhir-token-url",
+                 "http://cid:\(m)@127.0.0.1:1/token", "--fhir-client-id", "cid", "--fhir-client-secret-file",
+                 files.clientSecret]))
+        // dlq: -X values and twins, an unreachable broker.
+        let dlq = ["stats", "--brokers", Self.unreachableBroker]
+        outputs.append(try await Self.run("dlq -X", "dlq", dlq + ["-X", "sasl.password=\(m)", "-X", "api.version.request=\(m)"]))
+        outputs.append(try await Self.run("dlq DVP_X_", "dlq", dlq, environment: ["DVP_X_SASL_PASSWORD": m]))
         Self.expectNoMarker(outputs)
         #expect(outputs.allSatisfy { $0.status != 0 }, "\(outputs.map { "\($0.name): \(String(describing: $0.status))" })")
     }

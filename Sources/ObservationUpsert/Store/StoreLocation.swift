@@ -47,8 +47,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             }
             self = .fhir(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url)
         } else {
-            throw StoreError(
-                .usage, "unsupported store location '\(Redaction.maskingPasswords(text))'; expected \(Self.acceptedForms)")
+            // Not echoed: a mistyped location may hold a password in a form no masking recognises.
+            throw StoreError(.usage, "unsupported store location; expected \(Self.acceptedForms)")
         }
     }
 

@@ -3,8 +3,10 @@ import Kafka
 /// A dead letter ready to send: the original record plus its context headers, with just enough of its largest
 /// parts replaced by summaries (``DeadLetterSummary``) to stay within the dead-letter producer's size budget.
 ///
-/// A record a broker still refuses as too large is sent again as ``minimal()``: every part summarised but a short
-/// key. Either way the dead letter is delivered and the partition moves on; nothing is retried as it was.
+/// A record the producer or a broker still refuses for itself is sent again as ``minimal()``: every part summarised
+/// but a short key. Either way the dead letter is delivered and the partition moves on; nothing is retried as it
+/// was. Dead letters are produced with the broker's time, not the original's (a replay of old events would write
+/// dead letters already past the topic's retention): the original is in `x-dlq.original-timestamp`.
 struct DeadLetterRecord: Sendable {
     /// A part of the original record that a summary replaced.
     enum Part: String, Sendable, CaseIterable {
@@ -40,7 +42,8 @@ struct DeadLetterRecord: Sendable {
     }
 
     /// The same dead letter with the value and all original headers summarised, and the key too unless it is
-    /// short: what is sent after a broker refused the record as too large.
+    /// short: what is sent after the producer or a broker refused the record for itself. It always has a key (the
+    /// origin `topic/partition/offset` when the original's is null or summarised: a compacted topic needs one).
     func minimal() -> DeadLetterRecord {
         var copy = self
         var fitting = Fitting(original: original, context: context)
@@ -50,6 +53,9 @@ struct DeadLetterRecord: Sendable {
         }
         fitting.summarizeAllHeaders()
         copy.message = fitting.message(topic: message.topic, context: context)
+        if copy.message.key == nil {
+            copy.message.key = Array("\(original.topic)/\(original.partition)/\(original.offset)".utf8)
+        }
         copy.summarized = Part.allCases.filter(fitting.summarized.contains)
         copy.isMinimal = true
         return copy
@@ -127,7 +133,7 @@ extension DeadLetterRecord {
                 all.append(KafkaHeader(key: DeadLetterSummary.summarizedHeader, string: parts))
             }
             return KafkaOutgoingMessage(
-                topic: topic, partition: nil, key: key, value: value, headers: all, timestampMs: original.timestampMs)
+                topic: topic, partition: nil, key: key, value: value, headers: all, timestampMs: nil)
         }
 
         private mutating func add(_ header: KafkaHeader, part: Part) {

@@ -3,8 +3,9 @@ import Kafka
 /// The dead-letter stage: sends a batch's dead-letter records and waits for every delivery report, retrying with
 /// backoff (consumption paused, readiness false) while the dead-letter topic fails.
 ///
-/// A record refused as too large (by the producer or the broker) is never retried as it is: it is sent again at
-/// once in its minimal form (``DeadLetterRecord/minimal()``), so one hostile record cannot hold a partition.
+/// A record refused for itself — too large, corrupt, a timestamp or a missing key the topic does not accept — is
+/// never retried as it is: it is sent again at once in its minimal form (``DeadLetterRecord/minimal()``), so one
+/// hostile record cannot hold a partition.
 struct DeadLetterStage: Sendable {
     let producer: KafkaProducer
     let health: WorkerHealth
@@ -40,7 +41,7 @@ struct DeadLetterStage: Sendable {
         return delivered
     }
 
-    /// Sends `records`; those refused as too large go again at once in their minimal form.
+    /// Sends `records`; those refused for themselves go again at once in their minimal form.
     /// - Returns: the records that failed otherwise (to retry after a backoff) and the last such error.
     private func send(_ records: [DeadLetterRecord]) async -> ([DeadLetterRecord], KafkaError?) {
         var toSend = records
@@ -55,9 +56,9 @@ struct DeadLetterStage: Sendable {
                     for part in record.summarized {
                         metrics.increment("dvp_dead_letters_summarized_total", labels: "part=\"\(part.rawValue)\"")
                     }
-                case .failure(let error) where error.code.isRecordTooLarge && !record.isMinimal:
+                case .failure(let error) where error.code.isRecordRefused && !record.isMinimal:
                     logger.warning(
-                        "a dead letter was refused as too large; sending it with its parts summarised",
+                        "a dead letter was refused for itself; sending it with its parts summarised",
                         [("error", .string(error.code.name)), ("size", .int(Int64(record.message.maxWireSize))),
                          ("partition", .int(Int64(record.original.partition))),
                          ("offset", .int(record.original.offset))])
