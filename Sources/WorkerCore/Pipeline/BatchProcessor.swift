@@ -76,13 +76,16 @@ struct BatchProcessor: Sendable {
         return output
     }
 
-    /// Maps the decoded events, except those whose version is not above `storedAtLeast` (a known lower bound of
-    /// the stored version, aligned with `output.decoded`): those cannot change anything and are only counted.
-    func map(_ output: inout Output, storedAtLeast bounds: [Int64?]) {
+    /// Maps the decoded events, except those `storedAtLeast` (the version cache's bounds, aligned with
+    /// `output.decoded`) proves cannot change anything: those are only counted. An event below its bound is not
+    /// mapped; a value of the bound's version is mapped and dropped only when its clinical value is the one known
+    /// there (else the store tells a duplicate from a conflict).
+    func map(_ output: inout Output, storedAtLeast bounds: [VersionCache.Bound?]) {
         output.mapped.reserveCapacity(output.decoded.count)
         for (decoded, bound) in zip(output.decoded, bounds) {
-            if let bound, decoded.version <= bound {
-                output.skipped[decoded.version == bound ? .unchanged : .stale, default: 0] += 1
+            let isRetraction = if case .retraction = decoded.event { true } else { false }
+            if let known = bound?.outcome(of: decoded.version, isRetraction: isRetraction) {
+                output.skipped[known, default: 0] += 1
                 continue
             }
             do {
@@ -92,6 +95,10 @@ struct BatchProcessor: Sendable {
                         try mapper.map(value, recordTimestampMs: decoded.message.timestampMs ?? decoded.version)
                     case .retraction(let retraction): mapper.map(retraction)
                     }
+                if let known = bound?.outcome(of: record) {
+                    output.skipped[known, default: 0] += 1
+                    continue
+                }
                 output.mapped.append(
                     Mapped(record: record, message: decoded.message, versionKey: decoded.versionKey))
             } catch {
