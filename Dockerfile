@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# daily-values-worker image: the `worker` (ENTRYPOINT) plus `producer`, `devbroker` and `storectl` for ops.
+# daily-values-worker image: the `worker` (ENTRYPOINT) plus `producer`, `devbroker`, `storectl` and `dlq` for ops.
 #
 #   docker build -t daily-values-worker:dev .
 #   docker run --rm daily-values-worker:dev --help
@@ -42,12 +42,12 @@ COPY Tests ./Tests
 # patched by Debian security updates in the runtime image). The binaries are stripped (install -s): about 75 → 25 MB each;
 # crash backtraces then show addresses rather than Swift symbol names.
 RUN --mount=type=cache,target=/src/.build \
-    for product in worker producer devbroker storectl; do \
+    for product in worker producer devbroker storectl dlq; do \
         swift build -c release --static-swift-stdlib --product "$product" || exit 1; \
     done \
     && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
     && mkdir -p /staging \
-    && for product in worker producer devbroker storectl; do \
+    && for product in worker producer devbroker storectl dlq; do \
         install -s -m 0755 "$bin/$product" "/staging/$product"; \
     done
 

@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "producer", targets: ["ProducerCLI"]),
         .executable(name: "devbroker", targets: ["DevBroker"]),
         .executable(name: "storectl", targets: ["StoreCtl"]),
+        .executable(name: "dlq", targets: ["DLQ"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian -dev packages)
@@ -67,11 +68,15 @@ let package = Package(
             name: "Producer", dependencies: ["Kafka", "DailyValueContract", "SeededRandom"],
             swiftSettings: swiftSettings
         ),
+        /// The dead-letter record format (header names, shared with the worker), statistics and redrive planning.
+        .target(
+            name: "DeadLetters", dependencies: ["Kafka", "DailyValueContract", "Essentials", "Hashing"],
+            swiftSettings: swiftSettings),
         .target(
             name: "WorkerCore",
             dependencies: [
                 "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD",
-                "StoreOptions",
+                "StoreOptions", "DeadLetters",
             ],
             swiftSettings: swiftSettings
         ),
@@ -83,6 +88,9 @@ let package = Package(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "DLQ", dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert", "StoreOptions"],
             swiftSettings: swiftSettings),
@@ -108,6 +116,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DeadLettersTests", dependencies: ["DeadLetters", "Kafka", "DailyValueContract"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"], swiftSettings: swiftSettings
@@ -116,6 +127,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "MallocTuning", "Hashing", "TestSupport",
+                "DeadLetters",
             ],
             swiftSettings: swiftSettings
         ),

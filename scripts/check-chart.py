@@ -381,6 +381,52 @@ def check_finalize(cronjob: dict[str, Any], values: dict[str, Any], selector: di
 # MARK: - Value usage
 
 
+REDRIVE = {
+    "redrive": {"enabled": True, "run": "catalog-fix", "dryRun": False, "errorClasses": ["ValueOutOfRange"],
+                "originPartitions": [0, 3], "since": "2026-12-01", "max": 1000, "rate": 50,
+                "retentionWatch": {"enabled": True, "pushgateway": "http://pushgateway.monitoring:9091"}},
+    "prometheusRule": {"enabled": True},
+    "worker": {"catalog": {"configMap": "catalog-fix"}},
+}
+
+
+def check_redrive(chart: Chart) -> str:
+    """The redrive Job and the dlq-stats CronJob: `dlq` with the values' filters, the worker's Kafka settings and
+    catalog, locked down like the worker's pods, outside the Deployment's selector; a failing exit ends the Job."""
+    objects = render_ok(chart, merge(BASE, REDRIVE))
+    values = chart.values_with(merge(BASE, REDRIVE))
+    (deployment,) = by_kind(objects, "Deployment")
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    component = {o["metadata"]["labels"]["app.kubernetes.io/component"]: o for o in objects
+                 if o["kind"] in ("Job", "CronJob")}
+    job, cronjob = component["redrive"], component["dlq-stats"]
+    rules = [r["alert"] for o in by_kind(objects, "PrometheusRule") for g in o["spec"]["groups"] for r in g["rules"]]
+    assert {"DailyValuesDeadLettersExpiring", "DailyValuesDeadLetterStatsStale"} <= set(rules), rules
+    assert job["spec"]["parallelism"] == 1 and job["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"] == [1, 2]
+    pods = {"redrive": job["spec"]["template"], "dlq-stats": cronjob["spec"]["jobTemplate"]["spec"]["template"]}
+    for name, pod in pods.items():
+        spec = pod["spec"]
+        assert spec["restartPolicy"] == "Never" and spec["automountServiceAccountToken"] is False
+        assert spec["securityContext"]["runAsNonRoot"] is True
+        (container,) = spec["containers"]
+        assert container["name"] == name and container["command"] == ["/usr/local/bin/dlq"]
+        context = container["securityContext"]
+        assert context["readOnlyRootFilesystem"] is True and context["capabilities"] == {"drop": ["ALL"]}
+        env = {e["name"]: e for e in container["env"]}
+        for key, entry in env.items():
+            if SECRET_ENV.match(key) and not (key == "DVP_ID_KEY_FILE"):
+                assert "value" not in entry, f"{name}: {key} carries a literal value"
+        assert env["DVP_BROKERS"]["value"] == values["kafka"]["brokers"]
+        assert env["DVP_CATALOG"]["value"].startswith("/etc/daily-values/catalog/"), "not the worker's catalog"
+        assert not (selector.items() <= pod["metadata"]["labels"].items()), f"{name} pods match the Deployment selector"
+    args = pods["redrive"]["spec"]["containers"][0]["args"]
+    assert args == ["redrive", "--error-class", "ValueOutOfRange", "--origin-partition", "0", "--origin-partition", "3",
+                    "--since", "2026-12-01", "--max", "1000", "--rate", "50", "--max-redrives", "3"], args
+    stats_args = pods["dlq-stats"]["spec"]["containers"][0]["args"]
+    assert stats_args == ["stats", "--retention", "7d", "--pushgateway", "http://pushgateway.monitoring:9091"], stats_args
+    return f"{len(objects)} objects; redrive args {len(args)}"
+
+
 def value_paths(node: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     """Leaves of values.yaml: scalars, lists and empty maps (a non-empty map is its children)."""
     if isinstance(node, dict) and node:
@@ -534,6 +580,9 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("device name opt-in not a boolean", {"worker": {"storeDeviceName": "yes"}}, "at '/worker/storeDeviceName': got string, want boolean"),
     ("retraction mode the worker rejects", {"worker": {"retractionMode": "purge"}}, "at '/worker/retractionMode': value must be one of"),
     ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
+    ("redrive without a run name", {"redrive": {"enabled": True}}, "at '/redrive/run': minLength"),
+    ("redrive retention that dlq rejects", {"redrive": {"retentionWatch": {"retention": "1 week"}}}, "at '/redrive/retentionWatch/retention'"),
+    ("redrive alert at 100% of retention", {"redrive": {"retentionWatch": {"alertAtFraction": 1}}}, "at '/redrive/retentionWatch/alertAtFraction'"),
 ]
 
 # (name, override on top of the minimal postgres values, expected substring of the template failure)
@@ -566,6 +615,11 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         "must differ from kafka.group",
     ),
     ("backfill without a group", {"backfill": {"enabled": True}}, "backfill.group is required"),
+    (
+        "retention watch without a Pushgateway",
+        {"redrive": {"retentionWatch": {"enabled": True}}},
+        "redrive.retentionWatch.pushgateway",
+    ),
     ("SASL without a Secret", {"kafka": {"sasl": {"enabled": True}}}, "kafka.sasl.existingSecret"),
     (
         "client cert without key",
@@ -811,6 +865,8 @@ def main() -> int:
         lambda: check_scenario(chart, merge(BASE, {"worker": {"storeDeviceName": True}}), base_kinds),
     )
     check.run("large integers render exactly (no 1e+06)", lambda: check_large_numbers(chart))
+    check.run("render redrive Job + dlq-stats CronJob + dead-letter rules", lambda: check_redrive(chart))
+    check.run("helm lint --strict (redrive + retention watch)", lambda: helm_lint(merge(BASE, REDRIVE)))
 
     for drain, margin in DEADLINES:
         override = merge(WITH_JOB, {"worker": {"drainTimeoutSeconds": drain, "terminationGraceMarginSeconds": margin}})

@@ -27,7 +27,7 @@ readonly ROOT_DIR
 # shellcheck source=scripts/image-common.sh
 source "$ROOT_DIR/scripts/image-common.sh"
 readonly DOCKERFILE="${DVP_DOCKERFILE:-$ROOT_DIR/Dockerfile}"
-readonly PRODUCTS=(worker producer devbroker storectl)
+readonly PRODUCTS=(worker producer devbroker storectl dlq)
 readonly TOPIC=daily-values
 readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
 

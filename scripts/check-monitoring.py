@@ -10,6 +10,9 @@
 3. Starts devbroker and a worker (the built binaries), publishes generated events (some invalid) and scrapes the
    worker's /metrics: `promtool check metrics` lints the exposition, and every metric name used by a rule or a
    dashboard panel must be one the worker exports (histograms with their _bucket/_sum/_count series).
+4. The dead-letter rules (redrive.retentionWatch enabled): `promtool check rules` and `promtool test rules
+   charts/tests/dlq-rules.test.yaml`; `dlq stats --prometheus-file` on the same devbroker's dead letters lints clean
+   and exports every metric those rules use.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from helmchart import ROOT  # noqa: E402
 import yaml  # noqa: E402
 
 RULE_TESTS = ROOT / "charts" / "tests" / "prometheus-rules.test.yaml"
+DLQ_RULE_TESTS = ROOT / "charts" / "tests" / "dlq-rules.test.yaml"
 VALUES = yaml.safe_load((helmchart.CHART / "ci" / "postgres-values.yaml").read_text()) | {
     "prometheusRule": {"enabled": True},
     "grafanaDashboard": {"enabled": True},
@@ -62,6 +66,14 @@ def rendered_assets() -> tuple[dict, dict]:
     (config_map,) = [o for o in objects if o["kind"] == "ConfigMap"]
     (dashboard_json,) = config_map["data"].values()
     return {"groups": rule["spec"]["groups"]}, json.loads(dashboard_json)
+
+
+def dead_letter_rules() -> dict:
+    """The dead-letter PrometheusRule the chart renders with the retention watch on."""
+    values = VALUES | {"redrive": {"retentionWatch": {"enabled": True, "pushgateway": "http://pushgateway:9091"}}}
+    (rule,) = [o for o in helmchart.objects(values)
+               if o["kind"] == "PrometheusRule" and o["metadata"]["name"].endswith("-dlq")]
+    return {"groups": rule["spec"]["groups"]}
 
 
 def dashboard_expressions(dashboard: dict) -> list[str]:
@@ -116,6 +128,8 @@ def scrape_worker(bin_dir: Path, work: Path) -> str:
         while True:  # until records were upserted and dead-lettered and the lag statistics are in (every 5 s)
             text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
             if all(f"\n{name}" in text for name in ("dvp_upserts_total{", "dvp_dead_lettered_total{", "dvp_consumer_lag{")):
+                # The same dead letters, as `dlq stats` exports them for the dead-letter rules.
+                run([bin_dir / "dlq", "stats", "--brokers", brokers, "--prometheus-file", work / "dlq.prom"])
                 return text
             assert time.monotonic() < deadline, f"the worker's /metrics never showed its series:\n{text}"
             time.sleep(0.5)
@@ -127,6 +141,24 @@ def scrape_worker(bin_dir: Path, work: Path) -> str:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def test_rules(promtool: str, rules: dict, tests: Path, rules_file: Path) -> None:
+    """`promtool check rules` and `promtool test rules` (the tests name `rules_file`); every alert has a test."""
+    rules_file.write_text(yaml.safe_dump(rules, sort_keys=False, width=1000))
+    shutil.copy(tests, rules_file.parent / tests.name)
+    print(run([promtool, "check", "rules", rules_file]).strip())
+    print(run([promtool, "test", "rules", rules_file.parent / tests.name]).strip())
+    alerts = {r["alert"] for g in rules["groups"] for r in g["rules"]}
+    tested = set(re.findall(r"alertname: (\w+)", tests.read_text()))
+    assert alerts == tested, f"alerts of {tests.name} without a unit test: {sorted(alerts - tested)}"
+
+
+def lint_metrics(promtool: str, path: Path) -> None:
+    """`promtool check metrics` on an exposition file; fails with its complaints."""
+    with open(path) as metrics:
+        lint = subprocess.run([promtool, "check", "metrics"], stdin=metrics, capture_output=True, text=True)
+    assert lint.returncode == 0, f"promtool check metrics {path.name}: {lint.stdout}{lint.stderr}"
 
 
 def exported_names(exposition: str) -> set[str]:
@@ -141,27 +173,27 @@ def exported_names(exposition: str) -> set[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin-dir", type=Path, required=True, help="directory with worker, producer, devbroker")
+    parser.add_argument("--bin-dir", type=Path, required=True, help="directory with worker, producer, devbroker, dlq")
     arguments = parser.parse_args()
     promtool = shutil.which("promtool") or sys.exit("no promtool (Debian package prometheus)")
     rules, dashboard = rendered_assets()
 
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
-        (work / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False, width=1000))
-        shutil.copy(RULE_TESTS, work / RULE_TESTS.name)
-        print(run([promtool, "check", "rules", work / "rules.yaml"]).strip())
-        print(run([promtool, "test", "rules", work / RULE_TESTS.name]).strip())
-        alerts = {r["alert"] for g in rules["groups"] for r in g["rules"]}
-        tested = set(re.findall(r"alertname: (\w+)", RULE_TESTS.read_text()))
-        assert alerts == tested, f"alerts without a unit test: {sorted(alerts - tested)}"
+        test_rules(promtool, rules, RULE_TESTS, work / "rules.yaml")
+        dlq_rules = dead_letter_rules()
+        test_rules(promtool, dlq_rules, DLQ_RULE_TESTS, work / "dlq-rules.yaml")
 
         exposition = scrape_worker(arguments.bin_dir, work)
         (work / "metrics.txt").write_text(exposition)
-        with open(work / "metrics.txt") as metrics:
-            lint = subprocess.run([promtool, "check", "metrics"], stdin=metrics, capture_output=True, text=True)
-        assert lint.returncode == 0, f"promtool check metrics: {lint.stdout}{lint.stderr}"
+        lint_metrics(promtool, work / "metrics.txt")
         print("promtool check metrics: the worker's exposition lints clean")
+        dlq_exposition = (work / "dlq.prom").read_text()
+        lint_metrics(promtool, work / "dlq.prom")
+        dlq_used = set().union(*(metric_names(r["expr"]) for g in dlq_rules["groups"] for r in g["rules"]))
+        dlq_unknown = dlq_used - exported_names(dlq_exposition)
+        assert dlq_used and not dlq_unknown, f"dead-letter rules use metrics dlq stats does not export: {sorted(dlq_unknown)}"
+        print(f"dead-letter rules: {len(dlq_used)} metrics, all exported by `dlq stats`, which lints clean")
 
     exported = exported_names(exposition)
     expressions = {"rules": [r["expr"] for g in rules["groups"] for r in g["rules"]],

@@ -52,6 +52,10 @@ final class CurlEasy {
         var list: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(list) }
         for (name, value) in request.headers {
+            // A CR or LF would end the header line and start another: refused, naming the header, never its value.
+            guard !(name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                throw HTTPClientError(.usage, "the \(name) header holds a line break: refused (header injection)")
+            }
             // "Name;" sends a header with an empty value; "Name:" would remove it.
             list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
@@ -70,7 +74,7 @@ final class CurlEasy {
             guard sink.exceeded || code == CURLE_FILESIZE_EXCEEDED else { throw failure(code) }
             throw HTTPClientError(
                 .tooLarge, curlCode: Int32(code.rawValue),
-                "\(request.method) \(request.url): the response exceeds \(maxResponseBytes) bytes (maxResponseBytes)")
+                "\(request.method) \(Redaction.withoutQuery(request.url)): the response exceeds \(maxResponseBytes) bytes (maxResponseBytes)")
         }
         return HTTPResponse(
             status: info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body,

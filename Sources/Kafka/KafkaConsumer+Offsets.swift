@@ -106,3 +106,20 @@ extension KafkaConsumer {
         return try result.get()
     }
 }
+
+extension KafkaConsumer {
+    /// The topic's configuration (e.g. `retention.ms`) as the brokers describe it (DescribeConfigs, on its own
+    /// thread).
+    /// - Throws: ``KafkaError`` when the brokers do not support or deny the request (librdkafka's mock cluster
+    ///   has no DescribeConfigs), or do not answer within `timeout`.
+    public func topicConfiguration(_ topic: String, timeout: Duration) async throws(KafkaError) -> [String: String] {
+        try client.checkOpen("topicConfiguration")
+        let client = self.client
+        let result: Result<[String: String], KafkaError> = await RDKafkaBlocking.run("kafka-describe-configs") {
+            do throws(KafkaError) {
+                return .success(try client.topicConfiguration(topic, timeoutMs: KafkaProducer.milliseconds(timeout)))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}

@@ -31,13 +31,15 @@ extension KafkaConsumer {
         }
     }
 
-    private func readToHighWatermarks(topic: String, deadline: ContinuousClock.Instant) async throws(KafkaError)
-        -> [KafkaMessage]
+    /// Every partition's log start and end offsets (low and high watermarks) as the brokers report them now,
+    /// asked on their own thread (one metadata request, then one offsets request per partition).
+    /// - Throws: ``KafkaError`` when the topic's metadata or a partition's offsets cannot be read in `timeout`.
+    public func queryWatermarks(topic: String, timeout: Duration) async throws(KafkaError)
+        -> [Int32: (low: Int64, high: Int64)]
     {
-        let timeout = deadline - .now
         let count = try await partitionCount(topic: topic, timeout: timeout)
         let client = self.client
-        var ends: [Int32: Int64] = [:]
+        var marks: [Int32: (low: Int64, high: Int64)] = [:]
         for partition in 0..<Int32(count) {
             let result: Result<(Int64, Int64), KafkaError> = await RDKafkaBlocking.run("kafka-watermarks") {
                 do throws(KafkaError) {
@@ -47,7 +49,18 @@ extension KafkaConsumer {
                 } catch { return .failure(error) }
             }
             let (low, high) = try result.get()
-            if high > low { ends[partition] = high }
+            marks[partition] = (low, high)
+        }
+        return marks
+    }
+
+    private func readToHighWatermarks(topic: String, deadline: ContinuousClock.Instant) async throws(KafkaError)
+        -> [KafkaMessage]
+    {
+        var ends: [Int32: Int64] = [:]
+        for (partition, marks) in try await queryWatermarks(topic: topic, timeout: deadline - .now)
+        where marks.high > marks.low {
+            ends[partition] = marks.high
         }
         guard !ends.isEmpty else { return [] }
         try assign(

@@ -27,7 +27,8 @@ public final class KafkaConsumer: Sendable {
     ///     `max.poll.interval.ms`), may call ``storeOffsets(after:)``, ``pauseAll()``, ``resumeAll()``, but must not
     ///     call ``commit()``, ``close(timeout:)`` or wait for ``events`` or ``next(upTo:timeout:)``.
     ///   - logHandler: librdkafka log lines (e.g. the `OFFSET` reset warning), called on librdkafka's internal
-    ///     threads; must be quick and thread-safe. `nil` lets librdkafka print to stderr.
+    ///     threads; must be quick and thread-safe. `nil` writes them to stderr in librdkafka's
+    ///     format, `CONFWARN` values removed.
     /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
     public init(
         configuration: KafkaConsumerConfiguration,
@@ -39,7 +40,7 @@ public final class KafkaConsumer: Sendable {
             logHandler: logHandler, startTimestampMs: configuration.startTimestampMs)
         let properties = try configuration.properties()
         let client = try RDKafkaClient(kind: .consumer, properties: properties, context: context) { conf in
-            RDKafkaClient.installConsumerCallbacks(on: conf, logs: logHandler != nil)
+            RDKafkaClient.installConsumerCallbacks(on: conf)
         }
         client.routeCallbacksToConsumerPoll()  // serve every callback from the poll thread's consumer poll
         self.client = client

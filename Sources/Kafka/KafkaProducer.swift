@@ -15,7 +15,8 @@ public final class KafkaProducer: Sendable {
     /// - Parameters:
     ///   - errorHandler: client-level errors (`error_cb`, on the poll thread), e.g. brokers down or a fatal
     ///     idempotence error (``KafkaError/isFatal``: recreate the producer). `nil` lets librdkafka log them.
-    ///   - logHandler: librdkafka log lines (from librdkafka's threads; keep it quick). `nil` logs to stderr.
+    ///   - logHandler: librdkafka log lines (from librdkafka's threads; keep it quick). `nil` writes them to stderr
+    ///     in librdkafka's format, `CONFWARN` values removed.
     /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
     public init(
         configuration: KafkaProducerConfiguration,
@@ -26,7 +27,7 @@ public final class KafkaProducer: Sendable {
         let client = try RDKafkaClient(
             kind: .producer, properties: configuration.properties(), context: deliveries
         ) { conf in
-            RDKafkaClient.installProducerCallbacks(on: conf, errors: errorHandler != nil, logs: logHandler != nil)
+            RDKafkaClient.installProducerCallbacks(on: conf, errors: errorHandler != nil)
         }
         self.client = client
         self.deliveries = deliveries

@@ -3,18 +3,18 @@
 public enum KafkaProperties {
     /// Parses `key=value` strings (e.g. repeated `-X` command-line options) into a property dictionary.
     /// The value may contain `=`; surrounding whitespace of the key is trimmed.
-    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the bad argument when a string
-    ///   has no `=`, an empty key, or repeats a key.
+    /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` when a string has no `=` or an empty key
+    ///   (naming its position, never its text: it may hold a secret), or repeats a key (naming the key).
     public static func parse(_ pairs: [String]) throws(KafkaError) -> [String: String] {
         var result: [String: String] = [:]
-        for pair in pairs {
+        for (position, pair) in pairs.enumerated() {
             guard let equals = pair.firstIndex(of: "=") else {
-                throw .configuration(property: pair, "expected key=value, got '\(pair)' (no '=')")
+                throw .configuration(property: "", "expected key=value: property \(position + 1) has no '='")
             }
             let key = pair[..<equals].trimmingWhitespace()
             let value = String(pair[pair.index(after: equals)...])
             guard !key.isEmpty else {
-                throw .configuration(property: pair, "expected key=value, got '\(pair)' (empty key)")
+                throw .configuration(property: "", "expected key=value: property \(position + 1) has an empty key")
             }
             guard result[key] == nil else {
                 throw .configuration(property: key, "property '\(key)' given twice")

@@ -1,4 +1,5 @@
 import CPostgres
+import Essentials
 import Foundation
 
 /// The libpq connection parameters of the PostgreSQL store: the user's connection string merged over bounded
@@ -38,7 +39,8 @@ package struct PostgresConnectionParameters: Sendable, Equatable {
 
     /// Parses `connectionString` and merges it over the defaults.
     /// - Parameter environment: where libpq's environment variables are looked up (the process's by default).
-    /// - Throws: ``PostgresError`` `usage` when libpq cannot parse the connection string (its message says why).
+    /// - Throws: ``PostgresError`` `usage` when libpq cannot parse the connection string (its message says why, unless
+    ///   the string holds a password: libpq's message may quote it).
     package init(
         connectionString: String, applicationName: String,
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -87,7 +89,11 @@ package struct PostgresConnectionParameters: Sendable, Equatable {
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connectionString, &message) else {
             defer { if let message { PQfreemem(message) } }
-            let reason = message.map { String(cString: $0) } ?? "libpq is out of memory"
+            // libpq's message quotes the part it could not parse, which may be the password: withheld then.
+            let reason =
+                Redaction.holdsPassword(connectionString)
+                ? "libpq's message is withheld because the string holds a password; check its syntax"
+                : message.map { String(cString: $0) } ?? "libpq is out of memory"
             throw PostgresError(
                 .usage,
                 "invalid PostgreSQL connection string: "

@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Essentials
 import Kafka
 import Producer
 

@@ -7,9 +7,17 @@ import WorkerCore
 
 MallocTuning.apply()
 
-// Summaries go to stdout with `print`; logs are JSON lines on stderr.
-let configuration = CommandLineTool.parseOrExit("worker", help: WorkerHelp.text) {
-    try WorkerConfiguration.parse(Array(CommandLine.arguments.dropFirst()))
+// Summaries and --help go to stdout with `print`; stderr carries JSON log lines only, the fatal exits included.
+let configuration: WorkerConfiguration
+do {
+    guard let parsed = try WorkerConfiguration.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(WorkerHelp.text)
+        exit(0)
+    }
+    configuration = parsed
+} catch {
+    Logger(level: .error).error("worker failed", [("error", .string("\(error)")), ("exit_status", 2)])
+    exit(UsageError.exitStatus)
 }
 
 let logger = Logger(level: configuration.logLevel, fields: [("worker_id", .string(configuration.workerID))])
@@ -26,11 +34,12 @@ let signals = Task {
             service.requestStop()
             // The one deadline: every stop step has its share of it; whatever still hangs then, the process ends.
             DispatchQueue.global().asyncAfter(deadline: .now() + configuration.drainTimeoutSeconds) {
-                logger.error("drain deadline exceeded; exiting without a clean close")
+                logger.error("drain deadline exceeded; exiting without a clean close", [("exit_status", 3)])
                 exit(3)
             }
         } else {
-            logger.error("second signal: exiting at once", [("signal", .string(SignalStream.name(sig)))])
+            logger.error(
+                "second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
             exit(3)
         }
     }
@@ -41,12 +50,8 @@ do {
     if configuration.untilCaughtUp { print(summary) }
     signals.cancel()
     exit(0)
-} catch let error as WorkerError {
-    logger.error("worker failed", [("error", .string(error.description))])
-    FileHandle.standardError.write(Data("worker: \(error)\n".utf8))
-    if case .configuration = error { exit(2) }
-    exit(1)
 } catch {
-    logger.error("worker failed", [("error", .string("\(error)"))])
-    exit(1)
+    let status: Int32 = if case WorkerError.configuration = error { UsageError.exitStatus } else { 1 }
+    logger.error("worker failed", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
+    exit(status)
 }

@@ -247,9 +247,10 @@ public struct WorkerConfiguration: Sendable {
     /// `DVP_X_SASL_PASSWORD=…` → `sasl.password`, then `-X key=value` flags (which win).
     static func kafkaProperties(_ args: ParsedCommandLine) throws -> [String: String] {
         var properties = args.environmentProperties(prefix: "DVP_X_")
-        for pair in args.all("-X") {
+        for (position, pair) in args.all("-X").enumerated() {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                throw WorkerError.configuration("-X '\(pair)': expected key=value")
+                // Never the text itself: `-X sasl.password:…` holds a secret.
+                throw WorkerError.configuration("-X number \(position + 1): expected key=value")
             }
             properties[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
         }

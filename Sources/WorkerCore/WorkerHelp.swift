@@ -12,6 +12,6 @@ public enum WorkerHelp {
             """,
         footer: """
             EXIT STATUS: 0 after a clean stop or catch-up; 1 on a fatal error; 2 on a configuration error;
-            3 when the drain deadline was exceeded.
+            3 when the drain deadline was exceeded (each with a JSON log line carrying exit_status).
             """)
 }

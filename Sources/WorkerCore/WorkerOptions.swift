@@ -158,13 +158,20 @@ enum WorkerOptions {
                 IP address of the HTTP endpoint (default 0.0.0.0); 0.0.0.0 or :: listen on
                 every IPv4 and IPv6 address, any other address on that address only
                 """),
-        .value("--http-port", "PORT", help: "/metrics (Prometheus), /healthz, /readyz (default 9464; 0 = any free port)"),
+        .value(
+            "--http-port", "PORT",
+            help: """
+                /metrics (Prometheus), /healthz, /readyz (default 9464; 0 = any free port); /readyz
+                answers one word (ready, starting, stopping, store-unavailable, store-throttled,
+                store-unauthorized, dead-letter-unavailable, broker-unavailable), never error text
+                """),
         .value("--worker-id", "ID", help: "name in logs and dead-letter headers (default the host name)"),
         .value(
             "--log-level", "LEVEL",
             help: """
-                debug|info|warning|error (default info); logs are JSON lines on stderr and
-                never contain health values or patient ids
+                debug|info|warning|error (default info); logs are JSON lines on stderr (all of
+                stderr, fatal exits included) and never contain health values, patient ids,
+                secrets (property values, passwords, tokens) or a server's error text
                 """),
     ]
 

@@ -1,4 +1,5 @@
 import Kafka
+import Synchronization
 import Testing
 
 @Suite("Configuration validation")
@@ -19,6 +20,34 @@ struct ConfigurationTests {
         let error = #expect(throws: KafkaError.self) { try KafkaConsumer(configuration: configuration) }
         #expect(error?.kind == .configuration)
         #expect(error?.property == "session.timeout.ms")
+    }
+
+    @Test("an invalid value is named by its property, never quoted: a value may be a secret")
+    func invalidValueIsNotEchoed() {
+        for (key, value) in [("api.version.request", "MARKER-S3CR3T-4242"), ("sasl.oauthbearer.method", "MARKER-S3CR3T")] {
+            var configuration = KafkaProducerConfiguration(bootstrapServers: "127.0.0.1:1")
+            configuration.extra = [key: value]
+            let error = #expect(throws: KafkaError.self) { try KafkaProducer(configuration: configuration) }
+            #expect(error?.property == key)
+            #expect(error.map { !"\($0)".contains("MARKER") } == true, "\(String(describing: error))")
+        }
+        let unparsable = #expect(throws: KafkaError.self) { try KafkaProperties.parse(["sasl.password:MARKER"]) }
+        #expect(unparsable.map { !"\($0)".contains("MARKER") } == true, "\(String(describing: unparsable))")
+    }
+
+    @Test("CONFWARN lines logged while the client is created reach the log handler, their values removed")
+    func configurationWarningsGoThroughTheHandlerWithoutValues() throws {
+        let entries = Mutex<[KafkaLogEntry]>([])
+        var configuration = KafkaProducerConfiguration(bootstrapServers: "127.0.0.1:1")
+        configuration.extra = ["sasl.mechanism": "MARKER-S3CR3T-4242", "sasl.username": "MARKER-S3CR3T-4242"]
+        let producer = try KafkaProducer(configuration: configuration, logHandler: { entry in
+            entries.withLock { $0.append(entry) }
+        })
+        _ = producer
+        let warnings = entries.withLock { $0 }.filter { $0.facility == "CONFWARN" }
+        #expect(!warnings.isEmpty, "no CONFWARN line reached the handler")
+        #expect(warnings.contains { $0.message.contains("`sasl.mechanism`") }, "\(warnings)")
+        #expect(warnings.allSatisfy { !$0.message.contains("MARKER") }, "\(warnings)")
     }
 
     @Test("rd_kafka_new conflicts (idempotence with explicit acks=1 via extra) are configuration errors")

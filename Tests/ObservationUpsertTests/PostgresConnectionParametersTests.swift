@@ -78,4 +78,16 @@ import Testing
         #expect(error?.code == .usage && error?.isRetriable == false)
         #expect(error?.message.hasPrefix("invalid PostgreSQL connection string: ") == true)
     }
+
+    /// libpq quotes what it could not parse, which may be the password: its text is withheld then.
+    @Test(arguments: [
+        "postgresql://dvp:MARKER-S3CR3T-4242%zz@db/obs", "postgresql://db/obs?password=MARKER-S3CR3T-4242%zz",
+        "host=db password='MARKER-S3CR3T-4242",
+    ])
+    func libpqTextIsWithheldForStringsWithAPassword(text: String) {
+        let error = #expect(throws: PostgresError.self) { try merged(text) }
+        #expect(error?.code == .usage)
+        #expect(error.map { !"\($0)".contains("MARKER-S3CR3T-4242") } == true, "\(String(describing: error))")
+        #expect(error?.message.contains("withheld") == true)
+    }
 }

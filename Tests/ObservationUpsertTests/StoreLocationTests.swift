@@ -1,3 +1,4 @@
+import Essentials
 import Testing
 
 @testable import ObservationUpsert
@@ -29,6 +30,22 @@ import Testing
         let location = try StoreLocation(parsing: "postgres://dvp:secret@db:5432/dvp?sslmode=require")
         #expect(location.description == "postgres://dvp:***@db:5432/dvp?sslmode=require")
         #expect(try StoreLocation(parsing: "postgres://dvp@db/dvp").description == "postgres://dvp@db/dvp")
+    }
+
+    @Test func descriptionHidesAPasswordParameterAndAFHIRQuery() throws {
+        let query = try StoreLocation(parsing: "postgres://dvp@db/dvp?sslmode=require&password=s3cret&x=1")
+        #expect(query.description == "postgres://dvp@db/dvp?sslmode=require&password=***&x=1")
+        let both = try StoreLocation(parsing: "postgresql://dvp:a@db/dvp?password=b")
+        #expect(both.description == "postgresql://dvp:***@db/dvp?password=***")
+        let keywords = Redaction.maskingPasswords("host=db password='a b' user=dvp passwordless=1")
+        #expect(keywords == "host=db password=*** user=dvp passwordless=1")
+        let fhir = try StoreLocation(parsing: "fhir+https://fhir.example.org/r4?api_key=s3cret#x")
+        #expect(fhir.description == "fhir+https://fhir.example.org/r4")
+    }
+
+    @Test func anUnsupportedLocationIsNamedWithoutItsPassword() {
+        let error = #expect(throws: StoreError.self) { try StoreLocation(parsing: "postgress://dvp:s3cret@db/dvp") }
+        #expect(error?.message.contains("s3cret") == false && error?.message.contains("postgress://dvp:***@") == true)
     }
 
     @Test func aFHIRLocationCarriesNoCredentials() {

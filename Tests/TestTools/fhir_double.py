@@ -27,6 +27,7 @@ QUIRKS = {
     "retry_after": "1",
     "fail": 0,  # the next N requests answer fail_status
     "fail_status": 500,
+    "fail_diagnostics": "injected failure",  # the diagnostics of an injected failure's OperationOutcome
     "delay_ms": 0,  # every request waits this long first
     "require_patient": False,  # an Observation whose subject is Patient/x is refused (400) unless Patient/x exists
     "truncate_identifier": 0,  # identifier values are cut to this many characters when stored (0: kept)
@@ -35,6 +36,8 @@ QUIRKS = {
     "forbidden": False,  # every /fhir request answers 403 (a token without the needed scope)
     "client": None,  # [client_id, client_secret] the OAuth2 endpoint POST /token accepts
     "token_lifetime": 3600,  # expires_in of issued tokens, seconds
+    "access_token": None,  # the access_token POST /token issues (None: issued-N)
+    "token_echo": False,  # a refused POST /token echoes the request's form in its body (a careless endpoint)
     "opaque_versions": False,  # version ids are opaque strings (like Google's), not 1, 2, 3
     "no_history": False,  # _history answers 404 and /metadata drops history-instance (switched on after the store
     # opened: a server whose history fails at run time)
@@ -44,7 +47,7 @@ QUIRKS = {
     "throttle_entries": 0,  # the next N PUT entries of a batch answer 429 (a Bundle entry has no Retry-After)
     "big_metadata": 0,  # /metadata carries this many padding bytes (chunked, no Content-Length: a size-bound test)
 }
-STATS = {"tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0,
+STATS = {"injected_headers": 0, "tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0,
          "history_reads": 0}
 VERSION_TAG = "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
 
@@ -218,8 +221,15 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return json.loads(self.rfile.read(length) or b"null")
 
+    def count_injected(self):
+        """Counts a request that carries an X-Injected header (a header-injection test's canary)."""
+        if self.headers.get("X-Injected") is not None:
+            with LOCK:
+                STATS["injected_headers"] += 1
+
     def fault(self):
         """Applies authorization and the switched-on faults; True when one answered the request."""
+        self.count_injected()
         with LOCK:
             tokens, forbidden = list(QUIRKS["tokens"]), QUIRKS["forbidden"]
         if tokens and self.headers.get("Authorization", "").removeprefix("Bearer ") not in tokens:
@@ -246,7 +256,7 @@ class Handler(BaseHTTPRequestHandler):
         if throttled:
             self.send(429, outcome("throttled", "too many requests"), [("Retry-After", QUIRKS["retry_after"])])
         elif failed:
-            self.send(QUIRKS["fail_status"], outcome("exception", "injected failure"))
+            self.send(QUIRKS["fail_status"], outcome("exception", QUIRKS["fail_diagnostics"]))
         return throttled or failed
 
     def base_path(self):
@@ -290,15 +300,19 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         if urlsplit(self.path).path == "/token":
+            self.count_injected()
             length = int(self.headers.get("Content-Length") or 0)
             form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
             with LOCK:
                 client = QUIRKS["client"]
                 if form.get("grant_type") != "client_credentials" or not client or \
                         [form.get("client_id"), form.get("client_secret")] != client:
-                    return self.send(401, {"error": "invalid_client"})
+                    refusal = {"error": "invalid_client"}
+                    if QUIRKS["token_echo"]:
+                        refusal["error_description"] = f"no client for {form}"
+                    return self.send(401, refusal)
                 STATS["tokens_issued"] += 1
-                token = f"issued-{STATS['tokens_issued']}"
+                token = QUIRKS["access_token"] or f"issued-{STATS['tokens_issued']}"
                 QUIRKS["tokens"] = QUIRKS["tokens"] + [token]
                 lifetime = QUIRKS["token_lifetime"]
             return self.send(200, {"access_token": token, "token_type": "Bearer", "expires_in": lifetime})

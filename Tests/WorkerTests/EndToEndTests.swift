@@ -175,8 +175,12 @@ struct EndToEndTests {
         let probe = try await WorkerProbe(worker)
         #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 200 })
         for broker in 1...3 { _ = try await harness.control("down \(broker)") }
-        #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 503 },
-                "not ready never reported")
+        // A category, never an error's text.
+        let down = await eventually(timeout: .seconds(30)) {
+            await probe.get("/readyz").map { $0.status == 503 && $0.body == "broker-unavailable\n" } == true
+        }
+        let answer = await probe.get("/readyz")?.body ?? "no answer"
+        #expect(down, "not ready (broker-unavailable) never reported: \(answer)")
         #expect(await probe.get("/healthz")?.status == 200)
         for broker in 1...3 { _ = try await harness.control("up \(broker)") }
         let back = await eventually(timeout: .seconds(40)) { await probe.get("/readyz")?.status == 200 }

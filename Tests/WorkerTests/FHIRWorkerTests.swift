@@ -109,7 +109,9 @@ struct FHIRWorkerTests {
             store: store, untilCaughtUp: false, environment: ["DVP_FHIR_TOKEN_FILE": tokenFile.path])
         let probe = try await WorkerProbe(worker)
         try await double.set(["tokens": ["secret-2"]])  // the server rotated; the mounted secret has not yet
-        #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 503 })
+        #expect(await eventually(timeout: .seconds(30)) {
+            await probe.get("/readyz").map { $0.status == 503 && $0.body == "store-unauthorized\n" } == true
+        })
         #expect(await eventually(timeout: .seconds(10)) { await probe.metric("dvp_paused") == 1 })
         #expect(worker.stderr.contains("store unauthorized error"), "\(worker.stderr.suffix(2000))")
         try "secret-2\n".write(to: tokenFile, atomically: true, encoding: .utf8)

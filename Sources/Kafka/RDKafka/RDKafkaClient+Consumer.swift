@@ -3,12 +3,13 @@ import CKafka
 /// The consumer calls on an ``RDKafkaClient`` of kind `.consumer`: subscription, assignment, offsets, close. Blocking
 /// ones say so and must run on a thread of their own (``RDKafkaBlocking``).
 extension RDKafkaClient {
-    /// Installs the consumer's callbacks (rebalance, error, statistics and, when wanted, log) on a new conf.
-    static func installConsumerCallbacks(on conf: OpaquePointer, logs: Bool) {
+    /// Installs the consumer's callbacks (rebalance, error, statistics, log) on a new conf, before the handle
+    /// exists: even the lines `rd_kafka_new` logs (`CONFWARN`) go through the log callback.
+    static func installConsumerCallbacks(on conf: OpaquePointer) {
         rd_kafka_conf_set_rebalance_cb(conf, RDKafkaConsumerContext.rebalanceCallback)
         rd_kafka_conf_set_error_cb(conf, RDKafkaConsumerContext.errorCallback)
         rd_kafka_conf_set_stats_cb(conf, RDKafkaConsumerContext.statisticsCallback)
-        if logs { rd_kafka_conf_set_log_cb(conf, RDKafkaConsumerContext.logCallback) }
+        rd_kafka_conf_set_log_cb(conf, RDKafkaConsumerContext.logCallback)
     }
 
     /// Serves every callback from `rd_kafka_consumer_poll` (`rd_kafka_poll_set_consumer`).

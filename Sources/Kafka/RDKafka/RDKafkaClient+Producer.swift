@@ -3,11 +3,12 @@ import CKafka
 /// The producer calls on an ``RDKafkaClient`` of kind `.producer` besides producing (``RDKafkaClient+Produce``):
 /// callbacks, polling, flushing.
 extension RDKafkaClient {
-    /// Installs the delivery-report callback and, when wanted, the error and log callbacks on a new conf.
-    static func installProducerCallbacks(on conf: OpaquePointer, errors: Bool, logs: Bool) {
+    /// Installs the delivery-report and log callbacks and, when wanted, the error callback on a new conf, before
+    /// the handle exists: even the lines `rd_kafka_new` logs (`CONFWARN`) go through the log callback.
+    static func installProducerCallbacks(on conf: OpaquePointer, errors: Bool) {
         rd_kafka_conf_set_dr_msg_cb(conf, RDKafkaDeliveryRegistry.deliveryCallback)
         if errors { rd_kafka_conf_set_error_cb(conf, RDKafkaDeliveryRegistry.errorCallback) }
-        if logs { rd_kafka_conf_set_log_cb(conf, RDKafkaDeliveryRegistry.logCallback) }
+        rd_kafka_conf_set_log_cb(conf, RDKafkaDeliveryRegistry.logCallback)
     }
 
     /// Serves delivery reports and callbacks for up to `timeoutMs` (`rd_kafka_poll`). BLOCKING.

@@ -39,7 +39,7 @@ final class RDKafkaClient: @unchecked Sendable {
         let type = kind == .producer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER
         guard let rk = rd_kafka_new(type, conf, &errstr, errstr.count) else {
             rd_kafka_conf_destroy(conf)  // rd_kafka_new frees the conf only on success
-            let message = String(cBuffer: errstr)
+            let message = RDKafkaConfig.creationError(String(cBuffer: errstr), properties: properties)
             throw KafkaError(
                 code: .invalidArgument, message: "creating the client failed: \(message)", kind: .configuration,
                 isRetriable: false, property: RDKafkaConfig.propertyNamed(in: message, among: properties))

@@ -279,7 +279,7 @@ final class RDKafkaConsumerContext: Sendable {
         @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?)
             -> Void = { rk, level, facility, text in
                 guard let rk, let context = context(rd_kafka_opaque(rk)) else { return }
-                context.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
+                RDKafkaMessage.log(RDKafkaMessage.logEntry(level, facility, text), to: context.logHandler)
             }
 
     var hasLogHandler: Bool { logHandler != nil }

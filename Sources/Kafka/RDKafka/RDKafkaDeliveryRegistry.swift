@@ -128,6 +128,6 @@ final class RDKafkaDeliveryRegistry: Sendable {
             -> Void = { rk, level, facility, text in
                 guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
                 let registry = Unmanaged<RDKafkaDeliveryRegistry>.fromOpaque(opaque).takeUnretainedValue()
-                registry.logHandler?(RDKafkaMessage.logEntry(level, facility, text))
+                RDKafkaMessage.log(RDKafkaMessage.logEntry(level, facility, text), to: registry.logHandler)
             }
 }

@@ -1,4 +1,7 @@
 import CKafka
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Conversions from librdkafka's message, error and log representations to the wrapper's value types.
 /// Everything is copied: nothing returned points into librdkafka memory.
@@ -69,12 +72,23 @@ enum RDKafkaMessage {
         return KafkaError(code: code, message: text)
     }
 
+    /// A log line as the app sees it: `CONFWARN` lines (which quote configured values) with the values removed.
     static func logEntry(_ level: Int32, _ facility: UnsafePointer<CChar>?, _ text: UnsafePointer<CChar>?)
         -> KafkaLogEntry
     {
-        KafkaLogEntry(
-            level: level, facility: facility.map { String(cString: $0) } ?? "",
-            message: text.map { String(cString: $0) } ?? "")
+        let facility = facility.map { String(cString: $0) } ?? ""
+        let message = text.map { String(cString: $0) } ?? ""
+        return KafkaLogEntry(
+            level: level, facility: facility,
+            message: facility == "CONFWARN" ? RDKafkaConfig.removingQuotedValues(message) : message)
+    }
+
+    /// Hands `entry` to `handler`, or without one writes it to stderr as librdkafka would (`%LEVEL|FACILITY| …`):
+    /// every client has a log callback from before its handle exists, so no raw, unfiltered line is printed.
+    static func log(_ entry: KafkaLogEntry, to handler: (@Sendable (KafkaLogEntry) -> Void)?) {
+        if let handler { return handler(entry) }
+        let line = Array((entry.description + "\n").utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     // MARK: - Helpers

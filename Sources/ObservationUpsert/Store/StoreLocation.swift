@@ -1,4 +1,5 @@
 import DailyValueContract
+import Essentials
 import Foundation
 
 /// Where a store lives, parsed from one configuration string (`--store`, `DVP_STORE`).
@@ -46,30 +47,22 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             }
             self = .fhir(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url)
         } else {
-            throw StoreError(.usage, "unsupported store location '\(text)'; expected \(Self.acceptedForms)")
+            throw StoreError(
+                .usage, "unsupported store location '\(Redaction.maskingPasswords(text))'; expected \(Self.acceptedForms)")
         }
     }
 
-    /// The location with any password in a PostgreSQL or FHIR URL replaced by `***` (safe for logs).
+    /// The location safe for logs and output: a PostgreSQL URI with its user-info password and any `password=`
+    /// parameter replaced by `***`, a FHIR URL without its query string (``Redaction``).
     public var description: String {
         switch self {
         case .sqlite(let path):
             return "sqlite:\(path)"
         case .fhir(let baseURL):
-            return "fhir+" + Self.maskingPassword(baseURL)
+            return "fhir+" + Redaction.withoutQuery(baseURL)
         case .postgres(let connectionString):
-            return Self.maskingPassword(connectionString)
+            return Redaction.maskingPasswords(connectionString)
         }
-    }
-
-    /// `text` with the password of a URI's user info replaced by `***`.
-    private static func maskingPassword(_ connectionString: String) -> String {
-        guard let scheme = connectionString.range(of: "://"),
-            let at = connectionString[scheme.upperBound...].firstIndex(of: "@")
-        else { return connectionString }
-        let userInfo = connectionString[scheme.upperBound..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return connectionString }
-        return connectionString[..<colon] + ":***" + connectionString[at...]
     }
 }
 

@@ -112,7 +112,7 @@ struct BatchAssembler {
             logger.error("fatal consumer error; stopping", [("error", .string("\(error)"))])
             stop.request()
         } else if error.code == .allBrokersDown {
-            health.brokersDown(error.message)
+            health.brokersDown()
             logger.warning("all brokers down", [("error", .string("\(error)"))])
         } else {
             logger.warning("consumer error (librdkafka recovers by itself)", [("error", .string("\(error)"))])

@@ -1,3 +1,4 @@
+import DeadLetters
 import Foundation
 import Kafka
 
@@ -50,19 +51,19 @@ struct DeadLetter: Sendable {
     ///   - reason: the human-readable reason (field and rule).
     func record(for message: KafkaMessage, stage: Stage, className: String, reason: String) -> DeadLetterRecord {
         var context = [
-            KafkaHeader(key: "__connect.errors.topic", string: message.topic),
-            KafkaHeader(key: "__connect.errors.partition", string: String(message.partition)),
-            KafkaHeader(key: "__connect.errors.offset", string: String(message.offset)),
-            KafkaHeader(key: "__connect.errors.stage", string: stage.rawValue),
-            KafkaHeader(key: "__connect.errors.exception.class.name", string: className),
-            KafkaHeader(key: "__connect.errors.exception.message", string: String(reason.prefix(Self.maxReasonCharacters))),
-            KafkaHeader(key: "x-dlq.consumer-group", string: group),
-            KafkaHeader(key: "x-dlq.worker-id", string: workerID),
-            KafkaHeader(key: "x-dlq.worker-version", string: workerVersion),
-            KafkaHeader(key: "x-dlq.failed-at", string: Self.rfc3339Now()),
+            KafkaHeader(key: DeadLetterHeaders.originTopic, string: message.topic),
+            KafkaHeader(key: DeadLetterHeaders.originPartition, string: String(message.partition)),
+            KafkaHeader(key: DeadLetterHeaders.originOffset, string: String(message.offset)),
+            KafkaHeader(key: DeadLetterHeaders.stage, string: stage.rawValue),
+            KafkaHeader(key: DeadLetterHeaders.errorClass, string: className),
+            KafkaHeader(key: DeadLetterHeaders.errorMessage, string: String(reason.prefix(Self.maxReasonCharacters))),
+            KafkaHeader(key: DeadLetterHeaders.consumerGroup, string: group),
+            KafkaHeader(key: DeadLetterHeaders.workerID, string: workerID),
+            KafkaHeader(key: DeadLetterHeaders.workerVersion, string: workerVersion),
+            KafkaHeader(key: DeadLetterHeaders.failedAt, string: Self.rfc3339Now()),
         ]
         if let ts = message.timestampMs {
-            context.append(KafkaHeader(key: "x-dlq.original-timestamp", string: String(ts)))
+            context.append(KafkaHeader(key: DeadLetterHeaders.originalTimestamp, string: String(ts)))
         }
         if message.valueIsNull {
             context.append(KafkaHeader(key: DeadLetterSummary.nullValueHeader, string: "true"))

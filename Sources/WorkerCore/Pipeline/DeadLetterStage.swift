@@ -20,7 +20,7 @@ struct DeadLetterStage: Sendable {
         let retrying = RetryingStage(pause: pause, logger: logger)
         let delivered = await retrying.run(
             "dead-letter delivery failed; retrying", abandoned: abandoned,
-            failed: { failure in health.deadLetterFailed(failure.error) },
+            failed: { _ in health.deadLetterFailed() },
             recovered: { _ in health.deadLetterRecovered() },
             attempt: {
                 let (failed, lastError) = await send(remaining)

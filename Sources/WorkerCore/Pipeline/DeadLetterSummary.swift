@@ -1,4 +1,5 @@
 import DailyValueContract
+import DeadLetters
 import Hashing
 import Kafka
 
@@ -14,13 +15,12 @@ import Kafka
 /// - all headers: replaced by one `x-dlq.original-headers` = `{"count":N,"size":N,"sha256":"…"}`, the hash over
 ///   every header as 4-byte big-endian name length, name, 4-byte value length (0xFFFFFFFF for null), value.
 enum DeadLetterSummary {
-    static let summarizedHeader = "x-dlq.summarized"
-    static let payloadHashHeader = "x-dlq.payload-sha256"
-    static let keyHeader = "x-dlq.original-key"
-    static let headerHeader = "x-dlq.original-header"
-    static let headersHeader = "x-dlq.original-headers"
-    /// Set (`true`) when the original value was null (a tombstone); the dead letter's value is then empty.
-    static let nullValueHeader = "x-dlq.original-value-null"
+    static let summarizedHeader = DeadLetterHeaders.summarized
+    static let payloadHashHeader = DeadLetterHeaders.payloadSHA256
+    static let keyHeader = DeadLetterHeaders.originalKey
+    static let headerHeader = DeadLetterHeaders.originalHeader
+    static let headersHeader = DeadLetterHeaders.originalHeaders
+    static let nullValueHeader = DeadLetterHeaders.originalValueNull
     /// Parts no larger than this stay verbatim: their summary would not be much smaller.
     static let minimumSummarizedBytes = 256
     /// The most bytes of a header name kept in its summary.

@@ -7,6 +7,8 @@ struct RetryingStage: Sendable {
     struct Failure {
         var error: String
         var fields: [(String, Logger.Value)] = []
+        /// The typed error, for the readiness category.
+        var cause: (any Error)? = nil
     }
 
     let pause: ConsumptionPause

@@ -53,7 +53,7 @@ struct UpsertStage: Sendable {
             "store upsert failed; retrying", abandoned: abandoned,
             failed: { failure in
                 metrics.increment("dvp_store_errors_total")
-                health.storeFailed(failure.error)
+                health.storeFailed(failure.cause ?? StoreError(.connection, failure.error))
             },
             recovered: { attempts in
                 health.storeRecovered()
@@ -83,7 +83,7 @@ struct UpsertStage: Sendable {
                         [("records", .int(Int64(refused.count)))])
                     return nil
                 } catch {
-                    return RetryingStage.Failure(error: "\(error)")
+                    return RetryingStage.Failure(error: "\(error)", cause: error)
                 }
             })
         return Result(durable: durable, refused: refused, refusedClasses: refusedClasses)

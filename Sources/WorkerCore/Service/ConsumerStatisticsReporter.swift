@@ -30,7 +30,7 @@ final class ConsumerStatisticsReporter: Sendable {
         if availability.up > 0 {
             health.brokersUp()
         } else {
-            health.brokersDown("no connection to any of \(availability.known) brokers")
+            health.brokersDown()
         }
     }
 

@@ -3,15 +3,15 @@ import Synchronization
 
 /// Liveness and readiness as the HTTP probes report them.
 ///
-/// Ready means: started, and neither the store, the dead-letter topic nor the brokers are currently failing.
+/// Ready means: started, and neither the store, the dead-letter topic nor the brokers are currently failing. Only a
+/// ``ReadinessCategory`` is kept, never an error's text: `/readyz` serves it to anyone who can reach the port.
 final class WorkerHealth: Sendable {
     private struct State {
         var started = false
         var stopping = false
-        var storeFailing = false
+        var storeFailure: ReadinessCategory?
         var deadLetterFailing = false
         var brokersDownSince: Date?
-        var lastError: String?
     }
 
     private let state = Mutex(State())
@@ -19,30 +19,34 @@ final class WorkerHealth: Sendable {
     func markStarted() { state.withLock { $0.started = true } }
     func markStopping() { state.withLock { $0.stopping = true } }
 
-    func storeFailed(_ reason: String) { state.withLock { $0.storeFailing = true; $0.lastError = reason } }
-    func storeRecovered() { state.withLock { $0.storeFailing = false } }
-    func deadLetterFailed(_ reason: String) { state.withLock { $0.deadLetterFailing = true; $0.lastError = reason } }
+    /// The store failed with `error` (its category is kept, not its text).
+    func storeFailed(_ error: any Error) {
+        let category = ReadinessCategory(storeFailure: error)
+        state.withLock { $0.storeFailure = category }
+    }
+    func storeRecovered() { state.withLock { $0.storeFailure = nil } }
+    /// The dead-letter topic failed (the caller logs why).
+    func deadLetterFailed() { state.withLock { $0.deadLetterFailing = true } }
     func deadLetterRecovered() { state.withLock { $0.deadLetterFailing = false } }
-    func brokersDown(_ reason: String) {
+    func brokersDown() {
         state.withLock { s in
             if s.brokersDownSince == nil { s.brokersDownSince = Date() }
-            s.lastError = reason
         }
     }
     func brokersUp() { state.withLock { $0.brokersDownSince = nil } }
 
     /// True when neither the store nor the dead-letter topic is failing.
-    var dependenciesHealthy: Bool { state.withLock { !$0.storeFailing && !$0.deadLetterFailing } }
+    var dependenciesHealthy: Bool { state.withLock { $0.storeFailure == nil && !$0.deadLetterFailing } }
 
     /// Readiness and, when not ready, why.
-    var readiness: (ready: Bool, reason: String) {
+    var readiness: (ready: Bool, category: ReadinessCategory) {
         state.withLock { s in
-            if !s.started { return (false, "starting") }
-            if s.stopping { return (false, "stopping") }
-            if s.storeFailing { return (false, "store failing: \(s.lastError ?? "")") }
-            if s.deadLetterFailing { return (false, "dead-letter topic failing: \(s.lastError ?? "")") }
-            if s.brokersDownSince != nil { return (false, "all brokers down: \(s.lastError ?? "")") }
-            return (true, "ready")
+            if !s.started { return (false, .starting) }
+            if s.stopping { return (false, .stopping) }
+            if let failure = s.storeFailure { return (false, failure) }
+            if s.deadLetterFailing { return (false, .deadLetterUnavailable) }
+            if s.brokersDownSince != nil { return (false, .brokerUnavailable) }
+            return (true, .ready)
         }
     }
 }

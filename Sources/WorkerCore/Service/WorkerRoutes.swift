@@ -31,8 +31,8 @@ final class WorkerRoutes: Sendable {
             return .init(status: 200, body: "ok\n")
         case "/readyz":
             statistics.refreshBrokerHealth()
-            let (ready, reason) = health.readiness
-            return .init(status: ready ? 200 : 503, body: reason + "\n")
+            let (ready, category) = health.readiness
+            return .init(status: ready ? 200 : 503, body: category.rawValue + "\n")
         default:
             return .init(status: 404, body: "not found; try /metrics, /healthz, /readyz\n")
         }

@@ -73,7 +73,7 @@ extension WorkerService {
                 }
                 return store
             } catch let error as StoreError where error.isRetriable {
-                health.storeFailed("\(error)")
+                health.storeFailed(error)
                 metrics.increment("dvp_store_errors_total")
                 let delay = backoff.next()
                 logger.error("store unreachable at start; retrying",

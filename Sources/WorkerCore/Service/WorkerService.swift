@@ -63,11 +63,13 @@ public final class WorkerService: Sendable {
         guard let store = try await openStore() else {
             return RunSummary(metrics: metrics, elapsed: ContinuousClock.now - started, caughtUp: false)
         }
-        let deadLetterProducer = try KafkaProducer(configuration: deadLetterProducerConfiguration())
+        // Both clients log through the forwarder from before their handles exist: no raw librdkafka line on stderr.
+        let kafkaLog = KafkaLogForwarder(metrics: metrics, logger: logger)
+        let deadLetterProducer = try KafkaProducer(
+            configuration: deadLetterProducerConfiguration(), logHandler: { entry in kafkaLog.handle(entry) })
         let rebalance = RebalanceHandler(
             tracker: tracker, metrics: metrics, logger: logger,
             revokeWait: .seconds(min(configuration.drainTimeoutSeconds, 10)))
-        let kafkaLog = KafkaLogForwarder(metrics: metrics, logger: logger)
         let consumer = try KafkaConsumer(
             configuration: consumerConfiguration(),
             rebalanceHandler: { event in rebalance.handle(event) },

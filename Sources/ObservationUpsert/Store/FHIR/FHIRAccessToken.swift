@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import HTTPClient
 
@@ -15,7 +16,8 @@ actor FHIRAccessToken {
     }
 
     /// The header value, e.g. `Bearer abc`; nil without authorization.
-    /// - Throws: ``StoreError`` (`unauthorized`) when the token file is unreadable or the token endpoint refuses.
+    /// - Throws: ``StoreError`` (`unauthorized`) when the token file is unreadable, the token endpoint refuses, or
+    ///   the token holds a control character (header injection).
     func header() async throws -> String? {
         switch authorization {
         case .none:
@@ -49,6 +51,7 @@ actor FHIRAccessToken {
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { throw StoreError(.unauthorized, "the FHIR bearer token file \(path) is empty") }
+        try Self.check(token, from: "the FHIR bearer token file \(path)")
         cached = (token, .now + .seconds(365 * 86_400), stamp)
         return token
     }
@@ -67,22 +70,40 @@ actor FHIRAccessToken {
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
             body: Array(body.utf8))
         let response: HTTPResponse
+        let endpoint = Redaction.withoutQuery(grant.tokenURL)
         do { response = try await http.send(request) } catch let error as HTTPClientError {
-            throw StoreError(.connection, "OAuth2 token endpoint \(grant.tokenURL): \(error.message)")
+            throw StoreError(.connection, "OAuth2 token endpoint \(endpoint): \(error.message)")
         }
         guard (200..<300).contains(response.status),
             let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let token = json["access_token"] as? String, !token.isEmpty
         else {
             let code: StoreError.Code = response.status >= 500 ? .connection : .unauthorized
+            // Not the body's text: a token endpoint's error may echo the request, the client secret included. Its
+            // RFC 6749 error code (`invalid_client`, …) is a fixed word and says what to fix.
+            let refusal = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            let error = FHIRRestClient.vocabularyWord(refusal?["error"]).map { "error \($0), " } ?? ""
             throw StoreError(
                 code, nativeCode: String(response.status),
-                "OAuth2 token endpoint \(grant.tokenURL) gave no access token: \(response.text.prefix(300))")
+                "OAuth2 token endpoint \(endpoint) gave no access token: \(error)"
+                    + FHIRRestClient.answerSummary(response))
         }
+        try Self.check(token, from: "the OAuth2 token endpoint \(endpoint)'s access token")
         let lifetime = (json["expires_in"] as? NSNumber)?.int64Value ?? 300
         let margin = min(60, max(lifetime / 10, 1))
         cached = (token, .now + .seconds(max(lifetime - margin, 1)), nil)
         return token
+    }
+
+    /// Refuses a token that holds a control character (CR, LF, any byte below 0x20, or DEL): in a header it would
+    /// end the `Authorization` line and inject headers of its own. The error names the source, never the token.
+    private static func check(_ token: String, from source: String) throws {
+        guard token.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+            throw StoreError(
+                .unauthorized,
+                "\(source) holds a control character (CR, LF or another byte below 0x20, or DEL): refused, it "
+                    + "would inject HTTP headers")
+        }
     }
 
     private static func formEncoded(_ text: String) -> String {

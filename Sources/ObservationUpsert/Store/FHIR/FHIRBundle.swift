@@ -13,8 +13,11 @@ enum FHIRBundle {
         var versionId: String?
         /// The resource of a read.
         var resource: [String: Any]?
-        /// The text of `response.outcome`, when the server explained a failure.
+        /// The text of `response.outcome`, when the server explained a failure: for a refused record's dead letter
+        /// only, never a log (it may name the patient).
         var outcomeText: String?
+        /// What a log may say of `response.outcome` (``FHIRRestClient/outcomeSummary(_:)``).
+        var outcomeSummary: String
     }
 
     /// A write of one record: the version tag goes first in `meta`, where the mapper leaves the store's members.
@@ -82,8 +85,7 @@ enum FHIRBundle {
         else {
             throw StoreError(
                 .query, nativeCode: String(response.status),
-                "the FHIR server answered a batch with \(response.status) and no Bundle: "
-                    + FHIRRestClient.outcomeText(response))
+                "the FHIR server answered a batch with no Bundle: " + FHIRRestClient.answerSummary(response))
         }
         let raw = bundle["entry"] as? [[String: Any]] ?? []
         guard raw.count == expected else {
@@ -97,7 +99,8 @@ enum FHIRBundle {
                 status: Int(statusText.prefix { $0.isNumber }) ?? 0,
                 versionId: (answer["etag"] as? String).map(versionId(fromETag:)),
                 resource: entry["resource"] as? [String: Any],
-                outcomeText: FHIRRestClient.outcomeText(answer["outcome"]))
+                outcomeText: FHIRRestClient.outcomeText(answer["outcome"]),
+                outcomeSummary: FHIRRestClient.outcomeSummary(answer["outcome"]))
         }
     }
 

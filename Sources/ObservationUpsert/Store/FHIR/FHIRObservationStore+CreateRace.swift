@@ -73,7 +73,7 @@ extension FHIRObservationStore {
             let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             bundle["resourceType"] as? String == "Bundle"
         else {
-            return .unproven("GET _history answered \(response.status): \(FHIRRestClient.outcomeText(response))")
+            return .unproven("GET _history answered \(FHIRRestClient.answerSummary(response))")
         }
         // An entry without a resource is a deletion.
         let resources = (bundle["entry"] as? [[String: Any]] ?? []).map { $0["resource"] as? [String: Any] }
@@ -112,7 +112,7 @@ extension FHIRObservationStore {
             guard [409, 412].contains(answer.status) else {
                 throw StoreError(
                     .query, nativeCode: String(answer.status),
-                    "restoring Observation/\(id) after a create race: \(FHIRRestClient.outcomeText(answer))")
+                    "restoring Observation/\(id) after a create race: \(FHIRRestClient.answerSummary(answer))")
             }
             guard let current = try await currentCopies([id])[id] else {
                 ifMatch = nil  // deleted meanwhile: put it back as a create

@@ -64,11 +64,11 @@ extension FHIRObservationStore {
                 case 401, 403:
                     throw StoreError(
                         .unauthorized, nativeCode: String(entry.status),
-                        "the FHIR server refused the credentials for a batch entry: \(entry.outcomeText ?? "")")
+                        "the FHIR server refused the credentials for a batch entry: \(entry.outcomeSummary)")
                 default:
                     throw StoreError(
                         entry.status >= 500 ? .connection : .query, nativeCode: String(entry.status),
-                        "PUT Observation/\(write.record.resourceID): \(entry.outcomeText ?? "no outcome")")
+                        "PUT Observation/\(write.record.resourceID): \(entry.status), \(entry.outcomeSummary)")
                 }
             }
             let throttledEntries = entries.filter { [429, 503].contains($0.status) }.count
@@ -99,7 +99,7 @@ extension FHIRObservationStore {
             default:
                 throw StoreError(
                     entry.status >= 500 || entry.status == 429 ? .connection : .query,
-                    nativeCode: String(entry.status), "GET Observation/\(id): \(entry.outcomeText ?? "no outcome")")
+                    nativeCode: String(entry.status), "GET Observation/\(id): \(entry.status), \(entry.outcomeSummary)")
             }
         }
         return copies

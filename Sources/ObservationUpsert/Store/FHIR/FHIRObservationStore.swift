@@ -1,4 +1,5 @@
 import DailyValueContract
+import Essentials
 import Foundation
 import HTTPClient
 import Synchronization
@@ -40,7 +41,7 @@ public final class FHIRObservationStore: ObservationStore {
         else {
             throw StoreError(
                 .usage, nativeCode: String(metadata.status),
-                "no FHIR server at \(configuration.baseURL): GET /metadata answered \(metadata.status) without a "
+                "no FHIR server at \(Redaction.withoutQuery(configuration.baseURL)): GET /metadata answered \(metadata.status) without a "
                     + "CapabilityStatement; check the store URL's base path")
         }
         capabilities = FHIRCapabilities(statement, httpVersion: metadata.httpVersion)
@@ -48,7 +49,7 @@ public final class FHIRObservationStore: ObservationStore {
             await http.close()
             throw StoreError(
                 .usage,
-                "the FHIR server at \(configuration.baseURL) does not declare the Observation history-instance "
+                "the FHIR server at \(Redaction.withoutQuery(configuration.baseURL)) does not declare the Observation history-instance "
                     + "interaction (`_history`) in its CapabilityStatement: without it the store cannot check what a "
                     + "create that races another writer replaced, so it is not safe there; enable versioned history")
         }
@@ -136,7 +137,7 @@ public final class FHIRObservationStore: ObservationStore {
             // A server that repeats a `next` link would otherwise keep this loop going for ever.
             guard followed.insert(page).inserted, followed.count <= Self.maxSearchPages else {
                 throw StoreError(
-                    .query, "GET \(page): the search's `next` links repeat or exceed \(Self.maxSearchPages) pages")
+                    .query, "GET \(Redaction.withoutQuery(page)): the search's `next` links repeat or exceed \(Self.maxSearchPages) pages")
             }
             let response = try await rest.send("GET", page)
             guard (200..<300).contains(response.status),
@@ -144,7 +145,7 @@ public final class FHIRObservationStore: ObservationStore {
             else {
                 throw StoreError(
                     .query, nativeCode: String(response.status),
-                    "GET \(page): \(FHIRRestClient.outcomeText(response))")
+                    "GET \(Redaction.withoutQuery(page)): \(FHIRRestClient.answerSummary(response))")
             }
             for entry in bundle["entry"] as? [[String: Any]] ?? [] {
                 guard let resource = entry["resource"] as? [String: Any],
@@ -169,7 +170,7 @@ public final class FHIRObservationStore: ObservationStore {
 
     private func checkOpen() throws {
         if closed.load(ordering: .acquiring) {
-            throw StoreError(.usage, "the FHIR store \(configuration.baseURL) is closed")
+            throw StoreError(.usage, "the FHIR store \(Redaction.withoutQuery(configuration.baseURL)) is closed")
         }
     }
 

@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import HTTPClient
+import Hashing
 
 /// The FHIR store's HTTP layer: every request carries the FHIR media types and the authorization, every write
 /// `Prefer: return=minimal` and `X-Meta-Snapshot-Mode: TAG`; throttling (429/503) waits as long as `Retry-After`
@@ -26,7 +27,8 @@ struct FHIRRestClient: Sendable {
             guard path.hasPrefix(configuration.baseURL + "/") || path.hasPrefix(configuration.baseURL + "?") else {
                 throw StoreError(
                     .query,
-                    "the FHIR server linked to \(path), outside the base \(configuration.baseURL): not followed")
+                    "the FHIR server linked to \(Redaction.withoutQuery(path)), outside the base "
+                        + "\(Redaction.withoutQuery(configuration.baseURL)): not followed")
             }
             url = path
         } else {
@@ -59,19 +61,21 @@ struct FHIRRestClient: Sendable {
             case 401, 403:
                 throw StoreError(
                     .unauthorized, nativeCode: String(response.status),
-                    "\(method) \(url): the FHIR server refused the credentials: \(Self.outcomeText(response))")
+                    "\(method) \(Redaction.withoutQuery(url)): the FHIR server refused the credentials: "
+                        + Self.answerSummary(response))
             case 429, 503:
                 throttled += 1
                 guard throttled < configuration.throttleAttempts else {
                     throw StoreError(
                         .busy, nativeCode: String(response.status),
-                        "\(method) \(url): still throttled after \(throttled) attempts: \(Self.outcomeText(response))")
+                        "\(method) \(Redaction.withoutQuery(url)): still throttled after \(throttled) attempts: "
+                            + Self.answerSummary(response))
                 }
                 try await Task.sleep(for: retryAfter(response))
             case 500...:
                 throw StoreError(
                     .connection, nativeCode: String(response.status),
-                    "\(method) \(url): \(response.status): \(Self.outcomeText(response))")
+                    "\(method) \(Redaction.withoutQuery(url)): \(Self.answerSummary(response))")
             default:
                 return response
             }
@@ -103,12 +107,41 @@ struct FHIRRestClient: Sendable {
             case .tls, .usage: .usage
             case .tooLarge: .query
             }
-        return StoreError(code, nativeCode: error.curlCode.map { "curl \($0)" }, "\(method) \(url): \(error.message)")
+        return StoreError(
+            code, nativeCode: error.curlCode.map { "curl \($0)" },
+            "\(method) \(Redaction.withoutQuery(url)): \(error.message)")
     }
 
-    /// The text of an OperationOutcome body (its issues' `details.text` or `diagnostics`), else the body's start.
-    static func outcomeText(_ response: HTTPResponse) -> String {
-        outcomeText(try? JSONSerialization.jsonObject(with: Data(response.body))) ?? String(response.text.prefix(300))
+    /// What a log or an error may say of a server's answer: its status, the OperationOutcome's issue codes (FHIR's
+    /// fixed vocabulary) and a SHA-256 of the body, never the body's text (a 5xx outcome may name the patient or
+    /// echo a value). Only a refused record's dead letter carries the text (``outcomeText(_:)``).
+    static func answerSummary(_ response: HTTPResponse) -> String {
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body))
+        return "HTTP \(response.status)\(issueCodes(json)), body sha256 \(SHA256.hex(response.body))"
+    }
+
+    /// ``answerSummary(_:)`` for a Bundle entry's `response.outcome`: its issue codes and a SHA-256 of it.
+    static func outcomeSummary(_ json: Any?) -> String {
+        guard let json, JSONSerialization.isValidJSONObject(json),
+            let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+        else { return "no outcome" }
+        return "outcome" + issueCodes(json) + ", sha256 \(SHA256.hex(Array(data)))"
+    }
+
+    /// `, issue code a, b` for an OperationOutcome's issue codes, or "".
+    private static func issueCodes(_ json: Any?) -> String {
+        let issues = (json as? [String: Any])?["issue"] as? [[String: Any]] ?? []
+        let codes = issues.compactMap { vocabularyWord($0["code"]) }
+        return codes.isEmpty ? "" : ", issue code " + codes.prefix(5).joined(separator: ", ")
+    }
+
+    /// `value` when it is shaped like a word of a fixed vocabulary (FHIR's issue codes, OAuth2's error codes):
+    /// 1-40 lowercase letters, hyphens and underscores; nil for anything else, which could be free text.
+    static func vocabularyWord(_ value: Any?) -> String? {
+        guard let word = value as? String, (1...40).contains(word.count),
+            word.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" || $0 == "_" })
+        else { return nil }
+        return word
     }
 
     /// The text of a parsed OperationOutcome, if `json` is one with text.

@@ -1,3 +1,4 @@
+import Essentials
 import HTTPClient
 
 /// How a ``FHIRObservationStore`` talks to its FHIR R4 server.
@@ -45,7 +46,7 @@ public struct FHIRStoreConfiguration: Sendable {
     /// - Throws: ``StoreError`` (`usage`) naming the setting that is wrong.
     public func validate() throws {
         guard baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://") else {
-            throw StoreError(.usage, "the FHIR base URL must start with https:// or http:// (got '\(baseURL)')")
+            throw StoreError(.usage, "the FHIR base URL must start with https:// or http:// (got '\(Redaction.withoutQuery(baseURL))')")
         }
         guard (1...Self.maxBatchSize).contains(batchSize) else {
             throw StoreError(.usage, "the FHIR batch size must be 1…\(Self.maxBatchSize) (got \(batchSize))")

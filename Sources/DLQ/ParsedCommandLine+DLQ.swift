@@ -1,0 +1,79 @@
+import CommandLineOptions
+import DeadLetters
+import Foundation
+import Kafka
+
+/// The options every `dlq` command shares: where the dead-letter topic is, and how to print.
+extension ParsedCommandLine {
+    static let connectionOptions: [CommandLineOption] = [
+        .value("--brokers", "LIST", environment: "DVP_BROKERS", help: "bootstrap servers (env DVP_BROKERS)"),
+        .value(
+            "--brokers-file", "PATH", environment: "DVP_BROKERS_FILE",
+            help: "read the bootstrap servers from a file (e.g. `devbroker --bootstrap-file`)"),
+        .value(
+            "--dlq-topic", "NAME", environment: "DVP_DLQ_TOPIC",
+            help: "the dead-letter topic (default daily-values.dlq; env DVP_DLQ_TOPIC, as the worker's)"),
+        .value(
+            "--redrive-group", "NAME", environment: "DVP_REDRIVE_GROUP",
+            help: """
+                the redrive consumer group (default dvp-dlq-redrive; with filters
+                dvp-dlq-redrive-<fingerprint of the filters>)
+                """),
+        .value(
+            "-X", "KEY=VALUE", repeatable: true,
+            help: "librdkafka property, repeatable (env DVP_X_<PROPERTY>: DVP_X_SASL_PASSWORD sets sasl.password)"),
+        .flag("--json", environment: "DVP_JSON", help: "print the result as one JSON object"),
+        .help,
+    ]
+
+    /// The bootstrap servers: `--brokers`, else the first line of `--brokers-file`.
+    /// - Throws: ``UsageError`` when neither is given or the file cannot be read.
+    func brokers() throws -> String {
+        if let brokers = value("--brokers") { return brokers }
+        guard let path = value("--brokers-file") else {
+            throw UsageError(option: "--brokers", "no brokers given: pass --brokers, --brokers-file or DVP_BROKERS")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError.invalid("--brokers-file", "cannot read the file")
+        }
+        let servers = KafkaMockCluster.BootstrapFile(parsing: text).bootstrapServers
+        guard !servers.isEmpty else { throw UsageError.invalid("--brokers-file", "the file names no servers") }
+        return servers
+    }
+
+    /// The dead-letter topic.
+    var deadLetterTopic: String { value("--dlq-topic") ?? "daily-values.dlq" }
+
+    /// `DVP_X_*` from the environment, then `-X key=value` (which wins).
+    /// - Throws: ``UsageError`` naming `-X` for a pair without `=` (its text is not echoed: it may be a secret).
+    func kafkaProperties() throws -> [String: String] {
+        var properties = environmentProperties(prefix: "DVP_X_")
+        do {
+            for (key, value) in try KafkaProperties.parse(all("-X")) { properties[key] = value }
+        } catch {
+            throw UsageError.invalid("-X", "expected key=value")
+        }
+        return properties
+    }
+
+    /// A duration such as `7d`, `36h`, `90m`, `45s` or `604800000ms`, in milliseconds, nil when absent.
+    /// - Throws: ``UsageError`` naming the option for anything else.
+    func durationMs(_ name: String) throws -> Int64? {
+        guard let text = value(name) else { return nil }
+        let units: [(String, Int64)] = [("ms", 1), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            if let n = Int64(text.dropLast(suffix.count)), n > 0, n <= Int64.max / factor { return n * factor }
+            break
+        }
+        throw UsageError.invalid(name, "must be a positive duration such as 7d, 36h, 90m, 45s or 5000ms")
+    }
+
+    /// An RFC 3339 instant (`2026-12-01T08:00:00Z`) or a UTC day (`2026-12-01`), nil when absent.
+    /// - Throws: ``UsageError`` naming the option for anything else.
+    func instant(_ name: String) throws -> Date? {
+        guard let text = value(name) else { return nil }
+        if let date = DeadLetterView.parseInstant(text) { return date }
+        if text.count == 10, let date = DeadLetterView.parseInstant(text + "T00:00:00Z") { return date }
+        throw UsageError.invalid(name, "must be an RFC 3339 instant (2026-12-01T08:00:00Z) or a day (2026-12-01)")
+    }
+}
