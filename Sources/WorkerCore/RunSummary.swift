@@ -53,7 +53,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               unchanged      \(unchanged)\(skippedByVersionCache > 0 ? "  (\(skippedByVersionCache) answered by the version cache)" : "")
               stale          \(stale)
               retracted      \(retracted)
-              conflict       \(conflict)\(conflict > 0 ? "  (same version, different value: the stored value kept)" : "")
+              conflict       \(conflict)\(conflict > 0 ? "  (same version, other value: stored value kept)" : "")
               dead-lettered  \(deadLettered)
               store errors   \(storeErrors) (retried)
               elapsed        \(String(format: "%.1f", elapsedSeconds)) s (\(Int(rate)) records/s)

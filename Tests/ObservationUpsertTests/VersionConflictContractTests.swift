@@ -67,7 +67,8 @@ struct VersionConflictContractTests {
                     .updated, .conflict, .stale,
                 ])
             // A final A replaced by B is amended (docs/LIFECYCLE.md); the conflicting records changed nothing.
-            for (day, kept, status) in [(none, Self.a, "final"), (storedA, Self.a, "final"), (lower, Self.b, "amended")] {
+            let kept = [(none, Self.a, "final"), (storedA, Self.a, "final"), (lower, Self.b, "amended")]
+            for (day, kept, status) in kept {
                 let row = try #require(try await store.observation(for: value(5, kept, day: day).identity))
                 let expected = value(5, kept, day: day).resource(status: ObservationStatus(rawValue: status))
                 #expect(

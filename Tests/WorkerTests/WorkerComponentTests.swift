@@ -49,7 +49,8 @@ struct WorkerComponentTests {
         func value(_ version: Int64, _ number: Int) -> ObservationRecord {
             ObservationRecord(
                 identity: ObservationIdentity(patient: "p1", metric: "steps", day: "2026-10-01"), version: version,
-                resourceID: "id", resourceHead: "{", resourceTail: "}", clinicalValue: #""valueQuantity":{"value":\#(number)}"#)
+                resourceID: "id", resourceHead: "{", resourceTail: "}",
+                clinicalValue: #""valueQuantity":{"value":\#(number)}"#)
         }
         let cache = VersionCache(capacity: 10)
         let key = VersionCache.Key(value(5, 1).identity)

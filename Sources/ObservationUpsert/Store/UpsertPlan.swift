@@ -4,7 +4,8 @@ import DailyValueContract
 ///
 /// Per identity the record with the highest version wins (the first one on ties); only winners reach the database.
 /// Every other record of that identity is compared with the version the identity holds after the batch: equal →
-/// `unchanged` (or `conflict` when its clinical value differs from the one held), lower → `stale`. Winners are ordered by identity so that concurrent writers lock rows in one order.
+/// `unchanged` (or `conflict` when its clinical value differs from the one held), lower → `stale`. Winners are
+/// ordered by identity so that concurrent writers lock rows in one order.
 struct UpsertPlan {
     /// Batch indices of the winning records, sorted by identity.
     let winners: [Int]
