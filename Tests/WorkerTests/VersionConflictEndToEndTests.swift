@@ -1,7 +1,7 @@
 import Foundation
 import Kafka
-import Testing
 import TestSupport
+import Testing
 
 @testable import WorkerCore
 
@@ -41,8 +41,9 @@ struct VersionConflictEndToEndTests {
 
     /// One record per batch: the correction meets the version cache (which must not answer it `unchanged`) and
     /// then the store; the duplicate after it is answered by the cache.
-    @Test("A correction under a reused version: counted conflict, logged without PHI, the first value kept",
-          arguments: SQLStoreKind.allCases)
+    @Test(
+        "A correction under a reused version: counted conflict, logged without PHI, the first value kept",
+        arguments: SQLStoreKind.allCases)
     func countedAndLogged(kind: SQLStoreKind) async throws {
         let harness = try await publishedHarness()
         let store = try await kind.freshLocation(in: harness.directory)
@@ -126,10 +127,12 @@ struct VersionConflictEndToEndTests {
     func optionIsParsed() throws {
         let base = ["--brokers", "b:1", "--allow-development-key"]
         #expect(try WorkerConfiguration.parse(base, environment: [:])?.onVersionConflict == .ignore)
-        #expect(try WorkerConfiguration.parse(base + ["--on-version-conflict", "dead-letter"], environment: [:])?
-            .onVersionConflict == .deadLetter)
-        #expect(try WorkerConfiguration.parse(base, environment: ["DVP_ON_VERSION_CONFLICT": "dead-letter"])?
-            .onVersionConflict == .deadLetter)
+        #expect(
+            try WorkerConfiguration.parse(base + ["--on-version-conflict", "dead-letter"], environment: [:])?
+                .onVersionConflict == .deadLetter)
+        #expect(
+            try WorkerConfiguration.parse(base, environment: ["DVP_ON_VERSION_CONFLICT": "dead-letter"])?
+                .onVersionConflict == .deadLetter)
         #expect {
             _ = try WorkerConfiguration.parse(base + ["--on-version-conflict", "s3cr3t"], environment: [:])
         } throws: { error in
