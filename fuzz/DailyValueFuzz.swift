@@ -141,8 +141,13 @@ private func checkMapping(_ value: DailyValue, recordTimestampMs: Int64) {
         }
         require(numbers == value.components.map(\.value), "the panel's first components are its readings in order")
     }
-    let issued = resource["issued"] as? String ?? ""
-    require(isInstant(issued), "issued is a FHIR instant: \(issued)")
+    // `issued` only from a real instant: a positive record timestamp (docs/CLINICAL.md).
+    if recordTimestampMs > 0 {
+        let issued = resource["issued"] as? String ?? ""
+        require(isInstant(issued), "issued is a FHIR instant: \(issued)")
+    } else {
+        require(resource["issued"] == nil, "no issued without a record timestamp")
+    }
 }
 
 /// `YYYY-MM-DDThh:mm:ss.sssZ` with a year 0001–9999 (FHIR `instant`).

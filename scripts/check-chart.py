@@ -164,11 +164,17 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     assert env.get("DVP_PATIENT_IDENTIFIER_SYSTEM", {}).get("value", "") == system, "DVP_PATIENT_IDENTIFIER_SYSTEM"
     device = env.get("DVP_STORE_DEVICE_NAME", {}).get("value")
     assert device == ("true" if values["worker"]["storeDeviceName"] else None), "DVP_STORE_DEVICE_NAME"
-    store = env["DVP_STORE"]
-    if values["store"]["type"] == "postgres":
+    store = env.get("DVP_STORE")
+    postgres = values["store"]["postgres"]
+    if values["store"]["type"] == "postgres" and postgres["mountAsFile"]:
+        assert store is None, "DVP_STORE set although the DSN is mounted as a file"
+        found = secret_file(env["DVP_STORE_FILE"]["value"], mounts, volumes)
+        assert found == (postgres["existingSecret"], postgres["dsnKey"]), f"DVP_STORE_FILE is {found}, not the DSN"
+    elif values["store"]["type"] == "postgres":
+        assert "DVP_STORE_FILE" not in env, "DVP_STORE_FILE beside DVP_STORE"
         assert store["valueFrom"]["secretKeyRef"] == {
-            "name": values["store"]["postgres"]["existingSecret"],
-            "key": values["store"]["postgres"]["dsnKey"],
+            "name": postgres["existingSecret"],
+            "key": postgres["dsnKey"],
         }, "DVP_STORE is not the DSN Secret"
     elif values["store"]["type"] == "fhir":
         check_fhir(env, mounts, volumes, values["store"]["fhir"])
@@ -181,9 +187,62 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         assert rendered == (str(value).lower() if isinstance(value, bool) else str(value)), f"property {prop}"
     if values["kafka"]["sasl"]["enabled"]:
         sasl = values["kafka"]["sasl"]
-        for name, key in (("DVP_X_SASL_USERNAME", "usernameKey"), ("DVP_X_SASL_PASSWORD", "passwordKey")):
+        references = [("DVP_X_SASL_USERNAME", "usernameKey")]
+        if sasl["mountPasswordAsFile"]:
+            assert "DVP_X_SASL_PASSWORD" not in env, "the SASL password both as a file and as an env var"
+            found = secret_file(env["DVP_XFILE_SASL_PASSWORD"]["value"], mounts, volumes)
+            assert found == (sasl["existingSecret"], sasl["passwordKey"]), f"DVP_XFILE_SASL_PASSWORD is {found}"
+        else:
+            references.append(("DVP_X_SASL_PASSWORD", "passwordKey"))
+        for name, key in references:
             reference = env[name]["valueFrom"]["secretKeyRef"]
             assert reference == {"name": sasl["existingSecret"], "key": sasl[key]}, f"{name} -> {reference}"
+    for prop, ref in values["kafka"]["secretProperties"].items():
+        name = "DVP_XFILE_" + prop.replace(".", "_").upper()
+        found = secret_file(env[name]["value"], mounts, volumes)
+        assert found == (ref["existingSecret"], ref["key"]), f"{name} is {found}, not a mounted Secret file"
+        assert "DVP_X_" + prop.replace(".", "_").upper() not in env, f"{prop} also as a plain env var"
+    for volume in volumes.values():
+        if "secret" in volume:
+            mode = volume["secret"].get("defaultMode")
+            assert mode == 0o400, f"Secret volume {volume['name']} has defaultMode {mode!r}, not 0400"
+    check_image(container, values)
+
+
+def check_image(container: dict[str, Any], values: dict[str, Any]) -> None:
+    """repository@digest when image.digest is set, else repository:tag (tag defaulting to the appVersion)."""
+    image = values["image"]
+    if image["digest"]:
+        assert container["image"] == f"{image['repository']}@{image['digest']}", f"image {container['image']}"
+    else:
+        assert container["image"].startswith(image["repository"] + ":") and "@" not in container["image"] or (
+            "@sha256:" in image["tag"]), f"image {container['image']}"
+
+
+def check_network_policy(chart: Chart, override: dict[str, Any]) -> str:
+    """Off by default; on: ingress only to the HTTP port from metricsFrom and probeCIDRs; egress as configured."""
+    objects = render_ok(chart, override)
+    values = chart.values_with(override)
+    policies = by_kind(objects, "NetworkPolicy")
+    policy_values = values["networkPolicy"]
+    if not policy_values["enabled"]:
+        assert not policies, "a NetworkPolicy although networkPolicy.enabled is false"
+        return "none"
+    (policy,) = policies
+    (deployment,) = by_kind(objects, "Deployment")
+    spec = policy["spec"]
+    assert spec["podSelector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"], "selects other pods"
+    peers = policy_values["metricsFrom"] + [{"ipBlock": {"cidr": c}} for c in policy_values["probeCIDRs"]]
+    if peers:
+        (rule,) = spec["ingress"]
+        assert rule["ports"] == [{"port": "http-metrics", "protocol": "TCP"}], f"ingress ports {rule['ports']}"
+        assert rule["from"] == peers, f"ingress from {rule['from']}"
+    else:
+        assert spec["ingress"] == [], f"ingress {spec['ingress']} with no peers configured"
+    egress = policy_values["egress"]
+    assert ("Egress" in spec["policyTypes"]) == (egress is not None), f"policyTypes {spec['policyTypes']}"
+    assert spec.get("egress") == egress, f"egress {spec.get('egress')}"
+    return f"ingress from {len(peers)} peers, egress {'open' if egress is None else len(egress)}"
 
 
 def secret_file(path: str, mounts: dict[str, str], volumes: dict[str, Any]) -> tuple[str, str] | None:
@@ -489,6 +548,40 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
         "invalid propertyName 'sasl.password'",
     ),
     (
+        "secret librdkafka property spelled with '_' (ssl_key_pem is ssl.key.pem)",
+        {"kafka": {"properties": {"ssl_key_pem": "-----BEGIN PRIVATE KEY-----"}}},
+        "invalid propertyName 'ssl_key_pem'",
+    ),
+    ("ssl_key_password", {"kafka": {"properties": {"ssl_key_password": "x"}}}, "invalid propertyName 'ssl_key_password'"),
+    ("sasl_password", {"kafka": {"properties": {"sasl_password": "x"}}}, "invalid propertyName 'sasl_password'"),
+    (
+        "sasl_oauthbearer_client_secret",
+        {"kafka": {"properties": {"sasl_oauthbearer_client_secret": "x"}}},
+        "invalid propertyName 'sasl_oauthbearer_client_secret'",
+    ),
+    (
+        "ssl_keystore_password",
+        {"kafka": {"properties": {"ssl_keystore_password": "x"}}},
+        "invalid propertyName 'ssl_keystore_password'",
+    ),
+    ("sasl_username", {"kafka": {"properties": {"sasl_username": "x"}}}, "invalid propertyName 'sasl_username'"),
+    (
+        "chart-owned property spelled with '_' (group_id)",
+        {"kafka": {"properties": {"group_id": "other"}}},
+        "invalid propertyName 'group_id'",
+    ),
+    (
+        "secret property as a plain value under secretProperties",
+        {"kafka": {"secretProperties": {"ssl.key.password": "hunter2"}}},
+        "at '/kafka/secretProperties/ssl.key.password': got string, want object",
+    ),
+    ("image digest that is not sha256", {"image": {"digest": "latest"}}, "at '/image/digest': 'latest' does not match"),
+    (
+        "network policy probe CIDR that is not a CIDR",
+        {"networkPolicy": {"enabled": True, "probeCIDRs": ["nodes"]}},
+        "at '/networkPolicy/probeCIDRs/0': 'nodes' does not match pattern",
+    ),
+    (
         "chart-owned librdkafka property",
         {"kafka": {"properties": {"enable.auto.commit": "true"}}},
         "invalid propertyName 'enable.auto.commit'",
@@ -629,6 +722,11 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         "set together",
     ),
     ("no DSN Secret", {"store": {"postgres": {"existingSecret": ""}}}, "store.postgres.existingSecret is required"),
+    (
+        "a secret property both plain and from a Secret",
+        {"kafka": {"properties": {"client.id": "x"}, "secretProperties": {"client.id": {"existingSecret": "s", "key": "k"}}}},
+        "kafka.secretProperties.client.id is also in kafka.properties",
+    ),
     (
         "no id key Secret and no development-key opt-in",
         {"idKey": {"existingSecret": ""}},
@@ -869,6 +967,42 @@ def main() -> int:
     check.run("large integers render exactly (no 1e+06)", lambda: check_large_numbers(chart))
     check.run("render redrive Job + dlq-stats CronJob + dead-letter rules", lambda: check_redrive(chart))
     check.run("helm lint --strict (redrive + retention watch)", lambda: helm_lint(merge(BASE, REDRIVE)))
+    files_off = {"store": {"postgres": {"mountAsFile": False}}, "kafka": {"sasl": {"mountPasswordAsFile": False}}}
+    check.run(
+        "render ci/keda-sasl-tls-values.yaml with the DSN and SASL password as env vars (mountAsFile false)",
+        lambda: check_scenario(chart, merge(CI["keda-sasl-tls-values"], files_off), scenarios["keda-sasl-tls-values"]),
+    )
+    secret_properties = {"kafka": {"secretProperties": {
+        "ssl.key.password": {"existingSecret": "kafka-client", "key": "key-password"},
+        "sasl.oauthbearer.client.secret": {"existingSecret": "kafka-oauth", "key": "client-secret"},
+    }}}
+    check.run(
+        "render ci/postgres-values.yaml + kafka.secretProperties (files, DVP_XFILE_*)",
+        lambda: check_scenario(chart, merge(BASE, secret_properties), base_kinds),
+    )
+    digest = "sha256:" + "ab" * 32
+    check.run(
+        "render ci/postgres-values.yaml + image.digest (repository@sha256:…)",
+        lambda: check_scenario(chart, merge(BASE, {"image": {"digest": digest, "tag": "0.1.0"}}), base_kinds),
+    )
+    check.run("NetworkPolicy off by default", lambda: check_network_policy(chart, BASE))
+    policies = {
+        "Prometheus and probe CIDRs, egress open": {
+            "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+                             "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}],
+            "probeCIDRs": ["10.0.0.0/16", "fd00::/64"],
+        },
+        "no peers (deny all ingress), egress restricted to DNS": {
+            "egress": [{"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}],
+        },
+    }
+    for name, policy in policies.items():
+        override = merge(BASE, {"networkPolicy": {"enabled": True, **policy}})
+        check.run(f"NetworkPolicy: {name}", lambda o=override: check_network_policy(chart, o))
+        check.run(
+            f"render ci/postgres-values.yaml + NetworkPolicy ({name})",
+            lambda o=override: check_scenario(chart, o, base_kinds | {"NetworkPolicy"}),
+        )
 
     for drain, margin in DEADLINES:
         override = merge(WITH_JOB, {"worker": {"drainTimeoutSeconds": drain, "terminationGraceMarginSeconds": margin}})

@@ -21,7 +21,10 @@ extension ParsedCommandLine {
                 """),
         .value(
             "-X", "KEY=VALUE", repeatable: true,
-            help: "librdkafka property, repeatable (env DVP_X_<PROPERTY>: DVP_X_SASL_PASSWORD sets sasl.password)"),
+            help: """
+                librdkafka property, repeatable (env DVP_X_<PROPERTY>: DVP_X_SASL_PASSWORD sets
+                sasl.password; DVP_XFILE_<PROPERTY>=PATH reads the value from a file)
+                """),
         .flag("--json", environment: "DVP_JSON", help: "print the result as one JSON object"),
         .help,
     ]
@@ -44,7 +47,8 @@ extension ParsedCommandLine {
     /// The dead-letter topic.
     var deadLetterTopic: String { value("--dlq-topic") ?? "daily-values.dlq" }
 
-    /// `DVP_X_*` from the environment, then `-X key=value` (which wins).
+    /// `DVP_X_*` from the environment, then `-X key=value` (which wins), then the properties read from the files
+    /// named by `DVP_XFILE_*` (as the worker reads them; the chart mounts secret properties as files).
     /// - Throws: ``UsageError`` naming `-X` for a pair without `=` (its text is not echoed: it may be a secret).
     func kafkaProperties() throws -> [String: String] {
         var properties = environmentProperties(prefix: "DVP_X_")
@@ -53,7 +57,7 @@ extension ParsedCommandLine {
         } catch {
             throw UsageError.invalid("-X", "expected key=value")
         }
-        return properties
+        return try kafkaPropertyFiles(adding: properties)
     }
 
     /// A duration such as `7d`, `36h`, `90m`, `45s` or `604800000ms`, in milliseconds, nil when absent.

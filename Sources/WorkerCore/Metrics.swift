@@ -41,6 +41,8 @@ public final class Metrics: Sendable {
         ("dvp_assigned_partitions", "gauge", "Partitions currently assigned to this worker."),
         ("dvp_paused", "gauge", "1 while consumption is paused because the store or the dead-letter topic is failing."),
         ("dvp_ready", "gauge", "1 when the worker is ready (store and broker healthy)."),
+        ("dvp_id_key_file_insecure", "gauge",
+         "1 when --id-key-file may be read by other users or by a group the worker is not in."),
         ("dvp_retention_gaps_total", "counter",
          "Partitions whose committed offset had fallen behind the log start (data lost to retention before it was read)."),
     ]

@@ -26,6 +26,9 @@ public struct WorkerConfiguration: Sendable {
     /// True when no key was configured and the published development key is in use: only accepted with a local
     /// devbroker's bootstrap file or `--allow-development-key` (see `parse`).
     public var usesDevelopmentIDKey: Bool
+    /// True when `--id-key-file` may be read by others or by a group the worker is not in (warned and exported as
+    /// `dvp_id_key_file_insecure`; see ``SecretFile/isExposed()``).
+    public var idKeyFileExposed = false
     public var metaSource: String?
     /// URL of the HealthKit source extension (`--source-extension-url`); nil keeps the mapper's development default.
     public var sourceExtensionURL: String?
@@ -89,11 +92,11 @@ public struct WorkerConfiguration: Sendable {
         let (brokers, brokersFromDevBroker) = try bootstrapServers(args)
         var idKey = WorkerConfiguration.developmentIDKey
         var usesDevelopmentKey = true
-        if let file = value("id-key-file") {
-            guard let data = FileManager.default.contents(atPath: file), !data.isEmpty else {
-                throw WorkerError.configuration("--id-key-file: '\(file)' is missing or empty")
-            }
-            idKey = Array(data)
+        var idKeyFileExposed = false
+        if let path = value("id-key-file") {
+            let file = SecretFile(option: "--id-key-file", path: path)
+            idKey = try file.bytes()
+            idKeyFileExposed = file.isExposed()
             usesDevelopmentKey = false
         } else if let key = environment["DVP_ID_KEY"], !key.isEmpty {
             idKey = Array(key.utf8)
@@ -103,9 +106,10 @@ public struct WorkerConfiguration: Sendable {
         var config = WorkerConfiguration(
             brokers: brokers, dlqTopic: value("dlq-topic") ?? topic + ".dlq", idKey: idKey,
             usesDevelopmentIDKey: usesDevelopmentKey, workerID: value("worker-id") ?? ProcessInfo.processInfo.hostName)
+        config.idKeyFileExposed = idKeyFileExposed
         config.topic = topic
         if let v = value("group") { config.group = v }
-        if let v = value("store") { config.store = v }
+        if let v = try storeLocation(args) { config.store = v }
         config.identifierSystem = value("identifier-system")
         config.metaSource = value("meta-source")
         config.sourceExtensionURL = value("source-extension-url")
@@ -165,7 +169,7 @@ public struct WorkerConfiguration: Sendable {
             config.logLevel = level
         }
         config.untilCaughtUp = args.isSet("--until-caught-up")
-        config.kafkaProperties = try kafkaProperties(args)
+        config.kafkaProperties = try kafkaPropertyFiles(args, adding: try kafkaProperties(args))
         if brokersFromDevBroker {
             config.kafkaProperties = Self.embeddedBrokerGroupTimings.merging(config.kafkaProperties) { $1 }
         }

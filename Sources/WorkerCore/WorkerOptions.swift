@@ -38,6 +38,15 @@ enum WorkerOptions {
                 librdkafka property passed through (repeatable; SASL/TLS/tuning), also as
                 DVP_X_<PROPERTY> with '.' as '_', e.g. DVP_X_SASL_PASSWORD=… → sasl.password
                 """),
+        .value(
+            "--kafka-property-file", "key=PATH", repeatable: true,
+            help: """
+                librdkafka property whose value is a file's contents (trailing line breaks
+                removed), for secrets mounted as files: e.g. sasl.password=/run/secrets/pw
+                (repeatable; also DVP_XFILE_<PROPERTY>=PATH, e.g. DVP_XFILE_SASL_PASSWORD);
+                a property given both ways is refused; a missing or empty file stops the
+                worker (exit 2); the contents never appear in a message
+                """),
     ]
 
     static let store: [CommandLineOption] = [
@@ -52,6 +61,13 @@ enum WorkerOptions {
                 keepalives_interval=10, keepalives_count=3, tcp_user_timeout=30000 (ms),
                 application_name dvp-worker, and options='-c statement_timeout=30s
                 -c lock_timeout=10s' (the URI's options are appended, so its -c wins)
+                """),
+        .value(
+            "--store-file", "PATH",
+            help: """
+                read the store LOCATION from a file's first line (e.g. a PostgreSQL URI with
+                its password, from a mounted Secret, instead of an environment variable);
+                --store wins when both are given; a missing or empty file: exit 2
                 """),
         .value(
             "--store-timeout", "SECONDS",
@@ -175,7 +191,8 @@ enum WorkerOptions {
                 """),
     ]
 
-    /// The parser: every flag but `-X` has the twin `DVP_` + its name (`-X` has the `DVP_X_*` properties).
+    /// The parser: every flag but `-X` and `--kafka-property-file` has the twin `DVP_` + its name (those two have the
+    /// `DVP_X_*` and `DVP_XFILE_*` properties).
     static let parser = CommandLineParser(sections: [
         .init("Kafka", kafka.map(twin)), .init("Store", store.map(twin)),
         .init("FHIR store", fhir.map(twin)), .init("Mapping", mapping.map(twin)),
@@ -183,6 +200,6 @@ enum WorkerOptions {
     ])
 
     private static func twin(_ option: CommandLineOption) -> CommandLineOption {
-        option.name == "-X" ? option : option.withEnvironmentTwin()
+        ["-X", "--kafka-property-file"].contains(option.name) ? option : option.withEnvironmentTwin()
     }
 }

@@ -55,7 +55,11 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
             { $0.zone == .utcOffset(seconds: 50_400) }
         ),
         ("UTC zone", ["timeZone": #""UTC""#], { $0.zone == .timeZone("UTC") }),
-        ("Etc zone", ["timeZone": #""Etc/GMT-14""#], { $0.zone == .timeZone("Etc/GMT-14") }),
+        (
+            "location zone three parts", ["timeZone": #""America/Argentina/Salta""#],
+            { $0.zone == .timeZone("America/Argentina/Salta") }
+        ),
+        ("backward link to a location", ["timeZone": #""US/Eastern""#], { $0.zone == .timeZone("US/Eastern") }),
         ("version absent uses the record timestamp", ["version": nil], { $0.version == 1_759_384_503_000 }),
         ("version 0", ["version": "0"], { $0.version == 0 }),
         ("version Int64.max", ["version": "9223372036854775807"], { $0.version == .max }),
@@ -81,7 +85,9 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
         ),
         ("day ten years ago is in the window", ["day": #""2016-11-02""#], { $0.day == "2016-11-02" }),
         ("leap day", ["day": #""2024-02-29""#], { $0.day == "2024-02-29" }),
-        ("patient with all allowed characters", ["patient": #""A.z_0-9""#], { $0.patient == "A.z_0-9" }),
+        ("patient with all allowed characters", ["patient": #""A.z-0-9""#], { $0.patient == "A.z-0-9" }),
+        ("patient one digit", ["patient": #""7""#], { $0.patient == "7" }),
+        ("patient dots around a letter", ["patient": #"".a.""#], { $0.patient == ".a." }),
         ("escaped patient", ["patient": #""p\u002d1""#], { $0.patient == "p-1" }),
     ]
 

@@ -55,6 +55,11 @@ import Testing
         RejectCase("patient with slash", ["patient": #""p/1""#], .invalidPatient, "patient"),
         RejectCase("patient with space", ["patient": #""p 1""#], .invalidPatient, "patient"),
         RejectCase("patient non-ASCII", ["patient": #""p\u00e9""#], .invalidPatient, "patient"),
+        RejectCase("patient dot", ["patient": #"".""#], .invalidPatient, "patient"),
+        RejectCase("patient dot dot", ["patient": #""..""#], .invalidPatient, "patient"),
+        RejectCase("patient dashes only", ["patient": #""---""#], .invalidPatient, "patient"),
+        RejectCase("patient punctuation only", ["patient": #""._-""#], .invalidPatient, "patient"),
+        RejectCase("patient underscore (not a FHIR id)", ["patient": #""p_1""#], .invalidPatient, "patient"),
         RejectCase("metric missing", ["metric": nil], .missingField, "metric"),
         RejectCase("metric unknown", ["metric": #""heart""#], .unknownMetric, "metric"),
         RejectCase("metric wrong case", ["metric": #""Heart_Rate""#], .unknownMetric, "metric"),
@@ -73,6 +78,17 @@ import Testing
         RejectCase("unknown zone", ["timeZone": #""Mars/Olympus_Mons""#], .invalidTimeZone, "timeZone"),
         RejectCase("ad-hoc GMT zone", ["timeZone": #""GMT+2""#], .invalidTimeZone, "timeZone"),
         RejectCase("path traversal zone", ["timeZone": #""../../etc/passwd""#], .invalidTimeZone, "timeZone"),
+        RejectCase("Factory zone", ["timeZone": #""Factory""#], .invalidTimeZone, "timeZone"),
+        RejectCase("localtime zone", ["timeZone": #""localtime""#], .invalidTimeZone, "timeZone"),
+        RejectCase("posixrules zone", ["timeZone": #""posixrules""#], .invalidTimeZone, "timeZone"),
+        RejectCase("rule zone EST5EDT", ["timeZone": #""EST5EDT""#], .invalidTimeZone, "timeZone"),
+        RejectCase("rule zone CET", ["timeZone": #""CET""#], .invalidTimeZone, "timeZone"),
+        RejectCase("Etc fixed offset", ["timeZone": #""Etc/GMT-14""#], .invalidTimeZone, "timeZone"),
+        RejectCase("Etc UTC", ["timeZone": #""Etc/UTC""#], .invalidTimeZone, "timeZone"),
+        RejectCase("GMT zone", ["timeZone": #""GMT""#], .invalidTimeZone, "timeZone"),
+        RejectCase("posix copy", ["timeZone": #""posix/Europe/Paris""#], .invalidTimeZone, "timeZone"),
+        RejectCase("leap-second copy", ["timeZone": #""right/Europe/Paris""#], .invalidTimeZone, "timeZone"),
+        RejectCase("single-word link", ["timeZone": #""Japan""#], .invalidTimeZone, "timeZone"),
         RejectCase("zone number", ["timeZone": "1"], .invalidFieldType, "timeZone"),
         RejectCase("offset beyond 14h", ["timeZone": nil, "utcOffset": #""+14:30""#], .invalidUTCOffset, "utcOffset"),
         RejectCase(
@@ -213,6 +229,17 @@ import Testing
             // Log-safe: no patient id and no value in the message.
             #expect(!error.description.contains("p-000123"))
             #expect(!error.description.contains("71.4"))
+        }
+    }
+
+    /// Refused ids are never echoed: the rule names the field and the rule only.
+    @Test(arguments: ["---", "._-", "..", "p_1", "a__b", "x/y"])
+    func refusedPatientIdsAreNotEchoed(_ id: String) {
+        #expect {
+            try Fixtures.decoder.decode(Fixtures.event(["patient": "\"\(id)\""]), recordTimestampMs: nil)
+        } throws: { error in
+            guard let error = error as? DailyValueError else { return false }
+            return error.kind == .invalidPatient && error.field == "patient" && !error.description.contains(id)
         }
     }
 

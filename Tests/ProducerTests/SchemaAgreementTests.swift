@@ -163,7 +163,10 @@ import Testing
     static let probes: [(name: String, json: String)] = [
         ("payload over 64 KiB", event(extra: #","pad":""# + String(repeating: "x", count: 66_000) + "\"")),
         ("day two days ahead", event(["day": #""2026-11-03""#])),
-        ("zone that does not exist", event(["timeZone": #""Mars/Olympus_Mons""#])),
+        ("zone that does not exist", event(["timeZone": #""Europe/Atlantis""#])),
+        ("non-location zone", event(["timeZone": #""Factory""#])),
+        ("patient without a letter or digit", event(["patient": #""-.-""#])),
+        ("patient with an underscore", event(["patient": #""p_1""#])),
         ("min above value", event(["min": "80"])),
         ("source name 129 × é", event(["source": "{\"name\":\"\(String(repeating: "é", count: 129))\"}"])),
         ("nesting 17", event(extra: #","x":"# + String(repeating: "[", count: 16) + String(repeating: "]", count: 16))),

@@ -5,19 +5,30 @@ import Foundation
 extension DailyValueDecoder {
     // MARK: - Identity fields
 
+    /// `patient` must be a FHIR `id` (`[A-Za-z0-9\-\.]{1,64}`, so `Patient/{id}` is a valid literal reference in
+    /// every subject mode) with at least one letter or digit (`.`, `..` and `---` are path segments or noise, not ids).
     func checkPatient(_ token: JSONScanner.StringToken, _ scanner: JSONScanner) throws(DailyValueError) -> String {
-        let ok = Self.withKeyBytes(token, scanner) { bytes in
-            (1...64).contains(bytes.count) && bytes.allSatisfy(Self.isPatientByte)
+        let (allowed, hasAlphanumeric) = Self.withKeyBytes(token, scanner) { bytes in
+            (
+                (1...64).contains(bytes.count) && bytes.allSatisfy(Self.isPatientByte),
+                bytes.contains(where: Self.isAlphanumeric)
+            )
         }
-        guard ok else {
-            throw DailyValueError(.invalidPatient, field: "patient", "must be 1-64 characters of [A-Za-z0-9._-]")
+        guard allowed else {
+            throw DailyValueError(
+                .invalidPatient, field: "patient",
+                "must be a FHIR id: 1-64 characters of [A-Za-z0-9.-] (no underscore)")
+        }
+        guard hasAlphanumeric else {
+            throw DailyValueError(.invalidPatient, field: "patient", "must contain at least one letter or digit")
         }
         return scanner.string(token)
     }
 
-    private static func isPatientByte(_ b: UInt8) -> Bool {
-        (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x5F
-            || b == 0x2D
+    private static func isPatientByte(_ b: UInt8) -> Bool { isAlphanumeric(b) || b == 0x2E || b == 0x2D }
+
+    private static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
     }
 
     func checkMetric(_ token: JSONScanner.StringToken, _ scanner: JSONScanner) throws(DailyValueError)
@@ -62,7 +73,9 @@ extension DailyValueDecoder {
         case (.string(let token)?, nil), (.string(let token)?, .null?):
             let name = scanner.string(token)
             guard let zone = zones.zone(named: name) else {
-                throw DailyValueError(.invalidTimeZone, field: "timeZone", "must be an IANA time zone name")
+                throw DailyValueError(
+                    .invalidTimeZone, field: "timeZone",
+                    "must be UTC or an IANA location zone (Area/Location); send utcOffset for a fixed offset")
             }
             return (.timeZone(name), .named(zone))
         case (nil, .string(let token)?), (.null?, .string(let token)?):

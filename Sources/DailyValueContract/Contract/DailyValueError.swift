@@ -18,7 +18,7 @@ public struct DailyValueError: Error, Sendable, Hashable, CustomStringConvertibl
         case invalidFieldType = "InvalidFieldType"
         /// `schema` is not a version this decoder knows (only 1).
         case schemaVersionUnsupported = "SchemaVersionUnsupported"
-        /// `patient` is not 1–64 characters of `[A-Za-z0-9._-]`.
+        /// `patient` is not a FHIR id (1–64 characters of `[A-Za-z0-9.-]`) with at least one letter or digit.
         case invalidPatient = "InvalidPatient"
         /// `metric` is not a catalog key.
         case unknownMetric = "UnknownMetric"
@@ -26,7 +26,7 @@ public struct DailyValueError: Error, Sendable, Hashable, CustomStringConvertibl
         case invalidDay = "InvalidDay"
         /// `day` is outside the accepted window around now.
         case dayOutOfWindow = "DayOutOfWindow"
-        /// `timeZone` is not a time zone name of the system tz database.
+        /// `timeZone` is neither `UTC` nor a location zone (`Area/Location`) of the system tz database.
         case invalidTimeZone = "InvalidTimeZone"
         /// `utcOffset` is not `±HH:MM` within ±14:00.
         case invalidUTCOffset = "InvalidUTCOffset"

@@ -2,7 +2,7 @@
 ///
 /// There is exactly one stored Observation per identity; every upsert is keyed by it.
 public struct ObservationIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The patient id as sent in the event (1–64 chars of `[A-Za-z0-9._-]`).
+    /// The patient id as sent in the event (a FHIR id: 1–64 chars of `[A-Za-z0-9.-]`, at least one letter or digit).
     public var patient: String
     /// The metric catalog key, e.g. `heart_rate`.
     public var metric: String

@@ -30,10 +30,14 @@ package final class TimeZoneCache: Sendable {
 
     // MARK: - Zones
 
-    /// The zone for an IANA name of the system tz database, or `nil`.
+    /// The zone for an IANA location name of the system tz database, or `nil`.
     ///
-    /// Accepted: names Foundation resolves to a zone with the same identifier (e.g. `Europe/Bratislava`,
-    /// `Etc/GMT+2`), plus `UTC`. Rejected: Foundation's ad-hoc forms such as `GMT+2` that are not tz database names.
+    /// Accepted: `UTC`, and names Foundation resolves to a zone with the same identifier whose first part is one of
+    /// the tz database's location areas (``locationAreas``: `Europe/Bratislava`, `America/Argentina/Salta`, the
+    /// backward links `US/Eastern`, `Canada/…`, …). Rejected: non-locations the database also holds (`Factory`,
+    /// `localtime`, `posixrules`, `EST5EDT`, `CET`, the `Etc/GMT±N` fixed offsets with their inverted signs, the
+    /// `posix/` and `right/` copies) and Foundation's ad-hoc forms such as `GMT+2`; a fixed offset is sent as
+    /// `utcOffset`.
     package func zone(named name: String) -> TimeZone? {
         if let cached = state.withLock({ $0.zones[name] }) { return cached }
         let zone = Self.resolve(name)
@@ -44,7 +48,15 @@ package final class TimeZoneCache: Sendable {
         return zone
     }
 
+    /// The first parts of the tz database's location names: its continents and oceans (`zone1970.tab`) and the
+    /// areas of its `backward` links to them.
+    package static let locationAreas: [String] = [
+        "Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific",
+        "Brazil", "Canada", "Chile", "Mexico", "US",
+    ]
+
     private static func resolve(_ name: String) -> TimeZone? {
+        guard name == "UTC" || locationAreas.contains(where: { name.hasPrefix($0 + "/") }) else { return nil }
         guard (1...64).contains(name.utf8.count), name.utf8.first.map(isLetter) == true,
             name.utf8.allSatisfy({ isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || "/_+-".utf8.contains($0) }),
             !name.contains("//"), let zone = TimeZone(identifier: name)

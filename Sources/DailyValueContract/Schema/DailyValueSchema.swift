@@ -67,8 +67,9 @@ public struct DailyValueSchema: Sendable {
         [
             "schema": ["description": "The contract version; only 1 exists.", "const": 1],
             "patient": [
-                "description": "The patient id (also the Kafka key).",
-                "type": "string", "minLength": 1, "maxLength": 64, "not": Self.string(matching: "[^A-Za-z0-9._-]"),
+                "description": "The patient id (also the Kafka key): a FHIR id with at least one letter or digit.",
+                "type": "string", "minLength": 1, "maxLength": 64, "pattern": "[A-Za-z0-9]",
+                "not": Self.string(matching: "[^A-Za-z0-9.-]"),
             ],
             "metric": ["description": "A metric catalog key.", "enum": .array(metrics.map { .string($0.key) })],
             "day": [
@@ -96,8 +97,9 @@ public struct DailyValueSchema: Sendable {
     private var valueProperties: SchemaNode {
         [
             "timeZone": [
-                "description": "An IANA time zone name (preferred: DST days are 23 or 25 hours).",
-                "type": ["string", "null"], "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z]",
+                "description": "UTC or an IANA location zone name (preferred: DST days are 23 or 25 hours).",
+                "type": ["string", "null"], "minLength": 1, "maxLength": 64,
+                "pattern": .string("^(?:UTC$|(?:\(TimeZoneCache.locationAreas.joined(separator: "|")))/)"),
                 "not": Self.string(matching: "[^A-Za-z0-9/_+-]|//"),
             ],
             "utcOffset": [

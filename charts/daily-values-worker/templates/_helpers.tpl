@@ -45,9 +45,15 @@ app.kubernetes.io/part-of: daily-values-pipeline
 {{- end -}}
 {{- end -}}
 
+{{/* repository@sha256:… when image.digest is set (immutable: the tag is then ignored), else repository:tag. */}}
 {{- define "dvw.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
+{{- end -}}
+
 
 {{/* The replica ceiling for the configured scaling mode. */}}
 {{- define "dvw.maxReplicas" -}}
@@ -107,6 +113,11 @@ with a message that names the values involved.
 {{- end -}}
 {{- if and .Values.kafka.tls.certKey (not .Values.kafka.tls.existingSecret) -}}
 {{- fail "kafka.tls.certKey/keyKey need kafka.tls.existingSecret" -}}
+{{- end -}}
+{{- range $property, $ref := .Values.kafka.secretProperties -}}
+{{- if hasKey $.Values.kafka.properties $property -}}
+{{- fail (printf "kafka.secretProperties.%s is also in kafka.properties: give it once" $property) -}}
+{{- end -}}
 {{- end -}}
 {{- if .Values.backfill.enabled -}}
 {{- $group := required "backfill.group is required when backfill.enabled (a NEW consumer group name)" .Values.backfill.group -}}
@@ -233,7 +244,10 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
 - name: DVP_ID_KEY_FILE
   value: {{ printf "/etc/daily-values/id-key/%s" .Values.idKey.key | quote }}
 {{- end }}
-{{- if eq .Values.store.type "postgres" }}
+{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
+- name: DVP_STORE_FILE
+  value: {{ printf "/etc/daily-values/store/%s" .Values.store.postgres.dsnKey | quote }}
+{{- else if eq .Values.store.type "postgres" }}
 - name: DVP_STORE
   valueFrom:
     secretKeyRef:
@@ -259,11 +273,20 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
     secretKeyRef:
       name: {{ .Values.kafka.sasl.existingSecret }}
       key: {{ .Values.kafka.sasl.usernameKey }}
+{{- if .Values.kafka.sasl.mountPasswordAsFile }}
+- name: DVP_XFILE_SASL_PASSWORD
+  value: {{ printf "/etc/daily-values/kafka-sasl/%s" .Values.kafka.sasl.passwordKey | quote }}
+{{- else }}
 - name: DVP_X_SASL_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ .Values.kafka.sasl.existingSecret }}
       key: {{ .Values.kafka.sasl.passwordKey }}
+{{- end }}
+{{- end }}
+{{- range $property, $ref := .Values.kafka.secretProperties }}
+- name: {{ printf "DVP_XFILE_%s" ($property | replace "." "_" | upper) }}
+  value: {{ printf "/etc/daily-values/kafka-secret-%s/%s" ($property | replace "." "-" | replace "_" "-" | lower) $ref.key | quote }}
 {{- end }}
 {{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
 - name: DVP_X_SSL_CA_LOCATION
@@ -346,6 +369,21 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
   mountPath: /etc/daily-values/catalog
   readOnly: true
 {{- end }}
+{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
+- name: store-dsn
+  mountPath: /etc/daily-values/store
+  readOnly: true
+{{- end }}
+{{- if and .Values.kafka.sasl.enabled .Values.kafka.sasl.mountPasswordAsFile }}
+- name: kafka-sasl
+  mountPath: /etc/daily-values/kafka-sasl
+  readOnly: true
+{{- end }}
+{{- range $property, $ref := .Values.kafka.secretProperties }}
+- name: {{ printf "kafka-secret-%s" ($property | replace "." "-" | replace "_" "-" | lower) | trunc 63 | trimSuffix "-" }}
+  mountPath: {{ printf "/etc/daily-values/kafka-secret-%s" ($property | replace "." "-" | replace "_" "-" | lower) }}
+  readOnly: true
+{{- end }}
 {{- if eq .Values.store.type "sqlite" }}
 - name: sqlite
   mountPath: {{ dir .Values.store.sqlite.path }}
@@ -377,7 +415,7 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: id-key
   secret:
     secretName: {{ .Values.idKey.existingSecret }}
-    defaultMode: 0440
+    defaultMode: 0400
     items:
       - key: {{ .Values.idKey.key }}
         path: {{ .Values.idKey.key }}
@@ -386,12 +424,39 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: kafka-tls
   secret:
     secretName: {{ .Values.kafka.tls.existingSecret }}
-    defaultMode: 0440
+    defaultMode: 0400
 {{- end }}
 {{- if .Values.worker.catalog.configMap }}
 - name: catalog
   configMap:
     name: {{ .Values.worker.catalog.configMap }}
+{{- end }}
+{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
+- name: store-dsn
+  secret:
+    secretName: {{ .Values.store.postgres.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ .Values.store.postgres.dsnKey }}
+        path: {{ .Values.store.postgres.dsnKey }}
+{{- end }}
+{{- if and .Values.kafka.sasl.enabled .Values.kafka.sasl.mountPasswordAsFile }}
+- name: kafka-sasl
+  secret:
+    secretName: {{ .Values.kafka.sasl.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ .Values.kafka.sasl.passwordKey }}
+        path: {{ .Values.kafka.sasl.passwordKey }}
+{{- end }}
+{{- range $property, $ref := .Values.kafka.secretProperties }}
+- name: {{ printf "kafka-secret-%s" ($property | replace "." "-" | replace "_" "-" | lower) | trunc 63 | trimSuffix "-" }}
+  secret:
+    secretName: {{ $ref.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ $ref.key }}
+        path: {{ $ref.key }}
 {{- end }}
 {{- if eq .Values.store.type "sqlite" }}
 - name: sqlite
@@ -404,7 +469,7 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: fhir-token
   secret:
     secretName: {{ .Values.store.fhir.token.existingSecret }}
-    defaultMode: 0440
+    defaultMode: 0400
     items:
       - key: {{ .Values.store.fhir.token.key }}
         path: {{ .Values.store.fhir.token.key }}
@@ -413,7 +478,7 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: fhir-oauth
   secret:
     secretName: {{ .Values.store.fhir.oauth.existingSecret }}
-    defaultMode: 0440
+    defaultMode: 0400
     items:
       - key: {{ .Values.store.fhir.oauth.clientSecretKey }}
         path: {{ .Values.store.fhir.oauth.clientSecretKey }}
@@ -422,7 +487,7 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: fhir-tls
   secret:
     secretName: {{ .Values.store.fhir.tls.existingSecret }}
-    defaultMode: 0440
+    defaultMode: 0400
     items:
       {{- range $key := compact (list .Values.store.fhir.tls.caKey .Values.store.fhir.tls.certKey .Values.store.fhir.tls.keyKey) }}
       - key: {{ $key }}
