@@ -157,7 +157,8 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
     check_id_key(container, env, mounts, volumes, values)
     for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL"),
-                      ("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference")):
+                      ("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference"),
+                      ("DVP_ON_VERSION_CONFLICT", "onVersionConflict")):
         assert env[name]["value"] == values["worker"][key] != "", f"{name} is not worker.{key}"
     system = values["worker"]["patientIdentifierSystem"]
     assert env.get("DVP_PATIENT_IDENTIFIER_SYSTEM", {}).get("value", "") == system, "DVP_PATIENT_IDENTIFIER_SYSTEM"
@@ -672,6 +673,7 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("subject reference mode the worker rejects", {"worker": {"subjectReference": "contained"}}, "at '/worker/subjectReference': value must be one of"),
     ("device name opt-in not a boolean", {"worker": {"storeDeviceName": "yes"}}, "at '/worker/storeDeviceName': got string, want boolean"),
     ("retraction mode the worker rejects", {"worker": {"retractionMode": "purge"}}, "at '/worker/retractionMode': value must be one of"),
+    ("version-conflict action the worker rejects", {"worker": {"onVersionConflict": "drop"}}, "at '/worker/onVersionConflict': value must be one of"),
     ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
     ("redrive without a run name", {"redrive": {"enabled": True}}, "at '/redrive/run': minLength"),
     ("redrive retention that dlq rejects", {"redrive": {"retentionWatch": {"retention": "1 week"}}}, "at '/redrive/retentionWatch/retention'"),

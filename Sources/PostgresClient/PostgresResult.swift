@@ -34,6 +34,14 @@ package final class PostgresResult {
         return text.withUTF8Bytes { $0.elementsEqual(bytes) }
     }
 
+    /// The value at `row`, `column` as bytes (its text format), nil for NULL.
+    package func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
+        let (row, column) = (Int32(row), Int32(column))
+        guard PQgetisnull(handle, row, column) == 0, let value = PQgetvalue(handle, row, column) else { return nil }
+        let length = Int(PQgetlength(handle, row, column))
+        return Array(UnsafeRawBufferPointer(start: value, count: length))
+    }
+
     /// The value at `row`, `column` as an integer.
     /// - Throws: ``PostgresError`` `query` when the value is not a decimal integer (never a silent 0).
     package func integer(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {

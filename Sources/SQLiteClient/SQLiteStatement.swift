@@ -98,4 +98,12 @@ package final class SQLiteStatement {
     }
 
     package func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// The column's text as UTF-8 bytes, nil for NULL.
+    package func bytes(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL, let text = sqlite3_column_text(handle, column) else {
+            return nil
+        }
+        return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+    }
 }

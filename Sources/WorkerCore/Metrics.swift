@@ -19,9 +19,10 @@ public final class Metrics: Sendable {
     /// Help texts and types of every metric family, in exposition order.
     private static let families: [(name: String, type: String, help: String)] = [
         ("dvp_records_consumed_total", "counter", "Kafka records taken from the daily-values topic."),
-        ("dvp_upserts_total", "counter", "Upsert outcomes by outcome (inserted, updated, unchanged, stale)."),
+        ("dvp_upserts_total", "counter",
+         "Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict)."),
         ("dvp_skipped_not_newer_total", "counter",
-         "Records dropped before the store because a cached stored version was already at least as new."),
+         "Records dropped before the store: a cached stored version was newer, or equal with the same value."),
         ("dvp_dead_lettered_total", "counter", "Records sent to the dead-letter topic, by error class."),
         ("dvp_source_fields_omitted_total", "counter",
          "Source fields left out of accepted records because they exceed their stored cap, by field."),

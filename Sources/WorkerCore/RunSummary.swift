@@ -10,6 +10,8 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     public var stale: Int64
     /// Retractions that withdrew a day (docs/LIFECYCLE.md).
     public var retracted: Int64
+    /// Events of the stored version with a different clinical value; the first stored value was kept.
+    public var conflict: Int64
     public var skippedByVersionCache: Int64
     public var deadLettered: Int64
     public var storeErrors: Int64
@@ -25,6 +27,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
         unchanged = count("dvp_upserts_total", "outcome=\"unchanged\"")
         stale = count("dvp_upserts_total", "outcome=\"stale\"")
         retracted = count("dvp_upserts_total", "outcome=\"retracted\"")
+        conflict = count("dvp_upserts_total", "outcome=\"conflict\"")
         skippedByVersionCache = count("dvp_skipped_not_newer_total")
         deadLettered = metrics.counterFamilyTotal("dvp_dead_lettered_total")
         storeErrors = count("dvp_store_errors_total")
@@ -35,6 +38,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     var logFields: [(String, Logger.Value)] {
         [("consumed", .int(consumed)), ("inserted", .int(inserted)), ("updated", .int(updated)),
          ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("retracted", .int(retracted)),
+         ("conflict", .int(conflict)),
          ("dead_lettered", .int(deadLettered)),
          ("elapsed_s", .double(elapsedSeconds))]
     }
@@ -49,6 +53,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               unchanged      \(unchanged)\(skippedByVersionCache > 0 ? "  (\(skippedByVersionCache) answered by the version cache)" : "")
               stale          \(stale)
               retracted      \(retracted)
+              conflict       \(conflict)\(conflict > 0 ? "  (same version, other value: stored value kept)" : "")
               dead-lettered  \(deadLettered)
               store errors   \(storeErrors) (retried)
               elapsed        \(String(format: "%.1f", elapsedSeconds)) s (\(Int(rate)) records/s)

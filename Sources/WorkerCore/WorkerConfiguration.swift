@@ -46,6 +46,8 @@ public struct WorkerConfiguration: Sendable {
     public var storeTimeoutSeconds = 40.0
     /// `--retraction-mode`: mark a retracted day `entered-in-error` (default) or delete its row.
     public var retractionMode = RetractionMode.enteredInError
+    /// `--on-version-conflict`: what to do with an equal version carrying a different value (counted `conflict`).
+    public var onVersionConflict = VersionConflictAction.ignore
     /// The FHIR store's settings (`--fhir-*`); its base URL comes from `--store`.
     public var fhir = FHIRStoreConfiguration(baseURL: "")
     public var start = StartPosition.committed
@@ -143,6 +145,12 @@ public struct WorkerConfiguration: Sendable {
                 throw WorkerError.configuration("--retraction-mode: '\(v)' is not one of entered-in-error, delete")
             }
             config.retractionMode = mode
+        }
+        if let v = value("on-version-conflict") {
+            guard let action = VersionConflictAction(rawValue: v) else {
+                throw WorkerError.configuration("--on-version-conflict: not one of ignore, dead-letter")
+            }
+            config.onVersionConflict = action
         }
         config.fhir = try fhirStore(args, requestTimeoutSeconds: config.storeTimeoutSeconds)
         if let v = value("start") {

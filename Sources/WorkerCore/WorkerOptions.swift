@@ -84,6 +84,13 @@ enum WorkerOptions {
                 (the row is removed); the retraction ledger keeps the day retracted either
                 way, until a higher version restores it (docs/LIFECYCLE.md)
                 """),
+        .value(
+            "--on-version-conflict", "ACTION",
+            help: """
+                an event of the stored version with a different value is counted `conflict`
+                and logged, and the first stored value kept: ignore (default) or dead-letter
+                (also sent to the dead-letter topic, class VersionConflict)
+                """),
     ]
 
     /// Shared with `storectl`: defined once in ``FHIRStoreOptions``.
@@ -136,7 +143,7 @@ enum WorkerOptions {
             "--version-cache", "N",
             help: """
                 identities whose stored version is cached to skip no-op upserts (default
-                200000, at most 6.3 MB; 0 disables)
+                200000, at most 8.4 MB; 0 disables)
                 """),
         .flag(
             "--until-caught-up",

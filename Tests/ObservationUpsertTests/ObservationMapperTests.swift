@@ -5,6 +5,20 @@ import Testing
 @Suite struct ObservationMapperTests {
     let issued = Fixtures.ms("2026-11-01T06:15:03Z")
 
+    /// The clinical value written alone (the worker's version cache compares it before mapping a value of a version
+    /// it knows) is byte for byte the record's `clinicalValue`, for every metric (panel, min/max, none).
+    @Test(arguments: MetricCatalog.builtin.allMetrics.map(\.key))
+    func clinicalValueAloneIsTheRecords(_ key: String) throws {
+        let metric = try #require(MetricCatalog.builtin[key])
+        let validated = try ValidatedDailyValue(
+            validating: ObservationSamples.value(for: metric), catalog: Fixtures.mapper.catalog,
+            recordTimestampMs: issued)
+        let record = try Fixtures.mapper.map(validated, recordTimestampMs: issued)
+        let alone = try #require(Fixtures.mapper.clinicalValueUTF8(of: validated))
+        #expect(alone == Array(record.clinicalValueUTF8), "\(String(decoding: alone, as: UTF8.self))")
+        #expect(!alone.isEmpty)
+    }
+
     @Test(arguments: MetricCatalog.builtin.allMetrics.map(\.key))
     func mapsEveryCatalogMetric(_ key: String) throws {
         let metric = try #require(MetricCatalog.builtin[key])

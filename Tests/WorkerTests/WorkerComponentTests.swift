@@ -34,13 +34,44 @@ struct WorkerComponentTests {
         let a = ObservationIdentity(patient: "p1", metric: "steps", day: "2026-10-01")
         let b = ObservationIdentity(patient: "p1", metric: "steps", day: "2026-10-02")
         cache.record([(a, 5), (a, 3), (b, 7)])
-        #expect(cache.storedAtLeast([a, b]) == [5, 7])
+        #expect(cache.storedAtLeast([a, b]).map { $0?.version } == [5, 7])
         cache.record([(ObservationIdentity(patient: "p2", metric: "steps", day: "2026-10-01"), 1),
                       (ObservationIdentity(patient: "p3", metric: "steps", day: "2026-10-01"), 1)])
         #expect(cache.storedAtLeast([a]) == [nil])
         let disabled = VersionCache(capacity: 0)
         disabled.record([(a, 1)])
         #expect(disabled.storedAtLeast([a]) == [nil])
+    }
+
+    /// Issue 28 row 5: the cache answers an equal version only for a retraction or the clinical value known there.
+    @Test("VersionCache answers a value of the cached version only when its clinical value is the known one")
+    func versionCacheKnowsTheValue() throws {
+        func value(_ version: Int64, _ number: Int) -> ObservationRecord {
+            ObservationRecord(
+                identity: ObservationIdentity(patient: "p1", metric: "steps", day: "2026-10-01"), version: version,
+                resourceID: "id", resourceHead: "{", resourceTail: "}",
+                clinicalValue: #""valueQuantity":{"value":\#(number)}"#)
+        }
+        let cache = VersionCache(capacity: 10)
+        let key = VersionCache.Key(value(5, 1).identity)
+        cache.record([(key, 5, 0)])  // a version without a known value (a pre-warm of a retracted day, a conflict)
+        var bound = try #require(cache.storedAtLeast([key])[0])
+        #expect(bound.outcome(of: value(5, 1)) == nil)
+        #expect(bound.outcome(of: value(4, 1)) == .stale)
+        #expect(bound.outcome(of: 5, isRetraction: true) == .unchanged)
+        #expect(bound.outcome(of: 5, isRetraction: false) == nil)
+
+        cache.record([(key, 5, VersionCache.valueHash(value(5, 1)))])
+        cache.record([(key, 5, 0)])  // a later conflict does not forget the known value
+        bound = try #require(cache.storedAtLeast([key])[0])
+        #expect(bound.outcome(of: value(5, 1)) == .unchanged)
+        #expect(bound.outcome(of: value(5, 2)) == nil, "a conflict must reach the store")
+        #expect(bound.outcome(of: value(6, 1)) == nil)
+
+        cache.record([(key, 6, VersionCache.valueHash(value(6, 2)))])
+        bound = try #require(cache.storedAtLeast([key])[0])
+        #expect(bound.outcome(of: value(6, 2)) == .unchanged && bound.outcome(of: value(6, 1)) == nil)
+        #expect(bound.outcome(of: value(5, 2)) == .stale)
     }
 
     @Test("Dead-letter record keeps key, value, headers, timestamp and adds the context headers")

@@ -111,11 +111,7 @@ public struct ObservationMapper: Sendable {
             }
             if let method = parts.method { w.raw(method, leavesOpen: false) }
             valueAt = w.count
-            if let number = value.value {
-                w.key("valueQuantity")
-                writeQuantity(number, parts, &w)
-            }
-            writeComponents(value, parts, &w)
+            writeClinicalValue(value, parts, &w)
             w.endObject()
         }
         parts.noteResource(bytes: bytes.count)
@@ -124,6 +120,31 @@ public struct ObservationMapper: Sendable {
             identity: identity, version: validated.version, resourceID: resourceID, utf8: bytes,
             head: 0..<storeMembersAt, tail: storeMembersAt..<statusAt, status: status,
             afterStatus: afterStatusAt..<bytes.count, clinicalValue: valueAt..<bytes.count - 1)
+    }
+
+    /// The bytes ``map(_:recordTimestampMs:)-(ValidatedDailyValue,_)`` writes as the record's
+    /// ``ObservationRecord/clinicalValue``, without the rest of the resource: the worker's version cache compares a
+    /// value of a version it knows by them before paying for the whole mapping (docs/CLINICAL.md).
+    package func clinicalValueUTF8(of validated: ValidatedDailyValue) -> [UInt8]? {
+        let value = validated.event
+        guard let parts = fragments[value.metric] else { return nil }
+        var start = 0
+        let bytes = JSONWriter.bytes(capacity: 256) { w in
+            w.beginObject()
+            w.endObject()  // as after the element before the value in the resource: the value's key takes a comma
+            start = w.count
+            writeClinicalValue(value, parts, &w)
+        }
+        return Array(bytes[start...])
+    }
+
+    /// `valueQuantity` and `component`: the record's clinical value.
+    private func writeClinicalValue(_ value: DailyValue, _ parts: MetricFragments, _ w: inout JSONWriter) {
+        if let number = value.value {
+            w.key("valueQuantity")
+            writeQuantity(number, parts, &w)
+        }
+        writeComponents(value, parts, &w)
     }
 
     /// The store record of a retraction (docs/LIFECYCLE.md): the day's identity and resource id, no resource.

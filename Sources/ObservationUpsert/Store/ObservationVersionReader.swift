@@ -4,9 +4,23 @@ import DailyValueContract
 /// resources), so that a worker can skip upserts that cannot change anything before paying for them.
 ///
 /// A stored version only ever grows, so every version read stays a valid lower bound of the stored one: an
-/// incoming record whose version is not above it would be `unchanged` (equal) or `stale` (lower).
+/// incoming record whose version is below it would be `stale`; one of an equal version is `unchanged` when its clinical
+/// value is the one held, else `conflict`.
 public protocol ObservationVersionReader: Sendable {
-    /// The stored version of each of `identities` that has a stored row (identities without one are absent).
+    /// The version each of `identities` holds, if any (identities without one are absent).
     /// - Throws: ``StoreError``.
-    func storedVersions(for identities: [ObservationIdentity]) async throws -> [ObservationIdentity: Int64]
+    func storedVersions(for identities: [ObservationIdentity]) async throws -> [ObservationIdentity: HeldVersion]
+}
+
+/// The version a day holds, and the clinical value held at that version.
+public struct HeldVersion: Sendable, Hashable {
+    public var version: Int64
+    /// The stored ``ObservationRecord/clinicalValue`` as UTF-8; nil when no value holds the version (a retraction
+    /// does: ledger only, or a row marked `entered-in-error`) or the row predates the column.
+    public var clinicalValue: [UInt8]?
+
+    public init(version: Int64, clinicalValue: [UInt8]?) {
+        self.version = version
+        self.clinicalValue = clinicalValue
+    }
 }

@@ -13,4 +13,8 @@ public enum UpsertOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// A retraction with a version above the stored one: the day is `entered-in-error` or deleted
     /// (``RetractionMode``), and in the ledger (a day never stored only there), until a higher version restores it.
     case retracted
+    /// The incoming version equals the stored one but its clinical value differs (a correction sent under a reused
+    /// version). The sync-version rule holds (the first stored wins, nothing is rewritten); the outcome tells it apart
+    /// from a true duplicate (`unchanged`), so that it does not disappear without a signal.
+    case conflict
 }

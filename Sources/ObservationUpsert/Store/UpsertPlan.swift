@@ -4,7 +4,8 @@ import DailyValueContract
 ///
 /// Per identity the record with the highest version wins (the first one on ties); only winners reach the database.
 /// Every other record of that identity is compared with the version the identity holds after the batch: equal →
-/// `unchanged`, lower → `stale`. Winners are ordered by identity so that concurrent writers lock rows in one order.
+/// `unchanged` (or `conflict` when its clinical value differs from the one held), lower → `stale`. Winners are
+/// ordered by identity so that concurrent writers lock rows in one order.
 struct UpsertPlan {
     /// Batch indices of the winning records, sorted by identity.
     let winners: [Int]
@@ -65,8 +66,14 @@ struct UpsertPlan {
     /// The batch index of the winner of `index`'s identity.
     func winner(of index: Int) -> Int { winnerOf[index] }
 
-    /// One outcome per batch record, given the database's outcome for every winner (and value beneath one).
-    func outcomes(for batch: [ObservationRecord], winnerOutcomes: [Int: UpsertOutcome]) -> [UpsertOutcome] {
+    /// One outcome per batch record, given the database's outcome for every winner (and value beneath one), and
+    /// for each winner whose version a stored value held (`unchanged` or `conflict`), that value.
+    ///
+    /// A record of its winner's version is compared with the value the day holds at that version after the batch:
+    /// the stored one, else the winner's own (written) — a different value is a `conflict`, the first stored wins.
+    func outcomes(
+        for batch: [ObservationRecord], winnerOutcomes: [Int: UpsertOutcome], heldValues: [Int: [UInt8]] = [:]
+    ) -> [UpsertOutcome] {
         batch.indices.map { index in
             if let own = winnerOutcomes[index] { return own }
             let winner = winnerOf[index]
@@ -75,9 +82,21 @@ struct UpsertPlan {
             }
             if winner == index { return winnerOutcome }
             // A stale winner means the stored version is above every record of this identity in the batch.
-            if winnerOutcome == .stale { return .stale }
-            return batch[index].version == batch[winner].version ? .unchanged : .stale
+            if winnerOutcome == .stale || batch[index].version != batch[winner].version { return .stale }
+            if let held = heldValues[winner] { return Self.equalVersion(batch[index], held: held[...]) }
+            let written = winnerOutcome == .inserted || winnerOutcome == .updated
+            return Self.equalVersion(batch[index], held: written ? batch[winner].clinicalValueUTF8 : nil)
         }
+    }
+
+    /// The outcome of `record` against a day that holds its version: `conflict` when a value holds it (`held`) and
+    /// the record is a value with a different clinical value, else `unchanged` (a retraction of an equal version, or a
+    /// value against a retraction's version, is `unchanged` as before: docs/LIFECYCLE.md).
+    static func equalVersion(_ record: ObservationRecord, held: ArraySlice<UInt8>?) -> UpsertOutcome {
+        guard record.retractionReason == nil, let held, !held.elementsEqual(record.clinicalValueUTF8) else {
+            return .unchanged
+        }
+        return .conflict
     }
 
     /// Outcome totals per metric for the counters table, sorted by metric and outcome (a stable lock order).

@@ -30,7 +30,7 @@ struct BatchPreparer: Sendable {
 
     /// The version cache's bounds, pre-warmed first (when it pays, see ``VersionPrewarm``) with one read of the
     /// stored versions of the identities it does not know. A failed read only costs the shortcut.
-    private func versionBounds(_ decoded: [BatchProcessor.Decoded]) async -> [Int64?] {
+    private func versionBounds(_ decoded: [BatchProcessor.Decoded]) async -> [VersionCache.Bound?] {
         let keys = decoded.map(\.versionKey)
         let bounds = versionCache.storedAtLeast(keys)
         guard versionCache.isEnabled, let versionReader else { return bounds }
@@ -40,7 +40,10 @@ struct BatchPreparer: Sendable {
         else { return bounds }
         prewarm.observe(found: stored.count, of: unknown.count)
         guard !stored.isEmpty else { return bounds }
-        versionCache.record(stored.map { ($0.key, $0.value) })
+        versionCache.record(
+            stored.map { identity, held in
+                (.init(identity), held.version, held.clinicalValue.map { VersionCache.valueHash($0[...]) } ?? 0)
+            })
         return versionCache.storedAtLeast(keys)
     }
 }

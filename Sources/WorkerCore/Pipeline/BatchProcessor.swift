@@ -76,13 +76,16 @@ struct BatchProcessor: Sendable {
         return output
     }
 
-    /// Maps the decoded events, except those whose version is not above `storedAtLeast` (a known lower bound of
-    /// the stored version, aligned with `output.decoded`): those cannot change anything and are only counted.
-    func map(_ output: inout Output, storedAtLeast bounds: [Int64?]) {
+    /// Maps the decoded events, except those `storedAtLeast` (the version cache's bounds, aligned with
+    /// `output.decoded`) proves cannot change anything: those are only counted. An event below its bound is not
+    /// mapped; a value of the bound's version is dropped unmapped only when its clinical value (written alone, a
+    /// fraction of the mapping) is the one known there; any other goes on to the store, which tells a duplicate
+    /// from a conflict.
+    func map(_ output: inout Output, storedAtLeast bounds: [VersionCache.Bound?]) {
         output.mapped.reserveCapacity(output.decoded.count)
         for (decoded, bound) in zip(output.decoded, bounds) {
-            if let bound, decoded.version <= bound {
-                output.skipped[decoded.version == bound ? .unchanged : .stale, default: 0] += 1
+            if let bound, let known = Self.known(decoded, bound, mapper) {
+                output.skipped[known, default: 0] += 1
                 continue
             }
             do {
@@ -99,6 +102,21 @@ struct BatchProcessor: Sendable {
             }
         }
         output.decoded = []
+    }
+
+    /// What `bound` proves of `decoded` before it is mapped (nil: map it).
+    private static func known(
+        _ decoded: Decoded, _ bound: VersionCache.Bound, _ mapper: ObservationMapper
+    ) -> UpsertOutcome? {
+        switch decoded.event {
+        case .retraction: return bound.outcome(of: decoded.version, isRetraction: true)
+        case .value(let value):
+            if let known = bound.outcome(of: decoded.version, isRetraction: false) { return known }
+            guard decoded.version == bound.version, bound.valueHash != 0,
+                let clinical = mapper.clinicalValueUTF8(of: value)
+            else { return nil }
+            return VersionCache.valueHash(clinical[...]) == bound.valueHash ? .unchanged : nil
+        }
     }
 
     /// A null value (a tombstone) is no event: retractions are explicit events (docs/LIFECYCLE.md).

@@ -39,7 +39,7 @@ struct BatchWriter: Sendable {
         if upserted.durable, dlqDone, !upserted.refused.isEmpty {
             var refused = BatchProcessor.Output()
             refused.deadLetters = upserted.refused
-            refused.deadLetterClasses = ["StoreRejected": upserted.refused.count]
+            refused.deadLetterClasses = upserted.refusedClasses
             dlqDone = await deadLetters.deliver(refused, abandoned: abandoned)
         }
         guard upserted.durable, dlqDone else {

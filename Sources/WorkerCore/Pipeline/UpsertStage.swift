@@ -5,14 +5,18 @@ import ObservationUpsert
 /// The store stage: upserts a batch's mapped records (minus those the version cache proves cannot change
 /// anything), retrying with backoff (consumption paused, readiness false) while the store fails. Learns the stored
 /// versions into the ``VersionCache``. Records the store's server refuses (``UpsertRejections``) come back as
-/// dead-letter records, with the server's reason.
+/// dead-letter records, with the server's reason; so do the store's `conflict`s with `--on-version-conflict
+/// dead-letter` (``VersionConflicts``, which logs them either way).
 struct UpsertStage: Sendable {
     /// What became of a batch.
     struct Result: Sendable {
         /// False if abandoned (stop deadline passed, or every partition of the batch was revoked).
         var durable: Bool
-        /// Dead-letter records of the refused Observations, to deliver before the batch's offsets are stored.
+        /// Dead-letter records of the refused Observations (and dead-lettered conflicts), to deliver before the
+        /// batch's offsets are stored.
         var refused: [DeadLetterRecord] = []
+        /// ``refused`` counted by error class, for metrics.
+        var refusedClasses: [String: Int] = [:]
     }
 
     let store: any ObservationStore
@@ -22,6 +26,7 @@ struct UpsertStage: Sendable {
     let pause: ConsumptionPause
     let metrics: Metrics
     let logger: Logger
+    let conflicts: VersionConflicts
 
     /// Makes `mapped` durable in the store (every record decided or refused).
     func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Result {
@@ -32,8 +37,8 @@ struct UpsertStage: Sendable {
         toStore.reserveCapacity(mapped.count)
         var skipped: [UpsertOutcome: Int] = [:]
         for (item, bound) in zip(mapped, bounds) {
-            if let bound, item.record.version <= bound {
-                skipped[item.record.version == bound ? .unchanged : .stale, default: 0] += 1
+            if let known = bound?.outcome(of: item.record) {
+                skipped[known, default: 0] += 1
             } else {
                 toStore.append(item)
             }
@@ -43,6 +48,7 @@ struct UpsertStage: Sendable {
         let records = toStore.map(\.record)
         let retrying = RetryingStage(pause: pause, logger: logger)
         var refused: [DeadLetterRecord] = []
+        var refusedClasses: [String: Int] = [:]
         let durable = await retrying.run(
             "store upsert failed; retrying", abandoned: abandoned,
             failed: { failure in
@@ -55,17 +61,22 @@ struct UpsertStage: Sendable {
             },
             attempt: {
                 do {
-                    learn(toStore, try await store.upsert(records))
+                    let conflicting = learn(toStore, try await store.upsert(records))
+                    refused = conflicts.report(conflicting)
+                    refusedClasses = refused.isEmpty ? [:] : [VersionConflicts.className: refused.count]
                     return nil
                 } catch let refusal as UpsertRejections {
                     let decided = zip(toStore, refusal.outcomes).compactMap { item, outcome in
                         outcome.map { (item, $0) }
                     }
-                    learn(decided.map(\.0), decided.map(\.1))
+                    let conflicting = conflicts.report(learn(decided.map(\.0), decided.map(\.1)))
                     refused = refusal.reasons.sorted { $0.key < $1.key }.map { index, reason in
                         deadLetter.record(
                             for: toStore[index].message, stage: .store, className: "StoreRejected", reason: reason)
                     }
+                    refusedClasses = ["StoreRejected": refused.count]
+                    if !conflicting.isEmpty { refusedClasses[VersionConflicts.className] = conflicting.count }
+                    refused += conflicting
                     // The reasons stay in the dead-letter records: a server's text can name the patient.
                     logger.warning(
                         "the store refused records; dead-lettering them (reasons in the dead-letter records)",
@@ -75,26 +86,38 @@ struct UpsertStage: Sendable {
                     return RetryingStage.Failure(error: "\(error)", cause: error)
                 }
             })
-        return Result(durable: durable, refused: refused)
+        return Result(durable: durable, refused: refused, refusedClasses: refusedClasses)
     }
 
-    /// Counts the outcomes and records the versions the store now holds at least.
-    private func learn(_ items: [BatchProcessor.Mapped], _ outcomes: [UpsertOutcome]) {
+    /// Counts the outcomes and records the versions the store now holds at least (with the clinical value known
+    /// `unchanged` at it); returns the Kafka records of the `conflict`s.
+    private func learn(_ items: [BatchProcessor.Mapped], _ outcomes: [UpsertOutcome]) -> [KafkaMessage] {
         precondition(outcomes.count == items.count, "the store returned \(outcomes.count) outcomes for \(items.count) records")
         let kinds = UpsertOutcome.allCases
         var counts = [Int](repeating: 0, count: kinds.count)
-        var learned: [(VersionCache.Key, Int64)] = []
+        var learned: [(VersionCache.Key, Int64, UInt64)] = []
         learned.reserveCapacity(items.count)
+        var conflicting: [KafkaMessage] = []
         // By index: iterating the items would copy each one (a retain and release per field).
         for index in items.indices {
             let outcome = outcomes[index]
             counts[kinds.firstIndex(of: outcome)!] += 1
             let version = items[index].record.version
-            learned.append((items[index].versionKey, outcome == .stale ? version + 1 : version))
+            switch outcome {
+            case .inserted, .updated, .unchanged:
+                // The store holds this clinical value at this version, or took it as a duplicate of the one it holds.
+                learned.append((items[index].versionKey, version, VersionCache.valueHash(items[index].record)))
+            case .stale: learned.append((items[index].versionKey, version + 1, 0))
+            case .retracted: learned.append((items[index].versionKey, version, 0))
+            case .conflict:
+                learned.append((items[index].versionKey, version, 0))
+                conflicting.append(items[index].message)
+            }
         }
         for (outcome, n) in zip(kinds, counts) where n > 0 {
             metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"", by: Double(n))
         }
         versionCache.record(learned)
+        return conflicting
     }
 }

@@ -131,7 +131,9 @@ public final class WorkerService: Sendable {
             preparer: preparer,
             upserts: UpsertStage(
                 store: store, deadLetter: processor.deadLetter, versionCache: versionCache, health: health,
-                pause: pause, metrics: metrics, logger: logger),
+                pause: pause, metrics: metrics, logger: logger,
+                conflicts: VersionConflicts(
+                    action: configuration.onVersionConflict, deadLetter: processor.deadLetter, logger: logger)),
             deadLetters: DeadLetterStage(
                 producer: deadLetterProducer, health: health, pause: pause, metrics: metrics, logger: logger),
             offsets: OffsetStorer(consumer: consumer, tracker: tracker, metrics: metrics, logger: logger),

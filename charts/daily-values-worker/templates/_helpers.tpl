@@ -224,6 +224,8 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
   value: {{ .Values.worker.logLevel | quote }}
 - name: DVP_RETRACTION_MODE
   value: {{ .Values.worker.retractionMode | quote }}
+- name: DVP_ON_VERSION_CONFLICT
+  value: {{ .Values.worker.onVersionConflict | quote }}
 - name: DVP_SUBJECT_REFERENCE
   value: {{ .Values.worker.subjectReference | quote }}
 {{- if .Values.worker.patientIdentifierSystem }}

@@ -22,7 +22,7 @@ enum PostgresRetraction {
         for index in indices {
             let record = batch[index]
             let key = [record.identity.patient, record.identity.metric, record.identity.day]
-            if let version = held[record.identity], version >= record.version {
+            if let version = held[record.identity]?.version, version >= record.version {
                 outcomes[index] = version == record.version ? .unchanged : .stale
                 continue
             }

@@ -79,11 +79,14 @@ enum PostgresUpsert {
         #"to_char(\#(instant) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
     }
 
-    /// The versions the days hold: a row's, else the retraction ledger's (a day retracted but never stored). For
-    /// the winners the upsert did not write, a new statement in READ COMMITTED sees the latest committed rows, and
-    /// the upsert still holds their row locks, so these cannot change before COMMIT.
+    /// The versions the days hold: a row's, else the retraction ledger's (a day retracted but never stored), with
+    /// the row's clinical value when a value holds it (not `entered-in-error`; the conflict check: the heap tuple is
+    /// read for `version` already, and the value is inline, a few hundred bytes). For the winners the upsert did not
+    /// write, a new statement in READ COMMITTED sees the latest committed rows, and the upsert still holds their row
+    /// locks, so these cannot change before COMMIT.
     static let currentSQL = """
-        SELECT k.patient, k.metric, k.day, coalesce(o.version, r.version)
+        SELECT k.patient, k.metric, k.day, coalesce(o.version, r.version),
+            CASE WHEN o.status IS DISTINCT FROM 'entered-in-error' THEN o.clinical_value END
         FROM unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day)
             LEFT JOIN observation o USING (patient, metric, day) LEFT JOIN retraction r USING (patient, metric, day)
         WHERE o.version IS NOT NULL OR r.version IS NOT NULL
@@ -103,6 +106,7 @@ enum PostgresUpsert {
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
+        var heldValues: [Int: [UInt8]] = [:]
         let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
         if !retractions.isEmpty { try PostgresRetraction.lock(on: connection) }
         // The values first (with those beneath a retraction), then the retractions, in this one transaction.
@@ -134,18 +138,23 @@ enum PostgresUpsert {
             let current = try currentVersions(unresolved.map { batch[$0] }, on: connection)
             for index in unresolved {
                 let record = batch[index]
-                guard let stored = current[record.identity], stored >= record.version else {
+                guard let stored = current[record.identity], stored.version >= record.version else {
                     throw StoreError(
                         .query, "upsert of resource \(record.resourceID) neither wrote nor found a newer row")
                 }
-                winnerOutcomes[index] = stored == record.version ? .unchanged : .stale
+                guard stored.version == record.version else {
+                    winnerOutcomes[index] = .stale
+                    continue
+                }
+                heldValues[index] = stored.clinicalValue
+                winnerOutcomes[index] = UpsertPlan.equalVersion(record, held: stored.clinicalValue?[...])
             }
         }
         if !retractions.isEmpty {
             try PostgresRetraction.run(
                 retractions, of: batch, mode: retractionMode, into: &winnerOutcomes, on: connection)
         }
-        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
+        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
         let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)
         _ = try connection.executePrepared(
             "dvp_count", countSQL,
@@ -158,26 +167,27 @@ enum PostgresUpsert {
 
     private static func currentVersions(
         _ records: [ObservationRecord], on connection: PostgresConnection
-    ) throws -> [ObservationIdentity: Int64] {
+    ) throws -> [ObservationIdentity: HeldVersion] {
         try storedVersions(records.map(\.identity), on: connection)
     }
 
-    /// The stored version of each of `identities` that has a row (one statement over the primary key).
+    /// The version each of `identities` holds, if any, with the clinical value held at it (one statement over the
+    /// primary key).
     static func storedVersions(
         _ identities: [ObservationIdentity], on connection: PostgresConnection
-    ) throws -> [ObservationIdentity: Int64] {
+    ) throws -> [ObservationIdentity: HeldVersion] {
         let result = try connection.executePrepared(
             "dvp_current", currentSQL,
             [
                 .textArray(identities.map(\.patient)), .textArray(identities.map(\.metric)),
                 .textArray(identities.map(\.day)),
             ])
-        var versions: [ObservationIdentity: Int64] = [:]
+        var versions: [ObservationIdentity: HeldVersion] = [:]
         versions.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             let identity = ObservationIdentity(
                 patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2))
-            versions[identity] = try result.integer(row, 3)
+            versions[identity] = HeldVersion(version: try result.integer(row, 3), clinicalValue: result.bytes(row, 4))
         }
         return versions
     }

@@ -22,16 +22,17 @@ extension SQLiteObservationStore {
     /// update; the update keeps the version guard, and the insert fails on a row that appeared meanwhile, which the
     /// write lock held since `BEGIN IMMEDIATE` rules out.
     static func upsertStaged(
-        _ batch: [ObservationRecord], winners: [Int], held: HeldVersions, on connection: SQLiteConnection
+        _ batch: [ObservationRecord], winners: [Int], held: HeldVersions, heldValues: inout [Int: [UInt8]],
+        on connection: SQLiteConnection
     ) throws -> [Int: UpsertOutcome] {
         var outcomes: [Int: UpsertOutcome] = [:]
         var writes: [(index: Int, key: [SQLiteValue], versionId: SQLiteValue)] = []
         for index in winners {
             let record = batch[index]
             let key = key(record)
-            let (stored, retracted) = try held.read(key)
-            if let version = stored ?? retracted?.version, version >= record.version {
-                outcomes[index] = version == record.version ? .unchanged : .stale
+            let (stored, retracted) = try held.read(key, version: record.version)
+            if let decided = held.decide(record, index, stored: stored, retracted: retracted, into: &heldValues) {
+                outcomes[index] = decided
             } else if stored == nil {
                 writes.append((index, key, .integer((retracted?.versionId ?? 0) + 1)))
                 outcomes[index] = .inserted
@@ -102,15 +103,37 @@ struct HeldVersions {
     private let ledger: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws {
-        select = try connection.statement("SELECT version FROM observation WHERE patient = ? AND metric = ? AND day = ?")
+        // The clinical value is read only from a row of the incoming version that a value holds (the conflict check).
+        select = try connection.statement(
+            """
+            SELECT version, CASE WHEN version = ?4 AND status IS NOT 'entered-in-error' THEN clinical_value END
+            FROM observation WHERE patient = ?1 AND metric = ?2 AND day = ?3
+            """)
         ledger = try connection.statement(
             "SELECT version, coalesce(version_id, 0) FROM retraction WHERE patient = ? AND metric = ? AND day = ?")
     }
 
-    /// The stored row's version, and the ledger's entry when there is no row.
-    func read(_ key: [SQLiteValue]) throws -> (stored: Int64?, retracted: (version: Int64, versionId: Int64)?) {
-        let stored = try select.query(key) { $0.integer(0) }.first
+    /// The stored row's version (with its clinical value when a value holds `version` there), and the ledger's entry
+    /// when there is no row.
+    func read(
+        _ key: [SQLiteValue], version: Int64
+    ) throws -> (stored: HeldVersion?, retracted: (version: Int64, versionId: Int64)?) {
+        let stored = try select.query(key + [.integer(version)]) {
+            HeldVersion(version: $0.integer(0), clinicalValue: $0.bytes(1))
+        }.first
         let retracted = try stored == nil ? ledger.query(key) { ($0.integer(0), $0.integer(1)) }.first : nil
         return (stored, retracted)
+    }
+
+    /// The outcome of winner `record` (batch index `index`) when the day holds its version or a higher one (nil: it
+    /// is written); a stored value of its version goes into `heldValues` for the plan's equal-version records.
+    func decide(
+        _ record: ObservationRecord, _ index: Int, stored: HeldVersion?, retracted: (version: Int64, versionId: Int64)?,
+        into heldValues: inout [Int: [UInt8]]
+    ) -> UpsertOutcome? {
+        guard let version = stored?.version ?? retracted?.version, version >= record.version else { return nil }
+        guard version == record.version else { return .stale }
+        heldValues[index] = stored?.clinicalValue
+        return UpsertPlan.equalVersion(record, held: stored?.clinicalValue?[...])
     }
 }

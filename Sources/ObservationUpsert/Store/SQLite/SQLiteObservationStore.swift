@@ -114,11 +114,13 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
         let held = try HeldVersions(connection)
+        var heldValues: [Int: [UInt8]] = [:]
         let winnerOutcomes =
             try plan.winners.allSatisfy({ batch[$0].retractionReason == nil })
-            ? upsertStaged(batch, winners: plan.winners, held: held, on: connection)
-            : upsertRowByRow(batch, plan: plan, held: held, retractionMode: retractionMode, on: connection)
-        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes)
+            ? upsertStaged(batch, winners: plan.winners, held: held, heldValues: &heldValues, on: connection)
+            : upsertRowByRow(
+                batch, plan: plan, held: held, heldValues: &heldValues, retractionMode: retractionMode, on: connection)
+        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
         let count = try connection.statement(
             """
             INSERT INTO outcome_count (metric, outcome, count) VALUES (?, ?, ?)
@@ -133,8 +135,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     /// Batches with a retraction among the winners: row by row in plan order (a retraction's identity may have its
     /// highest value of the batch written just before it, which its own read must see).
     private static func upsertRowByRow(
-        _ batch: [ObservationRecord], plan: UpsertPlan, held: HeldVersions, retractionMode: RetractionMode,
-        on connection: SQLiteConnection
+        _ batch: [ObservationRecord], plan: UpsertPlan, held: HeldVersions, heldValues: inout [Int: [UInt8]],
+        retractionMode: RetractionMode, on connection: SQLiteConnection
     ) throws -> [Int: UpsertOutcome] {
         // The statement that decides `meta.versionId` / `meta.lastUpdated` writes them into the stored resource too,
         // by concatenation (StoredResourceSQL), so the row holds the whole FHIR resource.
@@ -186,9 +188,9 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         for index in plan.winners.flatMap({ [plan.valuesBeneath[$0], $0].compactMap { $0 } }) {
             let record = batch[index]
             let key = Self.key(record), row = Self.row(record)
-            let (stored, retracted) = try held.read(key)
-            if let version = stored ?? retracted?.version, version >= record.version {
-                winnerOutcomes[index] = version == record.version ? .unchanged : .stale
+            let (stored, retracted) = try held.read(key, version: record.version)
+            if let decided = held.decide(record, index, stored: stored, retracted: retracted, into: &heldValues) {
+                winnerOutcomes[index] = decided
             } else if let reason = record.retractionReason {
                 let version: [SQLiteValue] = [.integer(record.version)]
                 let deleted = try stored.flatMap { _ in try retract.query(key + version) { $0.integer(0) }.first }
