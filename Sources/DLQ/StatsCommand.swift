@@ -35,8 +35,6 @@ enum StatsCommand {
         var statistics = DeadLetterStatistics(topic: topic, window: window)
         let fallback = try arguments.durationMs("--retention")
         let pushgateway = try arguments.value("--pushgateway").map(pushURL)
-        let records = try await KafkaConsumer.readAll(
-            topic: topic, bootstrapServers: brokers, extra: properties, timeout: .seconds(120))
         let (committed, configuration) = try await brokerView(
             topic: topic, group: group, brokers: brokers, properties: properties)
         switch configuration {
@@ -54,7 +52,11 @@ enum StatsCommand {
             statistics.retentionMs = fallback
             statistics.retentionSource = .option
         }
-        for record in records {
+        // Streamed: each record is counted and dropped, so memory does not grow with the topic; the read gives up
+        // only after 60 s without a record, however long the whole topic takes.
+        try await KafkaConsumer.forEachRecord(
+            topic: topic, bootstrapServers: brokers, extra: properties, idleTimeout: .seconds(60)
+        ) { record in
             statistics.add(DeadLetterView(record), isUnread: record.offset >= (committed[record.partition] ?? 0))
         }
         let now = Date()
