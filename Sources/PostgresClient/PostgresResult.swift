@@ -18,7 +18,13 @@ package final class PostgresResult {
         PQresultErrorField(handle, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
     }
 
-    package var errorMessage: String { String(cString: PQresultErrorMessage(handle)) }
+    /// The server's primary error message (`PG_DIAG_MESSAGE_PRIMARY`) without its DETAIL, CONTEXT or WHERE lines,
+    /// which can quote a row's values ("Failing row contains (…)", "Key (patient, …)=(…)"): those never reach a
+    /// log line. libpq's whole message only when the server sent no primary field.
+    package var errorMessage: String {
+        if let primary = PQresultErrorField(handle, Int32(UInt8(ascii: "M"))) { return String(cString: primary) }
+        return String(cString: PQresultErrorMessage(handle))
+    }
 
     package func text(_ row: Int, _ column: Int) -> String {
         String(cString: PQgetvalue(handle, Int32(row), Int32(column)))

@@ -64,3 +64,25 @@ import TestSupport
         #expect(empty == "0")
     }
 }
+
+extension PostgresParameterTests {
+    /// A constraint violation's DETAIL quotes the row ("Failing row contains (…)"): the error keeps the SQLSTATE and
+    /// the primary message only, so no stored value or patient id reaches a log line.
+    @Test func serverErrorsLeaveOutTheRowsValues() async throws {
+        let url = try await TestStores.postgresURL()
+        let box = QueueConfined(label: "test.error-detail", ())
+        let error = try await box.run { _ -> PostgresError? in
+            let connection = try PostgresConnection(connectionString: url, options: PostgresClientOptions())
+            _ = try connection.executePrepared(
+                "c", "CREATE TEMP TABLE detail_probe (patient text CHECK (patient <> 'p-MARKER-42'))", [])
+            do {
+                _ = try connection.executePrepared("i", "INSERT INTO detail_probe VALUES ($1)", [.text("p-MARKER-42")])
+                return nil
+            } catch let error as PostgresError { return error }
+        }
+        let failed = try #require(error)
+        #expect(failed.sqlState == "23514")
+        #expect(failed.message.contains("violates check constraint"))
+        #expect(!failed.message.contains("MARKER"), "\(failed.message)")
+    }
+}
