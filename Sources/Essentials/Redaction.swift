@@ -31,6 +31,13 @@ public enum Redaction {
         return String(url[..<scheme.upperBound] + url[url.index(after: at)...])
     }
 
+    /// True when `url` carries user info (`user@` or `user:password@`) before its query: credentials that belong
+    /// in a file, never in a URL. Any `@` before the query counts, so an unencoded `/` in a password cannot hide it.
+    public static func carriesUserInfo(_ url: String) -> Bool {
+        guard let scheme = url.firstRange(of: "://") else { return false }
+        return url[scheme.upperBound...].prefix { $0 != "?" && $0 != "#" }.contains("@")
+    }
+
     // MARK: - Parts
 
     /// The user info of a URI masked after its first `:` up to the last `@` before the query: a password with an

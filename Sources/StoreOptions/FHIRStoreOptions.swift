@@ -66,7 +66,7 @@ public enum FHIRStoreOptions {
                 throw UsageError(
                     option: "--fhir-token-url", "--fhir-token-file and --fhir-token-url exclude each other")
             }
-            guard Redaction.withoutQuery(tokenURL) == tokenURL.prefix(while: { $0 != "?" && $0 != "#" }) else {
+            guard !Redaction.carriesUserInfo(tokenURL) else {
                 throw UsageError(
                     option: "--fhir-token-url",
                     "--fhir-token-url must not carry credentials (user@ or user:password@): the client id and "

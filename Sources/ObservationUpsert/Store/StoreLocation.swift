@@ -38,8 +38,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             guard let scheme = url.range(of: "://"), !url[scheme.upperBound...].isEmpty else {
                 throw StoreError(.usage, "store location '\(text)' has no host; expected \(Self.acceptedForms)")
             }
-            let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            guard !authority.contains("@") else {
+            guard !Redaction.carriesUserInfo(url) else {
                 throw StoreError(
                     .usage,
                     "a FHIR store location must not carry credentials (user@ or user:password@): use "

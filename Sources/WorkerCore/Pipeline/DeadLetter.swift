@@ -66,7 +66,7 @@ struct DeadLetter: Sendable {
             context.append(KafkaHeader(key: DeadLetterHeaders.originalTimestamp, string: String(ts)))
         }
         if message.valueIsNull {
-            context.append(KafkaHeader(key: DeadLetterSummary.nullValueHeader, string: "true"))
+            context.append(KafkaHeader(key: DeadLetterHeaders.originalValueNull, string: "true"))
         }
         return DeadLetterRecord(original: message, context: context, topic: topic, sizeBudget: sizeBudget)
     }

@@ -1,3 +1,4 @@
+import DeadLetters
 import Kafka
 
 /// A dead letter ready to send: the original record plus its context headers, with just enough of its largest
@@ -130,7 +131,7 @@ extension DeadLetterRecord {
             var all = headers + context + added
             if !summarized.isEmpty {
                 let parts = Part.allCases.filter(summarized.contains).map(\.rawValue).joined(separator: ",")
-                all.append(KafkaHeader(key: DeadLetterSummary.summarizedHeader, string: parts))
+                all.append(KafkaHeader(key: DeadLetterHeaders.summarized, string: parts))
             }
             return KafkaOutgoingMessage(
                 topic: topic, partition: nil, key: key, value: value, headers: all, timestampMs: nil)
@@ -144,7 +145,7 @@ extension DeadLetterRecord {
 
         private mutating func markSummarized(_ part: Part) {
             if summarized.isEmpty {
-                size += KafkaOutgoingMessage.headerFraming + DeadLetterSummary.summarizedHeader.utf8.count
+                size += KafkaOutgoingMessage.headerFraming + DeadLetterHeaders.summarized.utf8.count
                     + "value,key,headers".utf8.count
             }
             summarized.insert(part)

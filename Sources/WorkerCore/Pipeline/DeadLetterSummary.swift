@@ -15,12 +15,6 @@ import Kafka
 /// - all headers: replaced by one `x-dlq.original-headers` = `{"count":N,"size":N,"sha256":"…"}`, the hash over
 ///   every header as 4-byte big-endian name length, name, 4-byte value length (0xFFFFFFFF for null), value.
 enum DeadLetterSummary {
-    static let summarizedHeader = DeadLetterHeaders.summarized
-    static let payloadHashHeader = DeadLetterHeaders.payloadSHA256
-    static let keyHeader = DeadLetterHeaders.originalKey
-    static let headerHeader = DeadLetterHeaders.originalHeader
-    static let headersHeader = DeadLetterHeaders.originalHeaders
-    static let nullValueHeader = DeadLetterHeaders.originalValueNull
     /// Parts no larger than this stay verbatim: their summary would not be much smaller.
     static let minimumSummarizedBytes = 256
     /// The most bytes of a header name kept in its summary.
@@ -30,12 +24,12 @@ enum DeadLetterSummary {
     static func value(_ value: [UInt8]) -> (value: [UInt8], header: KafkaHeader) {
         let digest = SHA256.hex(value)
         let envelope = Array("{\"truncated\":true,\"size\":\(value.count),\"sha256\":\"\(digest)\"}".utf8)
-        return (envelope, KafkaHeader(key: payloadHashHeader, string: digest))
+        return (envelope, KafkaHeader(key: DeadLetterHeaders.payloadSHA256, string: digest))
     }
 
     /// The header describing a key that was left out.
     static func key(_ key: [UInt8]) -> KafkaHeader {
-        KafkaHeader(key: keyHeader, string: "{\"size\":\(key.count),\"sha256\":\"\(SHA256.hex(key))\"}")
+        KafkaHeader(key: DeadLetterHeaders.originalKey, string: "{\"size\":\(key.count),\"sha256\":\"\(SHA256.hex(key))\"}")
     }
 
     /// The header standing in for one header.
@@ -52,7 +46,7 @@ enum DeadLetterSummary {
         let value = header.value ?? []
         json += Array(
             ",\"nameSize\":\(header.key.utf8.count),\"size\":\(value.count),\"sha256\":\"\(SHA256.hex(value))\"}".utf8)
-        return KafkaHeader(key: headerHeader, value: json)
+        return KafkaHeader(key: DeadLetterHeaders.originalHeader, value: json)
     }
 
     /// The header standing in for every original header.
@@ -70,7 +64,7 @@ enum DeadLetterSummary {
         }
         let size = headers.reduce(0) { $0 + $1.key.utf8.count + ($1.value?.count ?? 0) }
         return KafkaHeader(
-            key: headersHeader,
+            key: DeadLetterHeaders.originalHeaders,
             string: "{\"count\":\(headers.count),\"size\":\(size),\"sha256\":\"\(SHA256.hex(serialized))\"}")
     }
 
