@@ -102,6 +102,10 @@ let package = Package(
             dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom", "HTTPClient"],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
+        // The worker with the reliability suite's crash points (`DVP_CRASH_AT`): built for the tests, never shipped.
+        .executableTarget(
+            name: "dvp-fault-worker", dependencies: ["WorkerCore", "MallocTuning", "ObservationUpsert", "TestSupport"],
+            path: "Tests/FaultWorker", swiftSettings: swiftSettings),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
             name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom", "HTTPClient"],

@@ -22,6 +22,9 @@ public final class KafkaConsumer: Sendable {
 
     /// Creates the consumer and starts its poll thread. Call ``subscribe(topics:)`` or ``assign(_:)`` next.
     /// - Parameters:
+    ///   - pausedWhile: the app's pause condition (e.g. "the store is failing"), read by the poll thread before
+    ///     every poll (quick, thread-safe, non-blocking): while it holds, fetching of every assigned partition is
+    ///     paused, as by ``pauseAll()``; records already buffered are still handed out.
     ///   - rebalanceHandler: called synchronously on the poll thread (or the close thread during ``close(timeout:)``)
     ///     for every assignment change. It may block for a bounded time (counts against
     ///     `max.poll.interval.ms`), may call ``storeOffsets(after:)``, ``pauseAll()``, ``resumeAll()``, but must not
@@ -32,12 +35,14 @@ public final class KafkaConsumer: Sendable {
     /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
     public init(
         configuration: KafkaConsumerConfiguration,
+        pausedWhile: (@Sendable () -> Bool)? = nil,
         rebalanceHandler: @escaping @Sendable (KafkaRebalanceEvent) -> Void = { _ in },
         logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil
     ) throws(KafkaError) {
         let context = RDKafkaConsumerContext(
             maxBufferedMessages: configuration.maxBufferedMessages, rebalanceHandler: rebalanceHandler,
-            logHandler: logHandler, startTimestampMs: configuration.startTimestampMs)
+            logHandler: logHandler, startTimestampMs: configuration.startTimestampMs, pausedWhile: pausedWhile,
+            revokeWait: configuration.revokeWait)
         let properties = try configuration.properties()
         let client = try RDKafkaClient(kind: .consumer, properties: properties, context: context) { conf in
             RDKafkaClient.installConsumerCallbacks(on: conf)

@@ -52,6 +52,10 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// Flow control (wrapper, not librdkafka): when this many records are buffered but not yet taken from
     /// ``KafkaConsumer/events``, fetching of every assigned partition is paused until half of them are taken.
     public var maxBufferedMessages: Int = 1_000
+    /// How long a (non-lost) revoke waits, on the poll thread, for the batches in flight of the revoked partitions
+    /// (``KafkaConsumer/nextBatch(upTo:window:idleTimeout:)``) to complete or be abandoned, so that their offsets
+    /// are stored before the consumer commits and hands the partitions over. Counts against `max.poll.interval.ms`.
+    public var revokeWait: Duration = .seconds(10)
     /// Backfill from a point in time: newly assigned partitions that have no committed offset start at the first
     /// record whose timestamp is at or after this (ms since the epoch), found with `rd_kafka_offsets_for_times`.
     /// Partitions the broker has no answer for (no such record, or no timestamp index — like the mock cluster) start

@@ -20,15 +20,13 @@ struct KafkaConsumerState {
     /// The ``KafkaConsumer/events`` sequence ended (stop or close).
     private(set) var finished = false
 
-    /// The current generation of every assigned partition; absent once revoked.
-    private var generations: [KafkaTopicPartition: UInt64] = [:]
-    private var lastGeneration: UInt64 = 0
-    /// Partitions inside a (non-lost) revoke: no more events are handed out, but offsets of records already
-    /// handed out may still be stored until ``endRevoke(_:)``.
-    private var revoking: Set<KafkaTopicPartition> = []
+    /// Generations, batches in flight and durable offsets: the fence (see ``KafkaPartitionProgress``).
+    var progress = KafkaPartitionProgress()
 
     let maxBufferedMessages: Int
     var appPaused = false
+    /// The app's pause condition held at the poll thread's last look (see ``RDKafkaConsumerContext``).
+    var conditionPaused = false
     /// Whether the whole assignment is currently paused in librdkafka (only the poll thread changes it).
     private(set) var fetchPaused = false
 
@@ -41,12 +39,7 @@ struct KafkaConsumerState {
     /// Starts a new generation for `partitions` (assign callback or manual assignment).
     /// - Returns: the generation their records will carry.
     mutating func assign(_ partitions: [KafkaTopicPartition]) -> UInt64 {
-        lastGeneration += 1
-        for tp in partitions {
-            generations[tp] = lastGeneration
-            revoking.remove(tp)
-        }
-        return lastGeneration
+        progress.assign(partitions)
     }
 
     /// A revoke begins: buffered events of `partitions` are dropped and no more are handed out; offsets of records
@@ -54,7 +47,7 @@ struct KafkaConsumerState {
     /// - Returns: the number of records dropped.
     @discardableResult
     mutating func beginRevoke(_ partitions: [KafkaTopicPartition]) -> Int {
-        revoking.formUnion(partitions)
+        progress.beginRevoke(partitions)
         return drop(partitions: Set(partitions))
     }
 
@@ -62,19 +55,16 @@ struct KafkaConsumerState {
     /// - Returns: the number of records dropped.
     @discardableResult
     mutating func endRevoke(_ partitions: [KafkaTopicPartition]) -> Int {
-        for tp in partitions {
-            generations[tp] = nil
-            revoking.remove(tp)
-        }
+        progress.endRevoke(partitions)
         return drop(partitions: Set(partitions))
     }
 
     /// Every partition with a generation (for a full unassign).
-    var assignedPartitions: [KafkaTopicPartition] { Array(generations.keys) }
+    var assignedPartitions: [KafkaTopicPartition] { progress.assignedPartitions }
 
     /// Whether `generation` is still the current one of `partition` (its offsets may be stored).
     func isCurrent(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
-        generation != 0 && generations[partition] == generation
+        progress.isCurrent(partition, generation: generation)
     }
 
     // MARK: - Delivery
@@ -113,7 +103,7 @@ struct KafkaConsumerState {
     }
 
     private func current(_ tp: KafkaTopicPartition) -> UInt64? {
-        revoking.contains(tp) ? nil : generations[tp]
+        progress.handOutGeneration(tp)
     }
 
     enum NextAction {
@@ -184,8 +174,8 @@ struct KafkaConsumerState {
 
     // MARK: - Pausing
 
-    /// Whether fetching should be paused now: app pause or stopped.
-    var shouldPause: Bool { appPaused || finished }
+    /// Whether fetching should be paused now: app pause, the app's pause condition, or stopped.
+    var shouldPause: Bool { appPaused || conditionPaused || finished }
 
     /// Whether the buffer holds ``maxBufferedMessages`` records: the poll thread holds back (flow control).
     var isFull: Bool { bufferedMessages >= maxBufferedMessages }

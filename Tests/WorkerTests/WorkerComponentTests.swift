@@ -112,7 +112,7 @@ struct WorkerComponentTests {
             timestampMs: 1_764_000_000_000, timestampType: .createTime)
         var output = processor.decode([message])
         #expect(output.deadLetters.isEmpty)
-        #expect(output.omittedSourceFields == ["source.model": 1])
+        #expect(output.omittedSourceFields == [message.topicPartition: ["source.model": 1]])
         processor.map(&output, storedAtLeast: [nil])
         let resource = try #require(output.mapped.first).record.resource
         #expect(resource.contains("com.apple.health") && !resource.contains(model))

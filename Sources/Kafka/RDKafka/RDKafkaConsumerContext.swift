@@ -13,6 +13,13 @@ final class RDKafkaConsumerContext: Sendable {
     private let statistics = Mutex<[KafkaTopicPartition: KafkaPartitionStatistics]>([:])
     private let brokers = Mutex<KafkaBrokerAvailability?>(nil)
     private let rebalanceHandler: @Sendable (KafkaRebalanceEvent) -> Void
+    /// The app's pause condition, read by the poll thread before each poll (see ``KafkaConsumer``'s init).
+    private let pausedWhile: (@Sendable () -> Bool)?
+    private let revokeWait: Duration
+    /// Ends a revoke's wait for the batches in flight when one of them completed, was abandoned or released.
+    private let inFlightChanged = DispatchSemaphore(value: 0)
+    /// Whether a revoke is (about to be) waiting on ``inFlightChanged``; whoever clears it signals.
+    private let revokeWaiting = Atomic(false)
     let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
     private let startTimestampMs: Int64?
     /// When the poll thread's current hold of a full buffer began, in uptime nanoseconds; 0 when not holding (only
@@ -29,10 +36,14 @@ final class RDKafkaConsumerContext: Sendable {
         maxBufferedMessages: Int,
         rebalanceHandler: @escaping @Sendable (KafkaRebalanceEvent) -> Void,
         logHandler: (@Sendable (KafkaLogEntry) -> Void)?,
-        startTimestampMs: Int64? = nil
+        startTimestampMs: Int64? = nil,
+        pausedWhile: (@Sendable () -> Bool)? = nil,
+        revokeWait: Duration = .seconds(10)
     ) {
         state = Mutex(KafkaConsumerState(maxBufferedMessages: maxBufferedMessages))
         self.rebalanceHandler = rebalanceHandler
+        self.pausedWhile = pausedWhile
+        self.revokeWait = revokeWait
         self.logHandler = logHandler
         self.startTimestampMs = startTimestampMs
     }
@@ -53,8 +64,10 @@ final class RDKafkaConsumerContext: Sendable {
     }
 
     private func pollOnce(_ rk: OpaquePointer) {
+        let conditionPaused = pausedWhile?() ?? false
         let (change, paused, full) = state.withLock { state in
-            (state.pauseChange(), state.fetchPaused, state.isFull)
+            state.conditionPaused = conditionPaused
+            return (state.pauseChange(), state.fetchPaused, state.isFull)
         }
         if let change { setPaused(change, rk: rk) }
         if full && !paused {
@@ -120,6 +133,29 @@ final class RDKafkaConsumerContext: Sendable {
 
     // MARK: - Rebalance
 
+    /// Waits (on the poll thread, inside the revoke callback) until no batch of `partitions` is in flight or
+    /// `deadline` passes. The flag is raised before the state is checked and a completer clears it before
+    /// signalling, so a completion between the check and the wait leaves its signal in the semaphore.
+    /// - Returns: false when batches were still in flight at the deadline.
+    private func waitForInFlight(of partitions: [KafkaTopicPartition], until deadline: DispatchTime) -> Bool {
+        while true {
+            revokeWaiting.store(true, ordering: .sequentiallyConsistent)
+            guard state.withLock({ $0.progress.hasInFlight(partitions) }) else {
+                revokeWaiting.store(false, ordering: .sequentiallyConsistent)
+                return true
+            }
+            if inFlightChanged.wait(timeout: deadline) == .timedOut {
+                revokeWaiting.store(false, ordering: .sequentiallyConsistent)
+                return !state.withLock { $0.progress.hasInFlight(partitions) }
+            }
+        }
+    }
+
+    /// Wakes a revoke waiting for batches in flight (a batch completed, was abandoned or released partitions).
+    func wakeRevokeWaiter() {
+        if revokeWaiting.exchange(false, ordering: .sequentiallyConsistent) { inFlightChanged.signal() }
+    }
+
     /// The at-least-once rebalance sequence (reliability recipe §2.3), cooperative or eager.
     func rebalance(
         _ rk: OpaquePointer, _ err: rd_kafka_resp_err_t,
@@ -151,10 +187,16 @@ final class RDKafkaConsumerContext: Sendable {
                 _ = state.withLock { $0.endRevoke(changed) }
                 rebalanceHandler(.revoked(changed, lost: true))
             } else {
-                // The handler lets in-flight work finish and store its offsets, then the generation ends.
+                // Batches in flight finish and store their offsets (bounded wait), then the generation ends.
                 _ = state.withLock { $0.beginRevoke(changed) }
                 rebalanceHandler(.revoked(changed, lost: false))
+                let finished = waitForInFlight(of: changed, until: DispatchTime.now() + .nanoseconds(Int(revokeWait.nanoseconds)))
                 _ = state.withLock { $0.endRevoke(changed) }
+                if !finished {
+                    deliver(.error(.timedOut(
+                        "revoke: batches in flight of \(changed.count) partition(s) did not finish within "
+                            + "\(revokeWait); their offsets are not committed (the next owner re-reads them)")))
+                }
             }
             if !lost {
                 let commit = rd_kafka_commit(rk, nil, 0)

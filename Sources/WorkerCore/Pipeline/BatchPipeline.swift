@@ -1,34 +1,141 @@
 import Kafka
+import ObservationUpsert
 
-/// The stages after batch assembly, one way: prepare (decode/map) → write (upsert + dead letters) → store offsets.
+/// Why the pipeline ended before it was asked to stop: a dependency failed in a way retrying cannot fix.
+enum PipelineFailure: Error, Sendable, CustomStringConvertible {
+    /// The store refused the work for good (a SQL or permission error, a broken schema).
+    case store(StoreError)
+    /// The dead-letter producer failed fatally.
+    case deadLetters(DeadLetterStage.Failure)
+    /// The consumer reported a fatal error.
+    case consumer(KafkaError)
+
+    var description: String {
+        switch self {
+        case .store(let error): "\(error)"
+        case .deadLetters(let failure): "\(failure)"
+        case .consumer(let error): "fatal consumer error: \(error)"
+        }
+    }
+}
+
+/// The record path after the consumer, as one structured function: take a batch (``KafkaConsumer/nextBatch(upTo:window:idleTimeout:)``),
+/// prepare it (``BatchPreparer``: decode, validate, map) while the batches before it are written
+/// (``BatchWriter``: upsert and dead letters, then the consumer stores the offsets), at most ``Settings/writers``
+/// at once, each a child task of one task group.
 ///
-/// At most one batch is being made durable while the next one is prepared; batches become durable, and store
-/// offsets, in order.
+/// A stop ends the consumer's batches and the pipeline finishes what it holds; cancelling the task (the stop's
+/// deadline passed) reaches every retry loop, which abandons its batch un-stored.
 struct BatchPipeline: Sendable {
+    /// How batches are cut and written, and when the run ends by itself.
+    struct Settings: Sendable {
+        var batchSize: Int
+        var batchWindow: Duration
+        /// `--until-caught-up`: end once every assigned partition is read to its end, durable and committed.
+        var untilCaughtUp: Bool
+        /// How many batches are written at once (in order per partition: the consumer stores a partition's offsets
+        /// only once every batch before it is complete).
+        var writers = 1
+    }
+
+    /// How the run ended.
+    enum Outcome: Sendable {
+        /// The consumer stopped (a stop was requested) and what the pipeline held is durable or abandoned.
+        case stopped
+        /// `--until-caught-up`: every assigned partition is read to its end, durable and committed.
+        case caughtUp
+        case failed(PipelineFailure)
+    }
+
+    let settings: Settings
+    let consumer: KafkaConsumer
     let preparer: BatchPreparer
     let writer: BatchWriter
-    private var inFlight: Task<Void, Never>?
+    let health: WorkerHealth
+    let metrics: Metrics
+    let logger: Logger
 
-    init(preparer: BatchPreparer, writer: BatchWriter) {
-        self.preparer = preparer
-        self.writer = writer
+    /// Runs until the consumer stops, a dependency fails for good, or (with `--until-caught-up`) caught up.
+    func run() async -> Outcome {
+        await withTaskGroup(of: BatchWriter.Result.self) { writes in
+            var writing = 0
+            var failure: PipelineFailure?
+            var nextCaughtUpCheck = ContinuousClock.now
+            func record(_ result: BatchWriter.Result?) {
+                guard let result else {
+                    writing = 0
+                    return
+                }
+                writing -= 1
+                if case .failed(let reason) = result, failure == nil { failure = reason }
+            }
+            reading: while failure == nil {
+                switch await consumer.nextBatch(
+                    upTo: settings.batchSize, window: settings.batchWindow, idleTimeout: .milliseconds(250))
+                {
+                case .finished:
+                    break reading
+                case .idle:
+                    break
+                case .batch(let batch):
+                    if let fatal = handle(batch.errors) {
+                        failure = .consumer(fatal)
+                        consumer.abandon(batch.fence)
+                        break reading
+                    }
+                    if batch.staleRecordsDropped > 0 {
+                        metrics.increment("dvp_stale_records_dropped_total", by: Double(batch.staleRecordsDropped))
+                    }
+                    guard !batch.fence.isEmpty else { break }
+                    health.brokersUp()
+                    metrics.increment("dvp_records_consumed_total", by: Double(batch.messages.count))
+                    let prepared = await preparer.prepare(batch)
+                    while writing >= settings.writers { record(await writes.next()) }
+                    guard failure == nil else {
+                        consumer.abandon(prepared.fence)
+                        break reading
+                    }
+                    writes.addTask { await writer.write(prepared) }
+                    writing += 1
+                }
+                guard settings.untilCaughtUp, failure == nil, ContinuousClock.now >= nextCaughtUpCheck else { continue }
+                if consumer.allReachedEnd {
+                    // Nothing left to read: let the batches in flight become durable before judging.
+                    while writing > 0 { record(await writes.next()) }
+                }
+                if writing == 0, failure == nil, consumer.isCaughtUp {
+                    // Done only once the caught-up offsets are committed; a refused commit (the group is
+                    // rebalancing, e.g. another member just left) means: keep consuming until it is stable.
+                    do {
+                        try await consumer.commit()
+                        logger.info("caught up", [("partitions", .int(Int64(consumer.assignedPartitions.count)))])
+                        return .caughtUp
+                    } catch {
+                        logger.info("caught up, but the commit was refused; continuing until the group is stable",
+                                    [("error", .string("\(error)"))])
+                        nextCaughtUpCheck = .now + .seconds(1)
+                    }
+                }
+            }
+            while writing > 0 { record(await writes.next()) }
+            return failure.map(Outcome.failed) ?? .stopped
+        }
     }
 
-    /// True when no batch is being made durable.
-    var isIdle: Bool { inFlight == nil }
-
-    /// Prepares `pending` while the previous batch is still in flight, waits for that one to be durable, then
-    /// starts making this one durable.
-    mutating func submit(_ pending: [KafkaMessage]) async {
-        let prepared = await preparer.prepare(pending)
-        await inFlight?.value
-        let writer = self.writer
-        inFlight = Task { await writer.write(prepared) }
-    }
-
-    /// Waits until the batch in flight (if any) is durable or abandoned.
-    mutating func drain() async {
-        await inFlight?.value
-        inFlight = nil
+    /// The consumer's error events: a fatal one ends the run (returned); `_ALL_BROKERS_DOWN` makes the worker not
+    /// ready at once; the rest librdkafka recovers from by itself.
+    private func handle(_ errors: [KafkaError]) -> KafkaError? {
+        for error in errors {
+            if error.isFatal {
+                logger.error("fatal consumer error; stopping", [("error", .string("\(error)"))])
+                return error
+            } else if error.code == .allBrokersDown {
+                health.brokersDown()
+                logger.warning("all brokers down", [("error", .string("\(error)"))])
+            } else {
+                logger.warning("consumer error (librdkafka recovers by itself)", [("error", .string("\(error)"))])
+            }
+        }
+        return nil
     }
 }

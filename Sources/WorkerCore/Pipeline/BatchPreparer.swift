@@ -1,31 +1,34 @@
 import Kafka
 import ObservationUpsert
 
-/// The decode/map stage (pure CPU plus at most one read of stored versions): keeps a batch's records still in their
-/// partition's current generation, validates them (``BatchProcessor/decode(_:)``), and maps those whose version the
-/// store may not hold yet (known stored versions: the ``VersionCache``, pre-warmed with one read when it pays).
+/// The decode/map stage (pure CPU plus at most one read of stored versions): validates a batch's records
+/// (``BatchProcessor/decode(_:)``) and maps those whose version the store may not hold yet (known stored versions:
+/// the ``VersionCache``, pre-warmed with one read when it pays, see ``VersionPrewarm``).
 struct BatchPreparer: Sendable {
-    /// A batch decoded and mapped, waiting for its turn to be made durable.
+    /// A batch decoded and mapped, waiting for its turn to be made durable. It carries its fence: the partitions
+    /// and offsets the consumer stores once the batch is durable.
     struct Prepared: Sendable {
-        /// The batch's records still in their partition's current generation when it was prepared.
-        var messages: [KafkaMessage]
+        var fence: KafkaBatchFence
         var output: BatchProcessor.Output
+
+        /// Drops the partitions revoked while the batch waited (already released from `fence` by the consumer).
+        mutating func remove(partitions: Set<KafkaTopicPartition>) {
+            output.remove(partitions: partitions)
+        }
     }
 
     let processor: BatchProcessor
-    let tracker: PartitionTracker
     let versionCache: VersionCache
     /// The store's cheap version read, when it has one.
     let versionReader: (any ObservationVersionReader)?
     let prewarm = VersionPrewarm()
 
-    /// Decodes and maps the records of `pending` still in their partition's current generation.
-    func prepare(_ pending: [KafkaMessage]) async -> Prepared {
-        let messages = tracker.current(pending)
-        var output = processor.decode(messages)
+    /// Decodes and maps the records of `batch`.
+    func prepare(_ batch: KafkaBatch) async -> Prepared {
+        var output = processor.decode(batch.messages)
         let bounds = await versionBounds(output.decoded)
         processor.map(&output, storedAtLeast: bounds)
-        return Prepared(messages: messages, output: output)
+        return Prepared(fence: batch.fence, output: output)
     }
 
     /// The version cache's bounds, pre-warmed first (when it pays, see ``VersionPrewarm``) with one read of the

@@ -4,7 +4,7 @@ import ObservationUpsert
 /// Turns a batch of Kafka messages into Observation records and dead-letter records (pure, no I/O).
 ///
 /// Two steps, so that the worker can skip the mapping of events whose version the store already holds (replays):
-/// ``decode(_:)`` validates every message; ``map(_:into:skipping:)`` maps the survivors of the version check.
+/// ``decode(_:)`` validates every message; ``map(_:storedAtLeast:)`` maps the survivors of the version check.
 struct BatchProcessor: Sendable {
     /// A valid event, mapped.
     struct Mapped: Sendable {
@@ -25,19 +25,38 @@ struct BatchProcessor: Sendable {
         var version: Int64 { event.version }
     }
 
-    /// The result of processing one batch.
+    /// The result of processing one batch. Counts are kept per partition, so that a partition revoked before the
+    /// batch is written is removed whole (``remove(partitions:)``).
     struct Output: Sendable {
         var decoded: [Decoded] = []
         var mapped: [Mapped] = []
         /// Events not mapped because the store already holds their version or a newer one, by outcome.
-        var skipped: [UpsertOutcome: Int] = [:]
+        var skipped: [KafkaTopicPartition: [UpsertOutcome: Int]] = [:]
         var deadLetters: [DeadLetterRecord] = []
-        /// Dead-letter counts by error class, for metrics.
-        var deadLetterClasses: [String: Int] = [:]
         /// Valid events' source fields left out for exceeding their stored cap, by field, for metrics.
-        var omittedSourceFields: [String: Int] = [:]
-        /// Per partition, the batch's last record: its offset + 1 is what to store once the batch is durable.
-        var lastRecords: [KafkaTopicPartition: KafkaMessage] = [:]
+        var omittedSourceFields: [KafkaTopicPartition: [String: Int]] = [:]
+
+        /// Drops everything of `partitions` (revoked while the batch waited for its turn).
+        mutating func remove(partitions: Set<KafkaTopicPartition>) {
+            guard !partitions.isEmpty else { return }
+            decoded.removeAll { partitions.contains($0.message.topicPartition) }
+            mapped.removeAll { partitions.contains($0.message.topicPartition) }
+            deadLetters.removeAll { partitions.contains($0.original.topicPartition) }
+            for tp in partitions {
+                skipped[tp] = nil
+                omittedSourceFields[tp] = nil
+            }
+        }
+
+        /// ``skipped`` summed over the partitions.
+        var skippedTotals: [UpsertOutcome: Int] {
+            skipped.values.reduce(into: [:]) { totals, counts in totals.merge(counts, uniquingKeysWith: +) }
+        }
+
+        /// Dead-letter counts by error class, for metrics.
+        var deadLetterClasses: [String: Int] {
+            deadLetters.reduce(into: [:]) { $0[$1.className, default: 0] += 1 }
+        }
     }
 
     let decoder: DailyValueDecoder
@@ -48,31 +67,19 @@ struct BatchProcessor: Sendable {
     func decode(_ messages: [KafkaMessage]) -> Output {
         var output = Output()
         output.decoded.reserveCapacity(messages.count)
-        // Records come in runs of one partition: the dictionary is touched once per run, not per record.
-        var run: KafkaMessage?
-        func endRun() {
-            guard let last = run else { return }
-            let tp = last.topicPartition
-            if (output.lastRecords[tp]?.offset ?? -1) < last.offset { output.lastRecords[tp] = last }
-        }
         for message in messages {
-            if let last = run, last.partition == message.partition, last.topic == message.topic {
-                if last.offset < message.offset { run = message }
-            } else {
-                endRun()
-                run = message
-            }
             do {
                 let event = try decoder.validateEvent(message.value, recordTimestampMs: message.timestampMs)
                 output.decoded.append(Decoded(event: event, message: message, versionKey: .init(event.identity)))
-                if case .value(let value) = event {
-                    for field in value.omittedSourceFields { output.omittedSourceFields[field, default: 0] += 1 }
+                if case .value(let value) = event, !value.omittedSourceFields.isEmpty {
+                    for field in value.omittedSourceFields {
+                        output.omittedSourceFields[message.topicPartition, default: [:]][field, default: 0] += 1
+                    }
                 }
             } catch {
                 addDeadLetter(for: message, message.valueIsNull ? Self.nullValue : error, to: &output)
             }
         }
-        endRun()
         return output
     }
 
@@ -83,9 +90,22 @@ struct BatchProcessor: Sendable {
     /// from a conflict.
     func map(_ output: inout Output, storedAtLeast bounds: [VersionCache.Bound?]) {
         output.mapped.reserveCapacity(output.decoded.count)
+        // Skips are counted per run of one partition (records come in runs), not one dictionary update per record.
+        var run: (message: KafkaMessage, counts: [UpsertOutcome: Int])?
+        func endRun() {
+            guard let run, !run.counts.isEmpty else { return }
+            output.skipped[run.message.topicPartition, default: [:]].merge(run.counts, uniquingKeysWith: +)
+        }
         for (decoded, bound) in zip(output.decoded, bounds) {
+            if let last = run?.message, last.partition != decoded.message.partition
+                || last.topic != decoded.message.topic
+            {
+                endRun()
+                run = nil
+            }
+            if run == nil { run = (decoded.message, [:]) }
             if let bound, let known = Self.known(decoded, bound, mapper) {
-                output.skipped[known, default: 0] += 1
+                run?.counts[known, default: 0] += 1
                 continue
             }
             do {
@@ -101,6 +121,7 @@ struct BatchProcessor: Sendable {
                 addDeadLetter(for: decoded.message, error, to: &output)
             }
         }
+        endRun()
         output.decoded = []
     }
 
@@ -128,6 +149,5 @@ struct BatchProcessor: Sendable {
         let stage: DeadLetter.Stage = error.kind == .invalidJSON ? .deserialize : .validate
         output.deadLetters.append(
             deadLetter.record(for: message, stage: stage, className: error.className, reason: error.description))
-        output.deadLetterClasses[error.className, default: 0] += 1
     }
 }

@@ -2,60 +2,91 @@ import Essentials
 import Kafka
 import ObservationUpsert
 
-/// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then stores its offsets.
+/// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then completes it with the
+/// consumer, which stores its offsets (``KafkaConsumer/complete(_:)``).
 ///
-/// A batch whose partitions were revoked while it waited is prepared again without them; a batch whose partitions
-/// all left, or whose share of the stop deadline passed, is abandoned un-stored (redelivered later).
+/// Partitions revoked while the batch waited for its turn are filtered out of it (their next owner reads them
+/// again); a batch whose partitions all left while it was retried, or whose task was cancelled (a stop whose
+/// deadline passed), is abandoned un-stored; one whose store or dead-letter topic failed for good ends the run.
 struct BatchWriter: Sendable {
-    let preparer: BatchPreparer
+    /// What became of a batch.
+    enum Result: Sendable {
+        /// Durable and completed (or nothing of it was left to write).
+        case durable
+        /// Given up un-stored: it is read again by the partitions' next owner or after a restart.
+        case abandoned
+        /// A dependency failed in a way retrying cannot fix; the batch was abandoned.
+        case failed(PipelineFailure)
+    }
+
+    let consumer: KafkaConsumer
     let upserts: UpsertStage
     let deadLetters: DeadLetterStage
-    let offsets: OffsetStorer
-    let tracker: PartitionTracker
-    let stop: WorkerStop
     let metrics: Metrics
     let logger: Logger
 
-    /// Makes `batch` durable and stores its offsets, retrying failing dependencies with backoff.
-    func write(_ batch: BatchPreparer.Prepared) async {
-        var batch = batch
-        // A revoke while the batch waited for its turn: process again without the revoked partitions (rare).
-        if !tracker.areCurrent(batch.messages) {
-            batch = await preparer.prepare(batch.messages)
-        }
-        let (messages, output) = (batch.messages, batch.output)
-        guard !messages.isEmpty else { return }
+    /// Makes `prepared` durable and completes it, retrying failing dependencies with backoff.
+    func write(_ prepared: BatchPreparer.Prepared) async -> Result {
+        var batch = prepared
+        batch.remove(partitions: consumer.retainCurrent(&batch.fence))
+        let (fence, output) = (batch.fence, batch.output)
+        guard !fence.isEmpty else { return .durable }
         let started = ContinuousClock.now
-        tracker.beginBatch()
-        metrics.increment("dvp_records_consumed_total", by: Double(messages.count))
-        let generations = Array(output.lastRecords.values)
-        let abandoned = { @Sendable [stop, tracker] in
-            stop.batchDeadlinePassed || !generations.contains(where: tracker.isCurrent)
-        }
+        let consumer = self.consumer
+        let abandoned: @Sendable () -> Bool = { !consumer.holdsCurrentPartition(fence) }
 
-        async let deadLettered = deadLetters.deliver(output, abandoned: abandoned)
+        async let deadLettered = deadLetters.deliver(output.deadLetters, abandoned: abandoned)
         let upserted = await upserts.upsert(output.mapped, abandoned: abandoned)
-        var dlqDone = await deadLettered
-        if upserted.durable, dlqDone, !upserted.refused.isEmpty {
-            var refused = BatchProcessor.Output()
-            refused.deadLetters = upserted.refused
-            refused.deadLetterClasses = upserted.refusedClasses
-            dlqDone = await deadLetters.deliver(refused, abandoned: abandoned)
+        if case .failed(let error) = upserted.ending {
+            // Leaving the scope cancels the dead letters' retries.
+            consumer.abandon(fence)
+            return .failed(.store(error))
         }
-        guard upserted.durable, dlqDone else {
-            logger.warning("batch abandoned before it was durable; it will be redelivered",
-                           [("records", .int(Int64(messages.count)))])
-            tracker.abandon(generations)
-            tracker.endBatch(durable: [])
-            return
+        var delivered = await deadLettered
+        if case .done = upserted.ending, case .done = delivered, !upserted.refused.isEmpty {
+            delivered = await deadLetters.deliver(upserted.refused, abandoned: abandoned)
         }
-        metrics.countSkipped(output.skipped)
-        for (field, n) in output.omittedSourceFields {
-            metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"\(field)\"", by: Double(n))
+        switch (upserted.ending, delivered) {
+        case (.done, .done):
+            break
+        case (_, .failed(let failure)):
+            consumer.abandon(fence)
+            return .failed(.deadLetters(failure))
+        default:
+            logger.warning(
+                "batch abandoned before it was durable; it will be read again",
+                [("partitions", .string(fence.partitions.logDescription))])
+            consumer.abandon(fence)
+            return .abandoned
         }
-        tracker.endBatch(durable: offsets.storeOffsets(after: generations))
+        metrics.countSkipped(output.skippedTotals)
+        for counts in output.omittedSourceFields.values {
+            for (field, n) in counts {
+                metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"\(field)\"", by: Double(n))
+            }
+        }
+        report(consumer.complete(fence))
         metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
-        logger.debug("batch durable", [("records", .int(Int64(messages.count))),
-                                       ("dead_lettered", .int(Int64(output.deadLetters.count)))])
+        logger.debug(
+            "batch durable",
+            [("records", .int(Int64(output.mapped.count + output.deadLetters.count))),
+             ("dead_lettered", .int(Int64(output.deadLetters.count)))])
+        return .durable
+    }
+
+    private func report(_ completion: KafkaBatchCompletion) {
+        if !completion.refused.isEmpty {
+            metrics.increment("dvp_offset_store_refused_total", by: Double(completion.refused.count))
+            logger.info(
+                "offsets not stored for partitions revoked meanwhile; their next owner re-reads them",
+                [("partitions", .string(completion.refused.logDescription))])
+        }
+        if !completion.errors.isEmpty {
+            metrics.increment("dvp_offset_store_refused_total", by: Double(completion.errors.count))
+            logger.warning(
+                "librdkafka refused to store offsets; the records are read again",
+                [("partitions", .string(completion.errors.keys.sorted().logDescription)),
+                 ("error", .string("\(completion.errors.values.first!)"))])
+        }
     }
 }

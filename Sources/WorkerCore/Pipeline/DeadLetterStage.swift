@@ -1,26 +1,32 @@
 import Kafka
 
 /// The dead-letter stage: sends a batch's dead-letter records and waits for every delivery report, retrying with
-/// backoff (consumption paused, readiness false) while the dead-letter topic fails.
+/// backoff while the dead-letter topic fails (readiness false, which pauses fetching) — every failure but a fatal
+/// producer error, which no retry cures.
 ///
 /// A record refused for itself — too large, corrupt, a timestamp or a missing key the topic does not accept — is
 /// never retried as it is: it is sent again at once in its minimal form (``DeadLetterRecord/minimal()``), so one
 /// hostile record cannot hold a partition.
 struct DeadLetterStage: Sendable {
+    /// Why an attempt failed: the last delivery error and how many records failed.
+    struct Failure: Error, CustomStringConvertible {
+        var error: KafkaError
+        var records: Int
+        var isRetriable: Bool { !error.isFatal }
+        var description: String { "\(records) dead letter(s) not delivered: \(error)" }
+    }
+
     let producer: KafkaProducer
     let health: WorkerHealth
-    let pause: ConsumptionPause
     let metrics: Metrics
     let logger: Logger
 
-    /// Sends `output`'s dead-letter records and waits for every delivery report.
-    /// - Returns: false if abandoned before all were acknowledged.
-    func deliver(_ output: BatchProcessor.Output, abandoned: @Sendable () -> Bool) async -> Bool {
-        var remaining = output.deadLetters
-        guard !remaining.isEmpty else { return true }
-        let retrying = RetryingStage(pause: pause, logger: logger)
-        let delivered = await retrying.run(
-            "dead-letter delivery failed; retrying", abandoned: abandoned,
+    /// Sends `records` and waits for every delivery report.
+    func deliver(_ records: [DeadLetterRecord], abandoned: @Sendable () -> Bool) async -> RetryLoop.Ending<Failure> {
+        var remaining = records
+        guard !remaining.isEmpty else { return .done }
+        let ending = await RetryLoop(logger: logger).run(
+            "dead-letter delivery failed; retrying", isRetriable: \Failure.isRetriable, abandoned: abandoned,
             failed: { _ in health.deadLetterFailed() },
             recovered: { _ in health.deadLetterRecovered() },
             attempt: {
@@ -30,15 +36,14 @@ struct DeadLetterStage: Sendable {
                 // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
                 remaining = failed
                 metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
-                return RetryingStage.Failure(
-                    error: lastError.map { "\($0)" } ?? "unknown", fields: [("records", .int(Int64(failed.count)))])
+                return Failure(error: lastError ?? .state("dead-letter delivery failed"), records: failed.count)
             })
-        if delivered {
-            for (name, n) in output.deadLetterClasses {
+        if case .done = ending {
+            for (name, n) in records.reduce(into: [String: Int](), { $0[$1.className, default: 0] += 1 }) {
                 metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
             }
         }
-        return delivered
+        return ending
     }
 
     /// Sends `records`; those refused for themselves go again at once in their minimal form.

@@ -3,34 +3,32 @@ import Kafka
 import ObservationUpsert
 
 /// The store stage: upserts a batch's mapped records (minus those the version cache proves cannot change
-/// anything), retrying with backoff (consumption paused, readiness false) while the store fails. Learns the stored
+/// anything), retrying with backoff while the store fails with a retriable error (readiness false, which pauses
+/// fetching); a store error retrying cannot fix (SQL, permissions, schema) ends the stage with it. Learns the stored
 /// versions into the ``VersionCache``. Records the store's server refuses (``UpsertRejections``) come back as
 /// dead-letter records, with the server's reason; so do the store's `conflict`s with `--on-version-conflict
 /// dead-letter` (``VersionConflicts``, which logs them either way).
 struct UpsertStage: Sendable {
     /// What became of a batch.
     struct Result: Sendable {
-        /// False if abandoned (stop deadline passed, or every partition of the batch was revoked).
-        var durable: Bool
+        /// How the retries ended: `done` when every record was decided or refused.
+        var ending: RetryLoop.Ending<StoreError>
         /// Dead-letter records of the refused Observations (and dead-lettered conflicts), to deliver before the
         /// batch's offsets are stored.
         var refused: [DeadLetterRecord] = []
-        /// ``refused`` counted by error class, for metrics.
-        var refusedClasses: [String: Int] = [:]
     }
 
     let store: any ObservationStore
     let deadLetter: DeadLetter
     let versionCache: VersionCache
     let health: WorkerHealth
-    let pause: ConsumptionPause
     let metrics: Metrics
     let logger: Logger
     let conflicts: VersionConflicts
 
     /// Makes `mapped` durable in the store (every record decided or refused).
     func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Result {
-        guard !mapped.isEmpty else { return Result(durable: true) }
+        guard !mapped.isEmpty else { return Result(ending: .done) }
         // The previous batch may have raised bounds since this one was prepared.
         let bounds = versionCache.storedAtLeast(mapped.map(\.versionKey))
         var toStore: [BatchProcessor.Mapped] = []
@@ -44,16 +42,14 @@ struct UpsertStage: Sendable {
             }
         }
         metrics.countSkipped(skipped)
-        guard !toStore.isEmpty else { return Result(durable: true) }
+        guard !toStore.isEmpty else { return Result(ending: .done) }
         let records = toStore.map(\.record)
-        let retrying = RetryingStage(pause: pause, logger: logger)
         var refused: [DeadLetterRecord] = []
-        var refusedClasses: [String: Int] = [:]
-        let durable = await retrying.run(
-            "store upsert failed; retrying", abandoned: abandoned,
-            failed: { failure in
+        let ending = await RetryLoop(logger: logger).run(
+            "store upsert failed; retrying", isRetriable: \StoreError.isRetriable, abandoned: abandoned,
+            failed: { (error: StoreError) in
                 metrics.increment("dvp_store_errors_total")
-                health.storeFailed(failure.cause ?? StoreError(.connection, failure.error))
+                health.storeFailed(error)
             },
             recovered: { attempts in
                 health.storeRecovered()
@@ -63,7 +59,6 @@ struct UpsertStage: Sendable {
                 do {
                     let conflicting = learn(toStore, try await store.upsert(records))
                     refused = conflicts.report(conflicting)
-                    refusedClasses = refused.isEmpty ? [:] : [VersionConflicts.className: refused.count]
                     return nil
                 } catch let refusal as UpsertRejections {
                     let decided = zip(toStore, refusal.outcomes).compactMap { item, outcome in
@@ -74,19 +69,20 @@ struct UpsertStage: Sendable {
                         deadLetter.record(
                             for: toStore[index].message, stage: .store, className: "StoreRejected", reason: reason)
                     }
-                    refusedClasses = ["StoreRejected": refused.count]
-                    if !conflicting.isEmpty { refusedClasses[VersionConflicts.className] = conflicting.count }
                     refused += conflicting
                     // The reasons stay in the dead-letter records: a server's text can name the patient.
                     logger.warning(
                         "the store refused records; dead-lettering them (reasons in the dead-letter records)",
                         [("records", .int(Int64(refused.count)))])
                     return nil
+                } catch let error as StoreError {
+                    return error
                 } catch {
-                    return RetryingStage.Failure(error: "\(error)", cause: error)
+                    // Stores throw StoreError; anything else is a defect no retry cures.
+                    return StoreError(.usage, "unexpected \(type(of: error)): \(error)")
                 }
             })
-        return Result(durable: durable, refused: refused, refusedClasses: refusedClasses)
+        return Result(ending: ending, refused: refused)
     }
 
     /// Counts the outcomes and records the versions the store now holds at least (with the clinical value known

@@ -8,12 +8,10 @@ import Synchronization
 /// ``attach(_:)`` it reports nothing.
 final class ConsumerStatisticsReporter: Sendable {
     private let consumer = Mutex<KafkaConsumer?>(nil)
-    private let tracker: PartitionTracker
     private let health: WorkerHealth
     private let metrics: Metrics
 
-    init(tracker: PartitionTracker, health: WorkerHealth, metrics: Metrics) {
-        self.tracker = tracker
+    init(health: WorkerHealth, metrics: Metrics) {
         self.health = health
         self.metrics = metrics
     }
@@ -24,7 +22,7 @@ final class ConsumerStatisticsReporter: Sendable {
     }
 
     /// Broker reachability: statistics showing a connected broker clear "brokers down", statistics showing none set
-    /// it (an `_ALL_BROKERS_DOWN` event sets it at once, see ``BatchAssembler``).
+    /// it (an `_ALL_BROKERS_DOWN` event sets it at once, see ``BatchPipeline``).
     func refreshBrokerHealth() {
         guard let availability = consumer.withLock({ $0 })?.brokerAvailability(), availability.known > 0 else { return }
         if availability.up > 0 {
@@ -35,8 +33,12 @@ final class ConsumerStatisticsReporter: Sendable {
     }
 
     /// Per-partition lag of the current assignment (high watermark minus the committed offset, as Kafka tools and
-    /// KEDA see it).
-    func refreshLag() {
+    /// KEDA see it), the number of assigned partitions, and whether fetching is paused (the consumer pauses while
+    /// the store or the dead-letter topic fails).
+    func refreshConsumerGauges() {
+        let consumer = consumer.withLock { $0 }
+        metrics.set("dvp_assigned_partitions", Double(consumer?.assignedPartitions.count ?? 0))
+        metrics.set("dvp_paused", consumer?.isPausedByApp == true ? 1 : 0)
         metrics.clearGauge("dvp_consumer_lag")
         for stats in assignedStatistics() where stats.consumerLag >= 0 {
             metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
@@ -59,7 +61,7 @@ final class ConsumerStatisticsReporter: Sendable {
     /// The latest statistics of each assigned partition.
     private func assignedStatistics() -> [KafkaPartitionStatistics] {
         guard let consumer = consumer.withLock({ $0 }) else { return [] }
-        let assigned = Set(tracker.assignedPartitions)
+        let assigned = Set(consumer.assignedPartitions)
         return consumer.partitionStatistics().filter {
             assigned.contains(KafkaTopicPartition(topic: $0.topic, partition: $0.partition))
         }

@@ -23,7 +23,7 @@ final class WorkerRoutes: Sendable {
                 statistics.refreshBrokerHealth()
                 let (ready, _) = health.readiness
                 metrics.set("dvp_ready", ready ? 1 : 0)
-                statistics.refreshLag()
+                statistics.refreshConsumerGauges()
                 return metrics.render()
             }
             return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: body)

@@ -3,8 +3,8 @@ import Synchronization
 /// The worker's one stop request (SIGTERM, a fatal consumer error, the end of an `--until-caught-up` run): its
 /// deadline plan (``ShutdownPlan``) and the actions that run once when it begins (readiness false, stop fetching).
 ///
-/// Lower layers receive it to ask for a stop or to learn that the in-flight batch's share of the deadline passed;
-/// they never see the service.
+/// The pipeline never sees it: the service cancels the pipeline when the in-flight batches' share of the deadline
+/// passed (``untilBatchDeadline()``), and the pipeline returns its outcome instead of requesting a stop.
 final class WorkerStop: Sendable {
     private struct State {
         var plan: ShutdownPlan?
@@ -54,9 +54,15 @@ final class WorkerStop: Sendable {
     /// True once a stop was requested.
     var isRequested: Bool { state.withLock { $0.plan != nil } }
 
-    /// True once the in-flight batch's share of the drain deadline passed: retries give up (the batch is abandoned
-    /// un-stored; it will be redelivered).
-    var batchDeadlinePassed: Bool {
-        state.withLock { s in s.plan.map { ContinuousClock.now >= $0.deadline(.finishBatch) } ?? false }
+    /// Returns once a stop was requested and the in-flight batches' share of its deadline passed (their retries
+    /// must then give up: the caller cancels the pipeline), or when the calling task is cancelled.
+    func untilBatchDeadline() async {
+        while !Task.isCancelled {
+            if let plan = state.withLock({ $0.plan }) {
+                try? await Task.sleep(until: plan.deadline(.finishBatch))
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 }

@@ -36,17 +36,19 @@ extension ReliabilityTests {
         }
     }
 
-    /// kill -9 where no outside timing can land it: the worker kills itself at a crash point (`DVP_CRASH_AT`).
-    /// `after-upsert-before-commit`: the 5th batch's upsert ran, its transaction is not committed (rolled back).
-    /// `inside-revoke`: a third worker joins; the victim dies in the revoke callback before its batch finished.
+    /// kill -9 where no outside timing can land it: the test worker (`dvp-fault-worker`) kills itself at a crash
+    /// point (`DVP_CRASH_AT`). `after-upsert-before-offsets`: the 5th batch's upsert committed, its offsets are not
+    /// stored (the batch is read again and must change nothing). `inside-revoke`: a third worker joins; the victim
+    /// dies in the revoke callback before its batch finished.
     @Test("kill -9 at a crash point, 2 workers under load", fullOnly,
-          arguments: [CrashPoint.afterUpsertBeforeCommit, .insideRevoke])
+          arguments: [CrashPoint.afterUpsertBeforeOffsets, .insideRevoke])
     func killAtCrashPoint(point: CrashPoint) async throws {
         try await ScenarioRun.perform("kill -9 \(point.rawValue) (2 workers)") { run in
-            let occurrence = point == .afterUpsertBeforeCommit ? ":5" : ""
+            let occurrence = point == .afterUpsertBeforeOffsets ? ":5" : ""
             let generator = try run.startGenerator(patients: 40, days: 5, seed: 108, rate: 1500, extra: Self.messy)
             let victim = try await run.startWorker(
-                "worker-1", extra: Self.smallBatches, environment: ["DVP_CRASH_AT": point.rawValue + occurrence])
+                "worker-1", extra: Self.smallBatches, environment: [CrashPoint.environmentVariable: point.rawValue + occurrence],
+                binary: "dvp-fault-worker")
             victim.markKilledOnPurpose()
             _ = try await run.startWorker("worker-2", extra: Self.smallBatches)
             let progressed = await eventually(timeout: .seconds(60)) {

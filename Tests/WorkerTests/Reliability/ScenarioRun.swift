@@ -101,12 +101,13 @@ final class ScenarioRun: @unchecked Sendable {
     /// `storeURL`, the same store with other connection parameters).
     @discardableResult
     func startWorker(_ name: String = "worker", extra: [String] = [], untilCaughtUp: Bool = false,
-                     group: String? = nil, storeURL: String? = nil, environment: [String: String] = [:]) async throws
+                     group: String? = nil, storeURL: String? = nil, environment: [String: String] = [:],
+                     binary: String = "worker") async throws
         -> ScenarioWorker
     {
         let process = try harness.startWorker(
             store: storeURL ?? store.url, group: group ?? self.group, untilCaughtUp: untilCaughtUp, extra: extra,
-            name: name, environment: environment)
+            name: name, environment: environment, binary: binary)
         let worker = try await ScenarioWorker(process)
         lock.withLock { workers.append(worker) }
         return worker

@@ -58,16 +58,18 @@ final class PipelineHarness: @unchecked Sendable {
         guard result.status == 0 else { throw TestSetupError("producer publish failed: \(result.stderr)") }
     }
 
-    /// Starts a worker process; `--until-caught-up` unless `untilCaughtUp` is false.
+    /// Starts a worker process (`binary`: the shipped `worker`, or the test worker `dvp-fault-worker`);
+    /// `--until-caught-up` unless `untilCaughtUp` is false.
     func startWorker(store: String, group: String = "workers", untilCaughtUp: Bool = true,
-                     extra: [String] = [], name: String = "worker", environment: [String: String] = [:]) throws
+                     extra: [String] = [], name: String = "worker", environment: [String: String] = [:],
+                     binary: String = "worker") throws
         -> ChildProcess
     {
         var arguments = ["--brokers", bootstrap, "--topic", topic, "--group", group, "--store", store,
                          "--http-port", "0", "--http-address", "127.0.0.1", "--batch-ms", "50", "--worker-id", name]
         arguments += Self.groupTimings + extra
         if untilCaughtUp { arguments.append("--until-caught-up") }
-        let process = try ChildProcess(TestEnvironment.binary("worker"), arguments, directory: directory, name: name,
+        let process = try ChildProcess(TestEnvironment.binary(binary), arguments, directory: directory, name: name,
                                        environment: ["DVP_ID_KEY": "test-id-key-0123456789abcdef"].merging(environment) { $1 })
         children.append(process)
         return process

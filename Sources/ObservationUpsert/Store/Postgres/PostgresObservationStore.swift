@@ -84,9 +84,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         let (shard, mode) = (counterShard, retractionMode)
         return try await withConnection { connection in
             try connection.transaction {
-                let outcomes = try PostgresUpsert.run(batch, counterShard: shard, retractionMode: mode, on: connection)
-                CrashPoint.reach(.afterUpsertBeforeCommit)
-                return outcomes
+                try PostgresUpsert.run(batch, counterShard: shard, retractionMode: mode, on: connection)
             }
         }
     }

@@ -53,9 +53,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         let mode = retractionMode
         return try await withConnection { connection in
             try connection.transaction {
-                let outcomes = try Self.upsert(batch, retractionMode: mode, on: connection)
-                CrashPoint.reach(.afterUpsertBeforeCommit)
-                return outcomes
+                try Self.upsert(batch, retractionMode: mode, on: connection)
             }
         }
     }

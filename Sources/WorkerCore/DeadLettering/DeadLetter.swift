@@ -68,7 +68,8 @@ struct DeadLetter: Sendable {
         if message.valueIsNull {
             context.append(KafkaHeader(key: DeadLetterHeaders.originalValueNull, string: "true"))
         }
-        return DeadLetterRecord(original: message, context: context, topic: topic, sizeBudget: sizeBudget)
+        return DeadLetterRecord(
+            original: message, className: className, context: context, topic: topic, sizeBudget: sizeBudget)
     }
 
     private static func rfc3339Now() -> String {

@@ -96,6 +96,8 @@ extension WorkerService {
         consumer.statisticsIntervalMs = 5_000
         consumer.autoCommitIntervalMs = 1_000
         consumer.maxBufferedMessages = max(2 * configuration.batchSize, 2_000)
+        // A revoke waits this long for the batches in flight to store their offsets before the commit.
+        consumer.revokeWait = .seconds(min(configuration.drainTimeoutSeconds, 10))
         // Records up to the broker's usual 1 MB limit (and the 64 KiB contract limit far below it) never wedge.
         consumer.receiveMessageMaxBytes = 100_000_000
         // librdkafka pre-fetches up to 64 MiB by default; 16 MiB keeps a worker well under 150 MB and still holds

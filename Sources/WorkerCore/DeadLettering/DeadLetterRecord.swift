@@ -22,12 +22,15 @@ struct DeadLetterRecord: Sendable {
     private(set) var isMinimal: Bool
     /// The record that was dead-lettered.
     let original: KafkaMessage
+    /// The stable error class (`__connect.errors.exception.class.name`), for metrics.
+    let className: String
     private let context: [KafkaHeader]
 
     /// Builds the record, summarising the largest parts first (one at a time) until it fits `sizeBudget`, then, if
     /// many small headers still do not fit, all original headers at once.
-    init(original: KafkaMessage, context: [KafkaHeader], topic: String, sizeBudget: Int) {
+    init(original: KafkaMessage, className: String, context: [KafkaHeader], topic: String, sizeBudget: Int) {
         self.original = original
+        self.className = className
         self.context = context
         var fitting = Fitting(original: original, context: context)
         if fitting.size > sizeBudget {

@@ -9,8 +9,8 @@ import ObservationUpsert
 /// store or of the dead-letter topic pause consumption and are retried with backoff, never skipped.
 ///
 /// The service only wires the parts and owns startup and shutdown; records flow one way through them:
-/// ``KafkaConsumer`` → ``BatchAssembler`` → ``BatchPreparer`` → ``BatchWriter`` (``UpsertStage``,
-/// ``DeadLetterStage``) → ``OffsetStorer``. See `docs/ARCHITECTURE.md`.
+/// ``KafkaConsumer`` → ``BatchPipeline`` (``BatchPreparer`` → ``BatchWriter``: ``UpsertStage``,
+/// ``DeadLetterStage``) → ``KafkaConsumer/complete(_:)``. See `docs/ARCHITECTURE.md`.
 public final class WorkerService: Sendable {
     /// The worker version, in logs, dead-letter headers and the default `meta.source`.
     public static let version = "0.1.0"
@@ -19,15 +19,19 @@ public final class WorkerService: Sendable {
     let logger: Logger
     let metrics: Metrics
     let health = WorkerHealth()
-    let tracker = PartitionTracker()
     let versionCache: VersionCache
     let stop: WorkerStop
+    let faults: WorkerFaults
 
     /// A worker for `configuration`; nothing starts before ``run()``.
-    public init(configuration: WorkerConfiguration, logger: Logger, metrics: Metrics = Metrics()) {
+    /// - Parameter faults: the reliability suite's fault hooks; the shipped worker passes none.
+    public init(
+        configuration: WorkerConfiguration, logger: Logger, metrics: Metrics = Metrics(), faults: WorkerFaults = .none
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        self.faults = faults
         self.versionCache = VersionCache(capacity: configuration.versionCacheSize)
         self.stop = WorkerStop(drainTimeoutSeconds: configuration.drainTimeoutSeconds)
         stop.onStop { [health] in health.markStopping() }
@@ -37,7 +41,8 @@ public final class WorkerService: Sendable {
 
     /// Runs until stopped (``requestStop()``, e.g. on SIGTERM) or, with `--until-caught-up`, until every assigned
     /// partition reached its end. Returns a summary of what was done.
-    /// - Throws: `WorkerError` for configuration and fatal errors.
+    /// - Throws: `WorkerError` for configuration errors, and — after the durable work is committed and the group
+    ///   left — for a dependency that failed in a way retrying cannot fix (``WorkerError/store(_:)``, ``WorkerError/fatal(_:)``).
     public func run() async throws -> RunSummary {
         let started = ContinuousClock.now
         metrics.set("dvp_id_key_file_insecure", configuration.idKeyFileExposed ? 1 : 0)
@@ -53,7 +58,7 @@ public final class WorkerService: Sendable {
             deadLetter: DeadLetter(
                 topic: configuration.dlqTopic, group: configuration.group, workerID: configuration.workerID,
                 workerVersion: Self.version, producerMaxBytes: configuration.deadLetterMaxBytes))
-        let statistics = ConsumerStatisticsReporter(tracker: tracker, health: health, metrics: metrics)
+        let statistics = ConsumerStatisticsReporter(health: health, metrics: metrics)
         let routes = WorkerRoutes(health: health, metrics: metrics, statistics: statistics)
         let http = try HTTPServer(address: configuration.httpAddress, port: configuration.httpPort) { path in
             routes.respond(to: path)
@@ -73,11 +78,11 @@ public final class WorkerService: Sendable {
         let kafkaLog = KafkaLogForwarder(metrics: metrics, logger: logger)
         let deadLetterProducer = try KafkaProducer(
             configuration: deadLetterProducerConfiguration(), logHandler: { entry in kafkaLog.handle(entry) })
-        let rebalance = RebalanceHandler(
-            tracker: tracker, metrics: metrics, logger: logger,
-            revokeWait: .seconds(min(configuration.drainTimeoutSeconds, 10)))
+        let rebalance = RebalanceLog(metrics: metrics, logger: logger, onRevoke: faults.onRevoke)
+        // Fetching pauses while the store or the dead-letter topic fails: state the consumer reads, not a call.
         let consumer = try KafkaConsumer(
             configuration: consumerConfiguration(),
+            pausedWhile: { [health] in !health.dependenciesHealthy },
             rebalanceHandler: { event in rebalance.handle(event) },
             logHandler: { entry in kafkaLog.handle(entry) })
         statistics.attach(consumer)
@@ -89,14 +94,14 @@ public final class WorkerService: Sendable {
             [("topic", .string(configuration.topic)), ("group", .string(configuration.group)),
              ("worker_version", .string(Self.version))])
 
-        var assembler = makeAssembler(
+        let pipeline = makePipeline(
             consumer: consumer, processor: processor, store: store, deadLetterProducer: deadLetterProducer)
         let progress = configuration.untilCaughtUp && configuration.progressIntervalSeconds > 0
             ? ProgressReporter(
                 interval: .milliseconds(Int64(configuration.progressIntervalSeconds * 1000)), metrics: metrics,
                 statistics: statistics, logger: logger
             ).start() : nil
-        let caughtUp = await assembler.run()
+        let outcome = await run(pipeline)
         progress?.cancel()
 
         // Drain: the pipeline has flushed and stored what it could; commit, leave the group, flush, close — each
@@ -105,9 +110,34 @@ public final class WorkerService: Sendable {
         await ShutdownSequence(
             consumer: consumer, deadLetters: deadLetterProducer, store: store, metrics: metrics, logger: logger
         ).run(plan)
+        let caughtUp = if case .caughtUp = outcome { true } else { false }
         let summary = RunSummary(metrics: metrics, elapsed: ContinuousClock.now - started, caughtUp: caughtUp)
         logger.info("worker stopped", summary.logFields)
+        if case .failed(let failure) = outcome {
+            switch failure {
+            case .store(let error): throw WorkerError.store("\(error)")
+            case .deadLetters, .consumer: throw WorkerError.fatal("\(failure)")
+            }
+        }
         return summary
+    }
+
+    /// Runs the pipeline until it ends by itself or, once a stop was requested, until the in-flight batches'
+    /// share of the drain deadline passed: then the pipeline is cancelled, which reaches every retry loop.
+    private func run(_ pipeline: BatchPipeline) async -> BatchPipeline.Outcome {
+        await withTaskGroup(of: BatchPipeline.Outcome?.self) { group in
+            group.addTask { await pipeline.run() }
+            group.addTask { [stop] in
+                await stop.untilBatchDeadline()
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if let first { return first }
+            logger.warning("the in-flight batches' share of the drain deadline passed; abandoning them un-stored")
+            let last: BatchPipeline.Outcome?? = await group.next()
+            return (last ?? nil) ?? .stopped
+        }
     }
 
     /// Asks the worker to stop: no more fetching; the in-flight batch finishes; offsets are committed.
@@ -119,30 +149,27 @@ public final class WorkerService: Sendable {
     // MARK: - Wiring
 
     /// The pipeline, stage by stage, each given only its collaborators.
-    private func makeAssembler(
+    private func makePipeline(
         consumer: KafkaConsumer, processor: BatchProcessor, store: any ObservationStore,
         deadLetterProducer: KafkaProducer
-    ) -> BatchAssembler {
-        let pause = ConsumptionPause(consumer: consumer, health: health, metrics: metrics, logger: logger)
-        let preparer = BatchPreparer(
-            processor: processor, tracker: tracker, versionCache: versionCache,
-            versionReader: store as? any ObservationVersionReader)
+    ) -> BatchPipeline {
         let writer = BatchWriter(
-            preparer: preparer,
+            consumer: consumer,
             upserts: UpsertStage(
-                store: store, deadLetter: processor.deadLetter, versionCache: versionCache, health: health,
-                pause: pause, metrics: metrics, logger: logger,
+                store: faults.wrapStore(store), deadLetter: processor.deadLetter, versionCache: versionCache,
+                health: health, metrics: metrics, logger: logger,
                 conflicts: VersionConflicts(
                     action: configuration.onVersionConflict, deadLetter: processor.deadLetter, logger: logger)),
-            deadLetters: DeadLetterStage(
-                producer: deadLetterProducer, health: health, pause: pause, metrics: metrics, logger: logger),
-            offsets: OffsetStorer(consumer: consumer, tracker: tracker, metrics: metrics, logger: logger),
-            tracker: tracker, stop: stop, metrics: metrics, logger: logger)
-        return BatchAssembler(
+            deadLetters: DeadLetterStage(producer: deadLetterProducer, health: health, metrics: metrics, logger: logger),
+            metrics: metrics, logger: logger)
+        return BatchPipeline(
             settings: .init(
                 batchSize: configuration.batchSize, batchWindow: .milliseconds(configuration.batchMilliseconds),
                 untilCaughtUp: configuration.untilCaughtUp),
-            consumer: consumer, tracker: tracker, health: health, stop: stop, metrics: metrics, logger: logger,
-            pipeline: BatchPipeline(preparer: preparer, writer: writer))
+            consumer: consumer,
+            preparer: BatchPreparer(
+                processor: processor, versionCache: versionCache,
+                versionReader: store as? any ObservationVersionReader),
+            writer: writer, health: health, metrics: metrics, logger: logger)
     }
 }

@@ -1,0 +1,76 @@
+import CommandLineOptions
+import Foundation
+
+/// The worker process from arguments to exit status: parse the configuration, wire SIGTERM/SIGINT to a graceful
+/// drain under one deadline, run, exit. `main.swift` of the shipped `worker` calls it with no fault hooks; the
+/// reliability suite's test worker with its own.
+///
+/// Exit status: 0 stopped cleanly (or caught up); 1 a fatal dependency failure; 2 a configuration error;
+/// 3 the drain deadline passed or a second signal; 4 the store refused the work in a way retrying cannot fix
+/// (``WorkerError/storeExitStatus``).
+public enum WorkerProcess {
+    /// Runs the worker with `arguments` (without the program name) and exits.
+    public static func run(_ arguments: [String], faults: WorkerFaults = .none) async -> Never {
+        // Summaries and --help go to stdout with `print`; stderr carries JSON log lines only, the fatal exits too.
+        let configuration: WorkerConfiguration
+        do {
+            guard let parsed = try WorkerConfiguration.parse(arguments) else {
+                print(WorkerHelp.text)
+                exit(0)
+            }
+            configuration = parsed
+        } catch {
+            Logger(level: .error).error("worker failed", [("error", .string("\(error)")), ("exit_status", 2)])
+            exit(UsageError.exitStatus)
+        }
+
+        let logger = Logger(level: configuration.logLevel, fields: [("worker_id", .string(configuration.workerID))])
+        let service = WorkerService(configuration: configuration, logger: logger, faults: faults)
+        let signals = Task { await stopOnSignals(service, configuration: configuration, logger: logger) }
+        do {
+            let summary = try await service.run()
+            if configuration.untilCaughtUp { print(summary) }
+            signals.cancel()
+            exit(0)
+        } catch {
+            let status = exitStatus(for: error)
+            logger.error("worker failed", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
+            exit(status)
+        }
+    }
+
+    /// The exit status for an error `WorkerService.run()` threw.
+    static func exitStatus(for error: any Error) -> Int32 {
+        switch error {
+        case WorkerError.configuration: UsageError.exitStatus
+        case WorkerError.store: WorkerError.storeExitStatus
+        default: 1
+        }
+    }
+
+    /// The first signal starts the drain and its one deadline; a second one, or the deadline, exits at once.
+    private static func stopOnSignals(
+        _ service: WorkerService, configuration: WorkerConfiguration, logger: Logger
+    ) async {
+        var received = 0
+        for await sig in SignalStream.make() {
+            received += 1
+            if received == 1 {
+                logger.info(
+                    "stopping: finishing the in-flight batch, committing, leaving the group",
+                    [("signal", .string(SignalStream.name(sig))),
+                     ("drain_timeout_s", .double(configuration.drainTimeoutSeconds))])
+                service.requestStop()
+                // Every stop step has its share of the deadline; whatever still hangs then, the process ends.
+                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.drainTimeoutSeconds) {
+                    logger.error("drain deadline exceeded; exiting without a clean close", [("exit_status", 3)])
+                    exit(3)
+                }
+            } else {
+                logger.error(
+                    "second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
+                exit(3)
+            }
+        }
+    }
+}
