@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CPostgres", "Essentials"], swiftSettings: swiftSettings),
         /// The only importer of CCurl: kept-alive HTTP/1.1 and HTTP/2 connections, TLS, timeouts, typed errors.
         .target(name: "HTTPClient", dependencies: ["CCurl", "Essentials"], swiftSettings: swiftSettings),
+        /// The only importer of CMicroHTTPD: a hardened HTTP/1.1 server (limits, request bodies, typed errors).
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Essentials"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
@@ -75,7 +77,7 @@ let package = Package(
         .target(
             name: "WorkerCore",
             dependencies: [
-                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "CMicroHTTPD",
+                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "HTTPServer",
                 "StoreOptions", "DeadLetters",
             ],
             swiftSettings: swiftSettings
@@ -125,13 +127,15 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
             name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "MallocTuning", "Hashing", "TestSupport",
-                "DeadLetters",
+                "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
+                "TestSupport", "DeadLetters",
             ],
             swiftSettings: swiftSettings
         ),

@@ -15,17 +15,18 @@ cmhd_start_daemon(unsigned int flags,
                                 MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
-/* The port the daemon is bound to (the chosen one when started with port 0), or 0 when unknown. */
-static inline uint16_t
-cmhd_daemon_bind_port(struct MHD_Daemon *daemon) {
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-        return info == NULL ? 0 : info->port;
-}
-
 /* The connection's socket, or -1 when unknown. */
 static inline int
 cmhd_connection_fd(struct MHD_Connection *connection) {
         const union MHD_ConnectionInfo *info =
             MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
         return info == NULL ? -1 : info->connect_fd;
+}
+
+/* The client's socket address (valid while the connection lives), or NULL when unknown. */
+static inline const struct sockaddr *
+cmhd_connection_client_address(struct MHD_Connection *connection) {
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        return info == NULL ? NULL : info->client_addr;
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Kafka
 import ObservationUpsert
 
@@ -60,8 +61,13 @@ public final class WorkerService: Sendable {
                 workerVersion: Self.version, producerMaxBytes: configuration.deadLetterMaxBytes))
         let statistics = ConsumerStatisticsReporter(health: health, metrics: metrics)
         let routes = WorkerRoutes(health: health, metrics: metrics, statistics: statistics)
-        let http = try HTTPServer(address: configuration.httpAddress, port: configuration.httpPort) { path in
-            routes.respond(to: path)
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(
+                address: configuration.httpAddress, port: configuration.httpPort,
+                beforeBody: { head in routes.admit(head) }, handler: { request in routes.respond(to: request) })
+        } catch {
+            throw WorkerError.configuration("http endpoint (--http-address, --http-port): \(error)")
         }
         defer { http.shutdown() }
         logger.info("http listening", [("port", .int(Int64(http.port)))])

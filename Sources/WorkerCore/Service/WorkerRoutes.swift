@@ -1,3 +1,4 @@
+import HTTPServer
 import Synchronization
 
 /// The worker's HTTP routes: `/metrics` (Prometheus text), `/healthz` (liveness), `/readyz` (readiness from
@@ -15,9 +16,15 @@ final class WorkerRoutes: Sendable {
         self.statistics = statistics
     }
 
-    /// The response to a GET of `path`.
-    func respond(to path: String) -> HTTPServer.Response {
-        switch path {
+    /// 405 with `Allow` for any method but GET and HEAD, before a body is read (the server's `beforeBody`).
+    func admit(_ head: HTTPServer.Request) -> HTTPServer.Response? {
+        guard head.method != .get, head.method != .head else { return nil }
+        return .init(status: 405, headers: ["Allow": "GET, HEAD"], body: "method not allowed; use GET or HEAD\n")
+    }
+
+    /// The response to a GET (or HEAD) of the request's path.
+    func respond(to request: HTTPServer.Request) -> HTTPServer.Response {
+        switch request.path {
         case "/metrics":
             let body = scrape.withLock { _ in
                 statistics.refreshBrokerHealth()

@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// Where the HTTP endpoint listens, from `--http-address` and `--http-port`.
+/// Where an ``HTTPServer`` listens: an IP literal and a port.
 ///
 /// A wildcard (`0.0.0.0`, the default, or `::`) means every address of the host, IPv4 and IPv6 (one dual-stack
 /// socket); an IPv4 literal binds that IPv4 address only, an IPv6 literal (brackets and a `%zone` allowed) that
@@ -16,10 +16,11 @@ enum HTTPListenAddress: Sendable, CustomStringConvertible {
     case ipv6(sockaddr_in6)
 
     /// Parses a numeric address.
-    /// - Throws: `WorkerError.configuration` when `address` is not an IP literal or `port` is out of range.
-    init(address: String, port: Int) throws(WorkerError) {
+    /// - Throws: ``HTTPServerError`` (`invalidAddress`) when `address` is not an IP literal or `port` is out of
+    ///   range; the message does not repeat the address.
+    init(address: String, port: Int) throws(HTTPServerError) {
         guard let port = UInt16(exactly: port) else {
-            throw WorkerError.configuration("http: port \(port) is out of range 0...65535")
+            throw HTTPServerError(.invalidAddress, "the port is out of range 0...65535")
         }
         var text = address.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
@@ -32,12 +33,12 @@ enum HTTPListenAddress: Sendable, CustomStringConvertible {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         guard !text.isEmpty, getaddrinfo(text, String(port), &hints, &found) == 0, let found else {
-            throw WorkerError.configuration(
-                "http: --http-address '\(address)' is not an IPv4 or IPv6 address (use 0.0.0.0 or :: for all)")
+            throw HTTPServerError(
+                .invalidAddress, "the listen address is not an IPv4 or IPv6 address (use 0.0.0.0 or :: for all)")
         }
         defer { freeaddrinfo(found) }
         guard let raw = found.pointee.ai_addr else {
-            throw WorkerError.configuration("http: --http-address '\(address)' has no usable address")
+            throw HTTPServerError(.invalidAddress, "the listen address has no usable address")
         }
         switch found.pointee.ai_family {
         case AF_INET:
@@ -45,7 +46,7 @@ enum HTTPListenAddress: Sendable, CustomStringConvertible {
         case AF_INET6:
             self = .ipv6(UnsafeRawPointer(raw).loadUnaligned(as: sockaddr_in6.self))
         default:
-            throw WorkerError.configuration("http: --http-address '\(address)' is neither IPv4 nor IPv6")
+            throw HTTPServerError(.invalidAddress, "the listen address is neither IPv4 nor IPv6")
         }
     }
 
@@ -63,15 +64,9 @@ enum HTTPListenAddress: Sendable, CustomStringConvertible {
         case .wildcard(let port):
             return "[::]:\(port) (all IPv4 and IPv6 addresses)"
         case .ipv4(var address):
-            return "\(Self.text(family: AF_INET, &address.sin_addr)):\(port)"
+            return "\(SocketAddressText.text(family: AF_INET, &address.sin_addr)):\(port)"
         case .ipv6(var address):
-            return "[\(Self.text(family: AF_INET6, &address.sin6_addr))]:\(port)"
+            return "[\(SocketAddressText.text(family: AF_INET6, &address.sin6_addr))]:\(port)"
         }
-    }
-
-    private static func text(family: Int32, _ address: UnsafeRawPointer) -> String {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(family, address, &text, socklen_t(text.count)) != nil else { return "?" }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,14 +1,19 @@
 import Foundation
+import HTTPServer
+import TestSupport
 import Testing
 
-@testable import WorkerCore
+#if canImport(Glibc)
+    import Glibc
+#endif
 
-/// The worker's HTTP endpoint against raw-socket clients (helpers in Support/RawHTTPClient.swift).
+/// The server's hardening against raw-socket clients (helpers in TestSupport/RawHTTPClient.swift), with the
+/// worker's limits (the defaults).
 @Suite("HTTPServer", .serialized)
 struct HTTPServerTests {
-    /// The worker's routes, reduced to what the tests need.
-    static let handler: HTTPServer.Handler = { path in
-        switch path {
+    /// Routes like the worker's, reduced to what the tests need.
+    static let handler: HTTPServer.Handler = { request in
+        switch request.path {
         case "/healthz": return .init(status: 200, body: "ok\n")
         case "/big": return .init(status: 200, body: String(repeating: "0123456789abcdef", count: 20_000))
         default: return .init(status: 404, body: "not found\n")
@@ -91,18 +96,29 @@ struct HTTPServerTests {
         #expect(missing?.status == 404)
     }
 
-    @Test("Other methods get 405 with Allow; a request body gets 413", arguments: ["POST", "PUT", "DELETE", "OPTIONS"])
-    func methodNotAllowed(method: String) async throws {
-        let server = try HTTPServer(address: "127.0.0.1", port: 0, handler: Self.handler)
-        defer { server.shutdown() }
-        let (response, _, _) = await onThread {
-            rawRequest(host: "127.0.0.1", port: server.port, method: method, path: "/healthz")
+    @Test(
+        "The default limits accept no body: Content-Length or chunked gets 413, the handler never runs",
+        arguments: [
+            "Content-Length: 5\r\n\r\nhello", "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+            "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ])
+    func defaultLimitsRefuseBodies(body: String) async throws {
+        let calls = Calls()
+        let server = try HTTPServer(address: "127.0.0.1", port: 0) { request in
+            calls.record(request)
+            return .init(status: 200, body: "ok\n")
         }
-        #expect(response?.status == 405)
-        #expect(response?.headers["allow"] == "GET, HEAD")
-        let withBody = Array("GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello".utf8)
-        let (rejected, _, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, withBody) }
+        defer { server.shutdown() }
+        let request = Array("POST /healthz HTTP/1.1\r\nHost: t\r\n\(body)".utf8)
+        let (rejected, closed, _) = await onThread { rawRequest(host: "127.0.0.1", port: server.port, request) }
         #expect(rejected?.status == 413)
+        #expect(closed)
+        let (empty, _, _) = await onThread {
+            rawRequest(host: "127.0.0.1", port: server.port, Array("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n".utf8))
+        }
+        #expect(empty?.status == 200, "an empty body is no body")
+        #expect(calls.all.count == 1)
+        #expect(calls.all.first?.body == [])
     }
 
     @Test("An oversized request head is refused (431/414/413 or closed), never served")
@@ -147,22 +163,42 @@ struct HTTPServerTests {
         #expect(idle >= .milliseconds(900) && idle < .milliseconds(3500))  // never closed: nil after 4 s
     }
 
-    @Test("Bind errors are configuration errors with the reason")
-    func bindErrors() async throws {
+    @Test("Bind failures carry errno; addresses that are not IP literals and bad limits have their own codes")
+    func startErrors() async throws {
         let first = try HTTPServer(address: "0.0.0.0", port: 0, handler: Self.handler)
         defer { first.shutdown() }
         for address in ["0.0.0.0", "127.0.0.1", "::1"] {
-            let error = #expect(throws: WorkerError.self) {
+            let error = #expect(throws: HTTPServerError.self) {
                 try HTTPServer(address: address, port: first.port, handler: Self.handler)
             }
-            #expect("\(error.map { "\($0)" } ?? "")".contains("Address already in use"), "\(address)")
+            #expect(error?.code == .bindFailed, "\(address)")
+            #expect(error?.errno == EADDRINUSE, "\(address)")
+            #expect(error.map { "\($0)" }?.contains("Address already in use") == true, "\(address)")
         }
-        for address in ["localhost", "", "300.1.1.1", "192.0.2.1"] {
-            let error = #expect(throws: WorkerError.self) {
+        let foreign = #expect(throws: HTTPServerError.self) {
+            try HTTPServer(address: "192.0.2.1", port: 0, handler: Self.handler)
+        }
+        #expect(foreign?.code == .bindFailed)
+        #expect(foreign?.errno == EADDRNOTAVAIL)
+        for address in ["localhost", "", "300.1.1.1", "1.2.3.4.5"] {
+            let error = #expect(throws: HTTPServerError.self) {
                 try HTTPServer(address: address, port: 0, handler: Self.handler)
             }
-            guard case .configuration(let message) = error else { continue }
-            #expect(message.contains("http"), "\(address): \(message)")
+            #expect(error?.code == .invalidAddress, "\(address)")
+            #expect(error?.errno == nil)
+            if !address.isEmpty { #expect(error.map { "\($0)" }?.contains(address) == false, "the address is echoed") }
+        }
+        #expect(throws: HTTPServerError.self) { try HTTPServer(address: "::1", port: 65_536, handler: Self.handler) }
+        let limits = [
+            HTTPServer.Limits(maxConnections: 0), HTTPServer.Limits(maxConnectionsPerAddress: 300),
+            HTTPServer.Limits(idleTimeout: .milliseconds(500)), HTTPServer.Limits(memoryPerConnection: 100),
+            HTTPServer.Limits(threads: 0), HTTPServer.Limits(maxRequestBodyBytes: -1),
+        ]
+        for limit in limits {
+            let error = #expect(throws: HTTPServerError.self) {
+                try HTTPServer(address: "127.0.0.1", port: 0, limits: limit, handler: Self.handler)
+            }
+            #expect(error?.code == .invalidLimits, "\(limit)")
         }
     }
 

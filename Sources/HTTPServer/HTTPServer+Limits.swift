@@ -2,7 +2,7 @@ import Essentials
 
 extension HTTPServer {
     /// What one client may cost the server. The defaults suit probes and Prometheus scrapes: a request is a
-    /// request line and a few short headers, answered at once, one request per connection.
+    /// request line and a few short headers without a body, answered at once, one request per connection.
     public struct Limits: Sendable {
         /// Connections served at once, over all clients; more are closed right after `accept`.
         public var maxConnections: Int
@@ -20,6 +20,11 @@ extension HTTPServer {
         public var memoryPerConnection: Int
         /// Threads polling the connections (libmicrohttpd's internal thread pool, epoll on Linux).
         public var threads: Int
+        /// The largest request body accepted, in bytes; 0 (the default) accepts none. A request announcing a bigger
+        /// `Content-Length` is answered 413 before its body is read; a chunked body is counted as it arrives and,
+        /// past the limit, read to its end without being kept and answered 413 (the connection deadline bounds
+        /// how long that may take). The handler never sees a body over the limit.
+        public var maxRequestBodyBytes: Int
 
         /// - Parameters: see the properties; the defaults are the worker's.
         public init(
@@ -28,7 +33,8 @@ extension HTTPServer {
             idleTimeout: Duration = .seconds(5),
             connectionDeadline: Duration = .seconds(10),
             memoryPerConnection: Int = 8 * 1024,
-            threads: Int = 2
+            threads: Int = 2,
+            maxRequestBodyBytes: Int = 0
         ) {
             self.maxConnections = maxConnections
             self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -36,13 +42,14 @@ extension HTTPServer {
             self.connectionDeadline = connectionDeadline
             self.memoryPerConnection = memoryPerConnection
             self.threads = threads
+            self.maxRequestBodyBytes = maxRequestBodyBytes
         }
 
         /// Rejects limits libmicrohttpd cannot apply.
-        /// - Throws: `WorkerError.configuration` naming the limit.
-        func validate() throws(WorkerError) {
-            func require(_ ok: Bool, _ rule: String) throws(WorkerError) {
-                if !ok { throw WorkerError.configuration("http limits: \(rule)") }
+        /// - Throws: ``HTTPServerError`` (`invalidLimits`) naming the limit and its rule.
+        func validate() throws(HTTPServerError) {
+            func require(_ ok: Bool, _ rule: String) throws(HTTPServerError) {
+                if !ok { throw HTTPServerError(.invalidLimits, "limits: \(rule)") }
             }
             try require((1...65_536).contains(maxConnections), "maxConnections must be 1...65536")
             try require(
@@ -52,6 +59,7 @@ extension HTTPServer {
             try require(connectionDeadline > .zero, "connectionDeadline must be positive")
             try require((1024...1 << 20).contains(memoryPerConnection), "memoryPerConnection must be 1 KiB...1 MiB")
             try require((1...64).contains(threads), "threads must be 1...64")
+            try require((0...1 << 30).contains(maxRequestBodyBytes), "maxRequestBodyBytes must be 0...1 GiB")
         }
 
         /// The idle timeout in whole seconds, rounded up.

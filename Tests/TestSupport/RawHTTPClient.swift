@@ -5,11 +5,11 @@ import Synchronization
     import Glibc
 #endif
 
-// Test helpers for HTTPServerTests: raw TCP clients (Glibc sockets) that control every byte, slow ones included.
+// Test helpers for the HTTP server's tests: raw TCP clients (Glibc sockets) that control every byte, slow ones too.
 // Everything here blocks; tests call it through `onThread` so Swift's cooperative pool is never held up.
 
 /// Runs blocking work on a dedicated thread and returns its result.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         let thread = Thread { continuation.resume(returning: body()) }
         thread.name = "http-test-client"
@@ -18,11 +18,11 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
 }
 
 /// One blocking TCP connection. Not shared between threads.
-final class RawSocket {
-    let fd: Int32
+public final class RawSocket {
+    public let fd: Int32
 
     /// Connects to `host` (an IP literal) and `port`; nil when the connection is refused.
-    init?(host: String, port: Int) {
+    public init?(host: String, port: Int) {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -43,7 +43,7 @@ final class RawSocket {
 
     /// Sends all of `bytes`; false when the peer is gone.
     @discardableResult
-    func send(_ bytes: some Collection<UInt8>) -> Bool {
+    public func send(_ bytes: some Collection<UInt8>) -> Bool {
         let bytes = Array(bytes)
         var sent = 0
         while sent < bytes.count {
@@ -57,7 +57,7 @@ final class RawSocket {
     }
 
     /// Reads until the peer closes or `timeout` passes. `closed` is true for end-of-file or a reset.
-    func readUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
+    public func readUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
         let end = ContinuousClock.now + timeout
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -74,7 +74,7 @@ final class RawSocket {
     }
 
     /// Whether the peer has closed the connection, without waiting.
-    var isClosedByPeer: Bool {
+    public var isClosedByPeer: Bool {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&pfd, 1, 0) > 0 else { return false }
         var byte: UInt8 = 0
@@ -83,23 +83,27 @@ final class RawSocket {
 }
 
 /// A parsed HTTP/1.1 response.
-struct RawHTTPResponse: Sendable {
-    var status: Int
-    /// Header names lowercased.
-    var headers: [String: String]
-    var body: [UInt8]
+public struct RawHTTPResponse: Sendable {
+    public var status: Int
+    /// Header names lowercased (the last of a repeated field).
+    public var headers: [String: String]
+    /// Every header field in order, names as sent.
+    public var fields: [(name: String, value: String)]
+    public var body: [UInt8]
 
-    init?(_ bytes: [UInt8]) {
+    public init?(_ bytes: [UInt8]) {
         guard let split = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
         let head = String(decoding: bytes[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = head[0].split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
         self.status = status
         headers = [:]
+        fields = []
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
-                in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = value
+            fields.append((name: String(line[..<colon]), value: value))
         }
         body = Array(bytes[split.upperBound...])
     }
@@ -108,7 +112,7 @@ struct RawHTTPResponse: Sendable {
 /// Sends `request` on a fresh connection and reads the response until the server closes the connection.
 /// Returns nil as response when the connection is refused or no response head arrives; `elapsed` covers
 /// connect to close.
-func rawRequest(host: String, port: Int, _ request: some Collection<UInt8>, timeout: Duration = .seconds(3))
+public func rawRequest(host: String, port: Int, _ request: some Collection<UInt8>, timeout: Duration = .seconds(3))
     -> (response: RawHTTPResponse?, closed: Bool, elapsed: Duration)
 {
     let started = ContinuousClock.now
@@ -119,7 +123,7 @@ func rawRequest(host: String, port: Int, _ request: some Collection<UInt8>, time
 }
 
 /// `GET path` (or another method) as a client would send it, with `Connection: close`.
-func rawRequest(host: String, port: Int, method: String = "GET", path: String, timeout: Duration = .seconds(3))
+public func rawRequest(host: String, port: Int, method: String = "GET", path: String, timeout: Duration = .seconds(3))
     -> (response: RawHTTPResponse?, closed: Bool, elapsed: Duration)
 {
     let request = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
@@ -128,13 +132,13 @@ func rawRequest(host: String, port: Int, method: String = "GET", path: String, t
 
 /// Slowloris clients: each holds a connection open and sends the next byte of an endless request head every
 /// `interval` from one background thread, until ``stop()``.
-final class SlowClients: Sendable {
+public final class SlowClients: Sendable {
     private let stopping = Atomic(false)
     private let done = Mutex<(open: Int, total: Int)?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Connects `count` clients to `host:port` and starts dripping.
-    init(count: Int, host: String, port: Int, interval: Duration) {
+    public init(count: Int, host: String, port: Int, interval: Duration) {
         let thread = Thread { [self] in
             let sockets = (0..<count).compactMap { _ in RawSocket(host: host, port: port) }
             let head = Array("GET /healthz HTTP/1.1\r\nX-Slow: ".utf8)
@@ -159,7 +163,7 @@ final class SlowClients: Sendable {
     }
 
     /// Stops dripping, closes the connections and returns how many were still open (not closed by the server).
-    func stop() async -> (open: Int, total: Int) {
+    public func stop() async -> (open: Int, total: Int) {
         stopping.store(true, ordering: .releasing)
         return await onThread { [self] in
             finished.wait()

@@ -1,0 +1,58 @@
+/// An HTTP/1.1 server over libmicrohttpd, answering on its own threads (never Swift's cooperative pool): the
+/// worker's `/metrics`, `/healthz` and `/readyz`, and any other service's routes.
+///
+/// Hardened for endpoints that must answer while misbehaving clients are connected: connections are polled
+/// concurrently (epoll, a pool of ``Limits/threads`` threads), each connection has an idle timeout and a deadline
+/// for its whole life, the number of connections is capped (in total and per client address), a request head
+/// is small (bigger heads get 431, a long URL 414), and a body is read only up to ``Limits/maxRequestBodyBytes``
+/// (413 past it, never buffered beyond it). Every response carries `Connection: close` (one request per
+/// connection) and, unless the handler sets its own, `Cache-Control: no-store`.
+///
+/// Which methods and paths exist is the caller's choice: the server answers nothing itself but those limits.
+public final class HTTPServer: Sendable {
+    /// Answers a request whose head and body have arrived within the limits. It runs on a server thread,
+    /// possibly on several at once, and should return quickly: a slow answer delays the other connections its
+    /// thread polls. A `HEAD` request's response is sent without its body.
+    public typealias Handler = @Sendable (_ request: Request) -> Response
+
+    /// Sees a request as soon as its head has arrived, before any body is read (``Request/body`` is empty):
+    /// a response it returns is sent at once and the body is never read (for 405, 401, 415, 429, …); nil lets
+    /// the request go on to the size check and the ``Handler``. Same threads and rules as the handler.
+    public typealias HeadHandler = @Sendable (_ head: Request) -> Response?
+
+    private let daemon: MicroHTTPDaemon
+    /// The bound port (useful with port 0).
+    public var port: Int { daemon.port }
+
+    /// Binds `address:port` and starts serving.
+    ///
+    /// `address` is an IP literal: `0.0.0.0` or `::` listen on every IPv4 and IPv6 address (one dual-stack
+    /// socket), an IPv4 address on that address only, an IPv6 address (optionally in brackets) on that one only.
+    /// Port 0 picks a free port (see ``port``).
+    /// - Parameters:
+    ///   - limits: what one client may cost; the defaults are the worker's (no request body).
+    ///   - beforeBody: an early answer from the request head alone (see ``HeadHandler``); nil for none.
+    ///   - handler: answers every request that got past `beforeBody` and the limits.
+    /// - Throws: ``HTTPServerError``: `invalidAddress` for an address that is not an IP literal or a port out of
+    ///   range, `invalidLimits`, `bindFailed` with the `errno` (in use, not an address of this host, …),
+    ///   `startFailed` when libmicrohttpd would not start.
+    public init(
+        address: String, port: Int, limits: Limits = Limits(), beforeBody: HeadHandler? = nil,
+        handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        try limits.validate()
+        let listen = try HTTPListenAddress(address: address, port: port)
+        let socket = try ListeningSocket(listen)
+        let context = MicroHTTPDContext(beforeBody: beforeBody, handler: handler, limits: limits)
+        daemon = try MicroHTTPDaemon(socket: socket, address: listen, limits: limits, context: context)
+    }
+
+    /// Requests begun and not yet completed: every one's state is released however it ended (for the tests).
+    var liveRequests: Int { daemon.liveRequests }
+
+    /// Stops serving: closes the listening socket and every open connection, and returns once the server
+    /// threads have ended. Safe to call more than once.
+    public func shutdown() {
+        daemon.stop()
+    }
+}

@@ -1,0 +1,100 @@
+import CMicroHTTPD
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The plain C functions libmicrohttpd calls; each finds its ``MicroHTTPDContext`` in the `cls` argument (see the
+/// lifetime rule there) and its request's ``MicroHTTPDRequest`` in `*req_cls` (lifetime rule there). They run on
+/// the daemon's threads.
+enum MicroHTTPDCallbacks {
+    /// `MHD_OPTION_URI_LOG_CALLBACK`: called with the raw request target as soon as the request line arrived;
+    /// what it returns becomes the request's `*req_cls`.
+    typealias URILogCallback =
+        @convention(c) (
+            UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?
+        ) -> UnsafeMutableRawPointer?
+
+    /// Starts a request's state with its raw target (retained; released in ``requestCompleted``).
+    static let requestStarted: URILogCallback = { cls, uri, _ in
+        guard let cls else { return nil }
+        let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
+        let state = MicroHTTPDRequest(target: uri.map { String(cString: $0) } ?? "/", context: context)
+        return Unmanaged.passRetained(state).toOpaque()
+    }
+
+    /// Releases a request's state, however the request ended.
+    static let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+        guard let requestContext, let state = requestContext.pointee else { return }
+        requestContext.pointee = nil
+        Unmanaged<MicroHTTPDRequest>.fromOpaque(state).release()
+    }
+
+    /// Called once the head has arrived, once per piece of body, and once when the request is complete.
+    ///
+    /// First call: the `beforeBody` check, then the announced body size (413 at once when over the limit; an
+    /// answer now makes the daemon skip the body and close the connection after the response). Body calls: the
+    /// piece is kept while the body is within the limit, dropped after. Last call: 413 for a body past the limit,
+    /// else the handler's response.
+    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, data, size, requestContext in
+        // `*req_cls` is always set: the URI logger runs first for every request.
+        guard let cls, let connection, let size, let stateAddress = requestContext?.pointee else { return .NO }
+        let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
+        let state = Unmanaged<MicroHTTPDRequest>.fromOpaque(stateAddress).takeUnretainedValue()
+        guard let head = state.head else {
+            let head = MicroHTTPDRequest.head(
+                of: connection, method: method.map { String(cString: $0) } ?? "", target: state.target)
+            state.head = head
+            if let early = context.beforeBody?(head) {
+                return MicroHTTPDResponse.queue(early, on: connection)
+            }
+            if MicroHTTPDRequest.announcesBody(head, over: context.maxBodyBytes) {
+                return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
+            }
+            return .YES
+        }
+        if size.pointee > 0 {
+            state.receive(UnsafeRawBufferPointer(start: data, count: size.pointee), limit: context.maxBodyBytes)
+            size.pointee = 0
+            return .YES
+        }
+        if state.overLimit {
+            return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
+        }
+        var request = head
+        request.body = state.body
+        state.body = []
+        return MicroHTTPDResponse.queue(context.handler(request), on: connection)
+    }
+
+    /// Tracks connections for their deadline (`MHD_OPTION_NOTIFY_CONNECTION`). The daemon reports a connection
+    /// closed before it closes the socket.
+    static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
+        let key = UInt(bitPattern: Int(bitPattern: connection))
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED: context.deadlines.opened(key, fd: cmhd_connection_fd(connection))
+        case .CONNECTION_NOTIFY_CLOSED: context.deadlines.closed(key)
+        @unknown default: break
+        }
+    }
+
+    /// Formats a daemon message (`MHD_OPTION_EXTERNAL_LOGGER`) and hands it to the context.
+    static let log: MHD_LogCallback = { cls, format, arguments in
+        guard let cls, let format, let arguments else { return }
+        var buffer = [CChar](repeating: 0, count: 512)
+        _ = vsnprintf(&buffer, buffer.count, format, arguments)
+        let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
+            .log(message.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    // MARK: - Helpers
+
+    private static func tooLarge(_ limit: Int) -> HTTPServer.Response {
+        let rule = limit == 0 ? "a request body is not accepted here" : "the request body is over \(limit) bytes"
+        return HTTPServer.Response(status: 413, body: rule + "\n")
+    }
+}

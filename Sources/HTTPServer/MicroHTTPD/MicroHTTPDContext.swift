@@ -1,0 +1,46 @@
+import Synchronization
+
+/// What libmicrohttpd's callbacks reach through their `void *` closure argument: the Swift handlers, the body
+/// limit, the connection deadlines and the daemon's log while it starts.
+///
+/// Lifetime rule: handed to the daemon *unretained* (`Unmanaged.passUnretained`) as the closure of the access
+/// handler, the URI logger, the completion and connection notifiers and the logger. ``MicroHTTPDaemon`` keeps it
+/// alive with a strong reference and calls `MHD_stop_daemon` (which joins every daemon thread; no callback runs
+/// after it returns) before that reference is released, so every callback sees a live context.
+final class MicroHTTPDContext: Sendable {
+    /// Both called on a daemon thread, possibly on several at once; they must answer quickly (they hold up the
+    /// other connections their thread polls).
+    let beforeBody: HTTPServer.HeadHandler?
+    let handler: HTTPServer.Handler
+    /// ``HTTPServer/Limits/maxRequestBodyBytes``.
+    let maxBodyBytes: Int
+    let deadlines: HTTPConnectionDeadlines
+    /// Requests whose ``MicroHTTPDRequest`` is alive (begun and not yet completed); 0 once the daemon stopped.
+    let liveRequests = Atomic<Int>(0)
+    /// The daemon's messages while it starts (why it would not start); nil once started.
+    private let startupLog = Mutex<[String]?>([])
+    private static let maxStartupMessages = 16
+
+    init(beforeBody: HTTPServer.HeadHandler?, handler: @escaping HTTPServer.Handler, limits: HTTPServer.Limits) {
+        self.beforeBody = beforeBody
+        self.handler = handler
+        self.maxBodyBytes = limits.maxRequestBodyBytes
+        self.deadlines = HTTPConnectionDeadlines(lifetime: limits.connectionDeadline)
+    }
+
+    /// Keeps a daemon message while starting; later ones (a full connection table, a client gone) are dropped:
+    /// a server's user logs its own structured lines, and these are not.
+    func log(_ message: String) {
+        startupLog.withLock { log in
+            if log != nil, log!.count < Self.maxStartupMessages { log!.append(message) }
+        }
+    }
+
+    /// Ends the start-up phase and returns what the daemon logged in it.
+    func finishStartup() -> [String] {
+        startupLog.withLock { log in
+            defer { log = nil }
+            return log ?? []
+        }
+    }
+}
