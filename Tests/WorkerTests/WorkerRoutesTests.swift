@@ -10,7 +10,7 @@ struct WorkerRoutesTests {
     static func serve() throws -> HTTPServer {
         let health = WorkerHealth()
         let metrics = Metrics()
-        let statistics = ConsumerStatisticsReporter(tracker: PartitionTracker(), health: health, metrics: metrics)
+        let statistics = ConsumerStatisticsReporter(health: health, metrics: metrics)
         let routes = WorkerRoutes(health: health, metrics: metrics, statistics: statistics)
         return try HTTPServer(
             address: "127.0.0.1", port: 0, beforeBody: { routes.admit($0) }, handler: { routes.respond(to: $0) })
