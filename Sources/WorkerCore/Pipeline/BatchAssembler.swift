@@ -98,7 +98,7 @@ struct BatchAssembler {
         guard !received.isEmpty else { return }
         let accepted = tracker.accept(received)
         if accepted.count < received.count {
-            metrics.increment("dvp_stale_records_dropped_total", by: Double(received.count - accepted.count))
+            metrics.increment(.staleRecordsDropped, by: Double(received.count - accepted.count))
         }
         if pending.isEmpty && !accepted.isEmpty { batchStarted = .now }
         pending.append(contentsOf: accepted)

@@ -27,7 +27,7 @@ struct BatchWriter: Sendable {
         guard !messages.isEmpty else { return }
         let started = ContinuousClock.now
         tracker.beginBatch()
-        metrics.increment("dvp_records_consumed_total", by: Double(messages.count))
+        metrics.increment(.recordsConsumed, by: Double(messages.count))
         let generations = Array(output.lastRecords.values)
         let abandoned = { @Sendable [stop, tracker] in
             stop.batchDeadlinePassed || !generations.contains(where: tracker.isCurrent)
@@ -51,10 +51,10 @@ struct BatchWriter: Sendable {
         }
         metrics.countSkipped(output.skipped)
         for (field, n) in output.omittedSourceFields {
-            metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"\(field)\"", by: Double(n))
+            metrics.increment(.sourceFieldsOmitted, label: field, by: Double(n))
         }
         tracker.endBatch(durable: offsets.storeOffsets(after: generations))
-        metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
+        metrics.observe(.batchDuration, (ContinuousClock.now - started).seconds)
         logger.debug("batch durable", [("records", .int(Int64(messages.count))),
                                        ("dead_lettered", .int(Int64(output.deadLetters.count)))])
     }

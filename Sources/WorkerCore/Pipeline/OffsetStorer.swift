@@ -15,7 +15,7 @@ struct OffsetStorer: Sendable {
         let last = tracker.storable(lastRecords)
         let refused = consumer.storeOffsets(after: last)
         if !refused.isEmpty {
-            metrics.increment("dvp_offset_store_refused_total", by: Double(refused.count))
+            metrics.increment(.offsetStoreRefused, by: Double(refused.count))
             logger.info("offsets not stored for partitions revoked meanwhile; their next owner re-reads them",
                         [("partitions", .string(refused.keys.logDescription))])
         }

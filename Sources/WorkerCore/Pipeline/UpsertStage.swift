@@ -52,7 +52,7 @@ struct UpsertStage: Sendable {
         let durable = await retrying.run(
             "store upsert failed; retrying", abandoned: abandoned,
             failed: { failure in
-                metrics.increment("dvp_store_errors_total")
+                metrics.increment(.storeErrors)
                 health.storeFailed(failure.cause ?? StoreError(.connection, failure.error))
             },
             recovered: { attempts in
@@ -115,7 +115,7 @@ struct UpsertStage: Sendable {
             }
         }
         for (outcome, n) in zip(kinds, counts) where n > 0 {
-            metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"", by: Double(n))
+            metrics.increment(.upserts, label: outcome.rawValue, by: Double(n))
         }
         versionCache.record(learned)
         return conflicting

@@ -37,10 +37,9 @@ final class ConsumerStatisticsReporter: Sendable {
     /// Per-partition lag of the current assignment (high watermark minus the committed offset, as Kafka tools and
     /// KEDA see it).
     func refreshLag() {
-        metrics.clearGauge("dvp_consumer_lag")
+        metrics.clear(.consumerLag)
         for stats in assignedStatistics() where stats.consumerLag >= 0 {
-            metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
-                        Double(stats.consumerLag))
+            metrics.set(.consumerLag, topic: stats.topic, partition: stats.partition, Double(stats.consumerLag))
         }
     }
 

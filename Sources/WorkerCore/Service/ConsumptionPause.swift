@@ -27,7 +27,7 @@ final class ConsumptionPause: Sendable {
         }
         guard first else { return }
         consumer.pauseAll()
-        metrics.set("dvp_paused", 1)
+        metrics.set(.paused, 1)
         logger.warning("consumption paused until the failing dependency recovers")
     }
 
@@ -40,7 +40,7 @@ final class ConsumptionPause: Sendable {
         }
         guard wasPaused else { return }
         consumer.resumeAll()
-        metrics.set("dvp_paused", 0)
+        metrics.set(.paused, 0)
         logger.info("consumption resumed")
     }
 }

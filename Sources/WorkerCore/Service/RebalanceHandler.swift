@@ -15,17 +15,16 @@ struct RebalanceHandler: Sendable {
         switch event {
         case .assigned(let partitions, let generation):
             tracker.assign(partitions, generation: generation)
-            metrics.increment("dvp_rebalances_total", labels: "kind=\"assigned\"", by: Double(partitions.count))
+            metrics.increment(.rebalances, label: "assigned", by: Double(partitions.count))
             logger.info("partitions assigned", [("partitions", .string(partitions.logDescription))])
         case .revoked(let partitions, let lost):
             if !lost { CrashPoint.reach(.insideRevoke) }
             let finished = tracker.revoke(partitions, lost: lost, waitingAtMost: revokeWait)
-            metrics.increment(
-                "dvp_rebalances_total", labels: lost ? "kind=\"lost\"" : "kind=\"revoked\"", by: Double(partitions.count))
+            metrics.increment(.rebalances, label: lost ? "lost" : "revoked", by: Double(partitions.count))
             logger.info(
                 lost ? "partitions lost" : "partitions revoked",
                 [("partitions", .string(partitions.logDescription)), ("in_flight_finished", .bool(finished))])
         }
-        metrics.set("dvp_assigned_partitions", Double(tracker.assignedPartitions.count))
+        metrics.set(.assignedPartitions, Double(tracker.assignedPartitions.count))
     }
 }
