@@ -7,10 +7,16 @@
    namespace ingest) and takes the rules and the dashboard out of the rendered objects.
 2. `promtool check rules` on the rendered rules, then `promtool test rules charts/tests/prometheus-rules.test.yaml`
    (alert unit tests: each alert fires when it should and stays silent when it should not).
-3. Starts devbroker and a worker (the built binaries), publishes generated events (some invalid) and scrapes the
-   worker's /metrics: `promtool check metrics` lints the exposition, and every metric name used by a rule or a
-   dashboard panel must be one the worker exports (histograms with their _bucket/_sum/_count series).
-4. The dead-letter rules (redrive.retentionWatch enabled): `promtool check rules` and `promtool test rules
+3. Holds the rules, the dashboard and the rule tests' input series to the worker's declared metric families,
+   charts/tests/worker-metric-families.json (rendered from Sources/WorkerCore/Metrics+Families.swift and kept current
+   by the Swift test MetricFamilyTableTests; no list of metric names is kept here): every metric a rule or a panel
+   uses is a declared family's series (a histogram's _bucket/_sum/_count), every label they select or group by is
+   one of its labels or a scrape target label, and every input series carries exactly its family's labels.
+4. Starts devbroker and a worker (the built binaries), publishes generated events (some invalid) and scrapes the
+   worker's /metrics once every labelled family the rules or the dashboard use has a series: `promtool check
+   metrics` lints the exposition, its families (names, types, order) are the declared ones, each sample carries its
+   family's labels, and every metric name used by a rule or a dashboard panel is one the worker exports.
+5. The dead-letter rules (redrive.retentionWatch enabled): `promtool check rules` and `promtool test rules
    charts/tests/dlq-rules.test.yaml`; `dlq stats --prometheus-file` on the same devbroker's dead letters lints clean
    and exports every metric those rules use.
 """
@@ -38,6 +44,10 @@ import yaml  # noqa: E402
 
 RULE_TESTS = ROOT / "charts" / "tests" / "prometheus-rules.test.yaml"
 DLQ_RULE_TESTS = ROOT / "charts" / "tests" / "dlq-rules.test.yaml"
+FAMILIES_FILE = ROOT / "charts" / "tests" / "worker-metric-families.json"
+REGENERATE = "DVP_WRITE_METRIC_FAMILIES=1 swift test --filter MetricFamilyTableTests"
+# Labels Prometheus adds to every series it scrapes (the target's), which no family declares.
+TARGET_LABELS = {"namespace", "job", "pod", "instance", "service", "container", "endpoint"}
 VALUES = yaml.safe_load((helmchart.CHART / "ci" / "postgres-values.yaml").read_text()) | {
     "prometheusRule": {"enabled": True},
     "grafanaDashboard": {"enabled": True},
@@ -58,6 +68,87 @@ def metric_names(expr: str) -> set[str]:
         if not call and name.lower() not in PROMQL_WORDS:
             names.add(name)
     return names
+
+
+def declared_families() -> dict[str, dict]:
+    """The worker's declared families by each series name a query may use (a histogram's three series)."""
+    families = json.loads(FAMILIES_FILE.read_text())["families"]
+    return {series: family for family in families for series in family["series"]}
+
+
+def selector_labels(expr: str) -> list[tuple[str, set[str]]]:
+    """(metric, label names) of every `metric{matchers}` selector in a PromQL expression."""
+    text = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)
+    return [(m.group(1), set(re.findall(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)", m.group(2))))
+            for m in re.finditer(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\s*\{([^}]*)\}", text)]
+
+
+def grouping_labels(expr: str) -> set[str]:
+    """Label names of every `by (…)`, `without (…)`, `on (…)` and `ignoring (…)` clause."""
+    labels = set()
+    for match in re.finditer(r"\b(?:by|without|on|ignoring)\s*\(([^)]*)\)", expr):
+        labels |= {label.strip() for label in match.group(1).split(",") if label.strip()}
+    return labels
+
+
+def allowed_labels(family: dict, series: str) -> set[str]:
+    """Labels a query may use on `series`: its family's, the target's, and `le` on a histogram's buckets."""
+    return set(family["labels"]) | TARGET_LABELS | ({"le"} if series.endswith("_bucket") else set())
+
+
+def check_against_declarations(families: dict[str, dict], expressions: dict[str, list[str]]) -> set[str]:
+    """Every metric the expressions use is a declared family's series, and every label they select or group by is
+    one of its labels (or a target label); returns the families they use."""
+    used_families = set()
+    for source, exprs in expressions.items():
+        for expr in exprs:
+            names = metric_names(expr)
+            undeclared = sorted(names - families.keys())
+            assert not undeclared, (
+                f"{source} use metrics the worker does not declare in Sources/WorkerCore/Metrics+Families.swift "
+                f"({FAMILIES_FILE.relative_to(ROOT)}, `{REGENERATE}`): {undeclared}\n  in: {expr}")
+            used_families |= {families[n]["name"] for n in names}
+            for series, labels in selector_labels(expr):
+                unknown = sorted(labels - allowed_labels(families[series], series))
+                assert not unknown, f"{source} select {series} by labels it does not have: {unknown}\n  in: {expr}"
+            known = set().union(TARGET_LABELS, *(allowed_labels(families[n], n) for n in names))
+            unknown = sorted(grouping_labels(expr) - known)
+            assert not unknown, f"{source} group by labels no metric of the expression has: {unknown}\n  in: {expr}"
+    return used_families
+
+
+def check_rule_test_series(families: dict[str, dict], tests: Path) -> None:
+    """The promtool tests' input series are series the worker can export: a declared family with exactly its
+    labels (plus target labels)."""
+    for test in yaml.safe_load(tests.read_text())["tests"]:
+        for item in test.get("input_series", []):
+            match = re.fullmatch(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?", item["series"])
+            assert match, f"{tests.name}: unreadable input series {item['series']}"
+            name, labels = match.group(1), set(re.findall(r"([a-zA-Z_][a-zA-Z0-9_]*)=", match.group(2) or ""))
+            assert name in families, f"{tests.name}: input series of an undeclared metric: {item['series']}"
+            family_labels = labels - TARGET_LABELS - ({"le"} if name.endswith("_bucket") else set())
+            assert family_labels == set(families[name]["labels"]), (
+                f"{tests.name}: {item['series']} has labels {sorted(family_labels)}, "
+                f"the family declares {families[name]['labels']}")
+
+
+def check_exposition(families: dict[str, dict], exposition: str) -> None:
+    """The worker's /metrics has the declared families, in order and with their types, and every sample carries
+    exactly its family's labels."""
+    declared = list(dict.fromkeys((f["name"], f["type"]) for f in families.values()))
+    exported = re.findall(r"^# TYPE (\S+) (\S+)$", exposition, re.M)
+    assert exported == declared, (
+        f"the worker's /metrics families differ from {FAMILIES_FILE.relative_to(ROOT)} (stale binary, or run "
+        f"`{REGENERATE}`):\n  exported {exported}\n  declared {declared}")
+    for line in exposition.splitlines():
+        if line.startswith("#") or not line:
+            continue
+        match = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? ", line)
+        assert match and match.group(1) in families, f"/metrics sample of no declared family: {line}"
+        name = match.group(1)
+        labels = set(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="', match.group(2) or ""))
+        want = set(families[name]["labels"]) | ({"le"} if name.endswith("_bucket") else set())
+        assert labels == want, f"/metrics sample {line!r}: labels {sorted(labels)}, declared {sorted(want)}"
 
 
 def rendered_assets() -> tuple[dict, dict]:
@@ -94,8 +185,9 @@ def run(command: list[str], **kwargs) -> str:
     return result.stdout
 
 
-def scrape_worker(bin_dir: Path, work: Path) -> str:
-    """/metrics of a worker that has consumed generated events (valid and invalid) from a devbroker."""
+def scrape_worker(bin_dir: Path, work: Path, awaited: list[str]) -> str:
+    """/metrics of a worker that has consumed generated events (valid and invalid) from a devbroker, once each
+    family of `awaited` has a series."""
     bootstrap = work / "bootstrap"
     processes = []
     try:
@@ -125,13 +217,13 @@ def scrape_worker(bin_dir: Path, work: Path) -> str:
         # Keep reading its log so a full pipe never blocks the worker.
         threading.Thread(target=lambda: [None for _ in worker.stderr], daemon=True).start()
         deadline = time.monotonic() + 30
-        while True:  # until records were upserted and dead-lettered and the lag statistics are in (every 5 s)
+        while True:  # e.g. until records were upserted and dead-lettered and the lag statistics are in (every 5 s)
             text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
-            if all(f"\n{name}" in text for name in ("dvp_upserts_total{", "dvp_dead_lettered_total{", "dvp_consumer_lag{")):
+            if all(f"\n{name}{{" in text for name in awaited):
                 # The same dead letters, as `dlq stats` exports them for the dead-letter rules.
                 run([bin_dir / "dlq", "stats", "--brokers", brokers, "--prometheus-file", work / "dlq.prom"])
                 return text
-            assert time.monotonic() < deadline, f"the worker's /metrics never showed its series:\n{text}"
+            assert time.monotonic() < deadline, f"the worker's /metrics never showed series of {awaited}:\n{text}"
             time.sleep(0.5)
     finally:
         for process in reversed(processes):
@@ -177,6 +269,15 @@ def main() -> int:
     arguments = parser.parse_args()
     promtool = shutil.which("promtool") or sys.exit("no promtool (Debian package prometheus)")
     rules, dashboard = rendered_assets()
+    families = declared_families()
+    expressions = {"rules": [r["expr"] for g in rules["groups"] for r in g["rules"]],
+                   "dashboard": dashboard_expressions(dashboard)}
+    used_families = check_against_declarations(families, expressions)
+    check_rule_test_series(families, RULE_TESTS)
+    print(f"rules, dashboard and {RULE_TESTS.name}: every metric and label is declared "
+          f"({len(used_families)} of {len({f['name'] for f in families.values()})} families used)")
+    # Every labelled family the rules or the dashboard use must show series before the scrape is checked.
+    awaited = sorted(n for n in used_families if any(f["name"] == n and f["labels"] for f in families.values()))
 
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
@@ -184,10 +285,13 @@ def main() -> int:
         dlq_rules = dead_letter_rules()
         test_rules(promtool, dlq_rules, DLQ_RULE_TESTS, work / "dlq-rules.yaml")
 
-        exposition = scrape_worker(arguments.bin_dir, work)
+        exposition = scrape_worker(arguments.bin_dir, work, awaited)
         (work / "metrics.txt").write_text(exposition)
         lint_metrics(promtool, work / "metrics.txt")
         print("promtool check metrics: the worker's exposition lints clean")
+        check_exposition(families, exposition)
+        print(f"the worker's /metrics: the declared families in order, every sample with its family's labels "
+              f"(series of {', '.join(awaited)})")
         dlq_exposition = (work / "dlq.prom").read_text()
         lint_metrics(promtool, work / "dlq.prom")
         dlq_used = set().union(*(metric_names(r["expr"]) for g in dlq_rules["groups"] for r in g["rules"]))
@@ -196,8 +300,6 @@ def main() -> int:
         print(f"dead-letter rules: {len(dlq_used)} metrics, all exported by `dlq stats`, which lints clean")
 
     exported = exported_names(exposition)
-    expressions = {"rules": [r["expr"] for g in rules["groups"] for r in g["rules"]],
-                   "dashboard": dashboard_expressions(dashboard)}
     for source, exprs in expressions.items():
         used = set().union(*(metric_names(e) for e in exprs))
         unknown = used - exported

@@ -1,5 +1,6 @@
 import Essentials
 import Foundation
+import ObservationUpsert
 
 /// What a worker run did, printed at the end of `--until-caught-up` runs and logged on every stop.
 public struct RunSummary: Sendable, CustomStringConvertible {
@@ -20,17 +21,19 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     public var caughtUp: Bool
 
     init(metrics: Metrics, elapsed: Duration, caughtUp: Bool) {
-        func count(_ name: String, _ labels: String = "") -> Int64 { Int64(metrics.counter(name, labels: labels)) }
-        consumed = count("dvp_records_consumed_total")
-        inserted = count("dvp_upserts_total", "outcome=\"inserted\"")
-        updated = count("dvp_upserts_total", "outcome=\"updated\"")
-        unchanged = count("dvp_upserts_total", "outcome=\"unchanged\"")
-        stale = count("dvp_upserts_total", "outcome=\"stale\"")
-        retracted = count("dvp_upserts_total", "outcome=\"retracted\"")
-        conflict = count("dvp_upserts_total", "outcome=\"conflict\"")
-        skippedByVersionCache = count("dvp_skipped_not_newer_total")
-        deadLettered = metrics.counterFamilyTotal("dvp_dead_lettered_total")
-        storeErrors = count("dvp_store_errors_total")
+        func count(_ outcome: UpsertOutcome) -> Int64 {
+            Int64(metrics.value(of: .upserts, label: outcome.rawValue))
+        }
+        consumed = Int64(metrics.value(of: .recordsConsumed))
+        inserted = count(.inserted)
+        updated = count(.updated)
+        unchanged = count(.unchanged)
+        stale = count(.stale)
+        retracted = count(.retracted)
+        conflict = count(.conflict)
+        skippedByVersionCache = Int64(metrics.value(of: .skippedNotNewer))
+        deadLettered = Int64(metrics.total(of: .deadLettered))
+        storeErrors = Int64(metrics.value(of: .storeErrors))
         elapsedSeconds = elapsed.seconds
         self.caughtUp = caughtUp
     }
@@ -58,13 +61,5 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               store errors   \(storeErrors) (retried)
               elapsed        \(String(format: "%.1f", elapsedSeconds)) s (\(Int(rate)) records/s)
             """
-    }
-}
-
-extension Metrics {
-    /// The sum of every series of a counter family.
-    func counterFamilyTotal(_ name: String) -> Int64 {
-        Int64(render().split(separator: "\n").filter { $0.hasPrefix(name + "{") || $0.hasPrefix(name + " ") }
-            .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +))
     }
 }

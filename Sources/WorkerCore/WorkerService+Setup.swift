@@ -74,7 +74,7 @@ extension WorkerService {
                 return store
             } catch let error as StoreError where error.isRetriable {
                 health.storeFailed(error)
-                metrics.increment("dvp_store_errors_total")
+                metrics.increment(.storeErrors)
                 let delay = backoff.next()
                 logger.error("store unreachable at start; retrying",
                              [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])

@@ -46,7 +46,7 @@ public final class WorkerService: Sendable {
     ///   left — for a dependency that failed in a way retrying cannot fix (``WorkerError/store(_:)``, ``WorkerError/fatal(_:)``).
     public func run() async throws -> RunSummary {
         let started = ContinuousClock.now
-        metrics.set("dvp_id_key_file_insecure", configuration.idKeyFileExposed ? 1 : 0)
+        metrics.set(.idKeyFileInsecure, configuration.idKeyFileExposed ? 1 : 0)
         if configuration.idKeyFileExposed {
             logger.warning(
                 "the id key file is readable by other users or by a group the worker is not in: anyone who reads "

@@ -3,6 +3,7 @@ import Kafka
 import ObservationUpsert
 import TestSupport
 import Testing
+import WorkerCore
 
 /// The worker writing to a FHIR server: real sekmet-fhir (strict validation of every Observation) for the oracle and
 /// a server restart, the FHIR double for a 429 storm, 5xx bursts, a slow server and refused records. Each ends with
@@ -44,7 +45,7 @@ struct FHIRWorkerTests {
         let probe = try await WorkerProbe(worker)
         let (generator, oracleFile) = try Self.liveStream(harness, patients: 30, days: 4, seed: 32, rate: 150)
         #expect(await eventually(timeout: .seconds(60)) {
-            (await probe.metric("dvp_records_consumed_total") ?? 0) >= 100
+            (await probe.metric(.recordsConsumed) ?? 0) >= 100
         })
         #expect(await server.stop())
         let notReady = await eventually(timeout: .seconds(20)) { await probe.get("/readyz")?.status == 503 }
@@ -74,7 +75,7 @@ struct FHIRWorkerTests {
         let probe = try await WorkerProbe(worker)
         let (generator, oracleFile) = try Self.liveStream(harness, patients: 40, days: 5, seed: 33, rate: 100)
         let flowing = await eventually(timeout: .seconds(60)) {
-            (await probe.metric("dvp_records_consumed_total") ?? 0) >= 200
+            (await probe.metric(.recordsConsumed) ?? 0) >= 200
         }
         #expect(flowing, "worker made no progress: \(worker.stderr.suffix(3000))")
         // Each fault is switched on while the stream flows and off only once the worker met it.
@@ -112,7 +113,7 @@ struct FHIRWorkerTests {
         #expect(await eventually(timeout: .seconds(30)) {
             await probe.get("/readyz").map { $0.status == 503 && $0.body == "store-unauthorized\n" } == true
         })
-        #expect(await eventually(timeout: .seconds(10)) { await probe.metric("dvp_paused") == 1 })
+        #expect(await eventually(timeout: .seconds(10)) { await probe.metric(.paused) == 1 })
         #expect(worker.stderr.contains("store unauthorized error"), "\(worker.stderr.suffix(2000))")
         try "secret-2\n".write(to: tokenFile, atomically: true, encoding: .utf8)
         #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 200 })

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WorkerCore
 
 /// `storectl finalize` beside a running worker (docs/LIFECYCLE.md, "Finalisation"), with real processes: devbroker,
 /// `producer publish`, one worker and `storectl finalize --settle-hours 0` run again and again while the worker
@@ -26,7 +27,7 @@ struct FinalizeWhileWorkingTests {
             store: store, untilCaughtUp: false, extra: ["--batch-size", "4", "-X", "fetch.wait.max.ms=10"])
         let probe = try await WorkerProbe(worker)
         let assigned = await eventually(timeout: .seconds(60)) {
-            await probe.metric("dvp_assigned_partitions") == Double(harness.partitions)
+            await probe.metric(.assignedPartitions) == Double(harness.partitions)
         }
         try #require(assigned, "the worker got no partitions: \(worker.stderr.suffix(2000))")
 
@@ -109,11 +110,13 @@ struct FinalizeWhileWorkingTests {
         for line in (await probe.get("/metrics")?.body ?? "").split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let value = Double(parts[1]) else { continue }
-            if parts[0] == "dvp_records_consumed_total" {
+            if parts[0] == Metrics.Counter.recordsConsumed.family.name {
                 out["consumed"] = Int(value)
-            } else if parts[0].hasPrefix("dvp_dead_lettered_total{") {
+            } else if parts[0].hasPrefix(Metrics.LabelledCounter.deadLettered.family.name + "{") {
                 out["dead-lettered", default: 0] += Int(value)
-            } else if let outcome = outcomes.first(where: { parts[0] == "dvp_upserts_total{outcome=\"\($0)\"}" }) {
+            } else if let outcome = outcomes.first(where: {
+                parts[0] == Metrics.LabelledCounter.upserts.seriesName(label: $0)
+            }) {
                 out[outcome] = Int(value)
             }
         }

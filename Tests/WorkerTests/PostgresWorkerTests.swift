@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import TestSupport
 import Testing
+import WorkerCore
 
 /// The worker on PostgreSQL under concurrency and faults: two workers, kill -9, a database restart, SIGTERM.
 @Suite("Worker on PostgreSQL", .serialized, .timeLimit(.minutes(6)))
@@ -44,7 +45,7 @@ struct PostgresWorkerTests {
         let victim = try harness.startWorker(store: store, untilCaughtUp: false, extra: ["--batch-size", "50"])
         let probe = try await WorkerProbe(victim)
         let progressed = await eventually(timeout: .seconds(60)) {
-            (await probe.metric("dvp_records_consumed_total") ?? 0) >= 1000
+            (await probe.metric(.recordsConsumed) ?? 0) >= 1000
         }
         #expect(progressed, "worker made no progress: \(victim.stderr.suffix(1500))")
         victim.signal(SIGKILL)
@@ -82,7 +83,7 @@ struct PostgresWorkerTests {
         // while the server is down (at 1500/s a worker that kept up could store everything before the stop, and a
         // loaded CI run then saw no failure at all).
         #expect(await eventually(timeout: .seconds(60)) {
-            (await probe.metric("dvp_records_consumed_total") ?? 0) >= 1000
+            (await probe.metric(.recordsConsumed) ?? 0) >= 1000
         })
 
         // A real stop of the server (immediate = crash-like), a pause, then the server back.
@@ -91,7 +92,7 @@ struct PostgresWorkerTests {
         try #require(generator.isRunning, "the stream ended before the server stopped: nothing was written while it was down")
         let notReady = await eventually(timeout: .seconds(20)) { await probe.get("/readyz")?.status == 503 }
         #expect(notReady, "the worker never reported not-ready while PostgreSQL was down")
-        #expect(await probe.metric("dvp_paused") == 1)
+        #expect(await probe.metric(.paused) == 1)
         try await Task.sleep(for: .seconds(2))
         let restarted = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "\(port)"])
         #expect(restarted.status == 0, "\(restarted.stderr)")
@@ -124,7 +125,7 @@ struct PostgresWorkerTests {
                                             extra: ["--batch-size", "200", "--drain-timeout", "10"])
         let probe = try await WorkerProbe(first)
         #expect(await eventually(timeout: .seconds(60)) {
-            (await probe.metric("dvp_records_consumed_total") ?? 0) >= 2000
+            (await probe.metric(.recordsConsumed) ?? 0) >= 2000
         })
         let signalled = ContinuousClock.now
         first.signal(SIGTERM)

@@ -48,7 +48,7 @@ struct StoreRefusalTests {
         components.password = "limited"
         let limited = try #require(components.string)
         let worker = try harness.startWorker(store: limited, untilCaughtUp: false, name: "worker-limited")
-        let probe = try await WorkerProbe(worker)
+        _ = try await WorkerProbe(worker)  // up and serving before the stream goes on
         try harness.publish(parts[1])
         let caughtUp = try await eventually(timeout: .seconds(60), interval: .milliseconds(500)) {
             try await harness.committedVersusEnd(group: "workers").allSatisfy { $0.committed == $0.end }
@@ -63,7 +63,6 @@ struct StoreRefusalTests {
         #expect(worker.stderr.contains("42501"), "the log does not name the SQLSTATE")
         #expect(worker.stderr.contains("retrying cannot fix"))
         #expect(!worker.stderr.contains(":limited@"), "the store URI's password reached the log")
-        #expect(await probe.metric("dvp_records_consumed_total") ?? 0 > 0 || !worker.isRunning)
         // Nothing past the refused batch was committed.
         #expect(try await harness.committedVersusEnd(group: "workers").map(\.committed) == committedBefore)
 

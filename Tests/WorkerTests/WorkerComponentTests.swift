@@ -119,16 +119,23 @@ struct WorkerComponentTests {
 
         let metrics = Metrics()
         #expect(!metrics.render().contains("\ndvp_source_fields_omitted_total 0"), "no unlabelled zero series")
-        metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"source.model\"")
+        for (field, n) in output.omittedSourceFields.values.flatMap({ $0 }) {
+            metrics.increment(.sourceFieldsOmitted, label: field, by: Double(n))
+        }
+        #expect(metrics.value(of: .sourceFieldsOmitted, label: "source.model") == 1)
         #expect(metrics.render().contains("dvp_source_fields_omitted_total{field=\"source.model\"} 1"))
     }
 
     @Test("Metrics render as Prometheus text with families, labels and the histogram")
     func metrics() {
         let metrics = Metrics()
-        metrics.increment("dvp_upserts_total", labels: "outcome=\"inserted\"", by: 3)
-        metrics.set("dvp_consumer_lag", labels: "topic=\"t\",partition=\"0\"", 12)
-        metrics.observeBatchDuration(0.03)
+        metrics.increment(.upserts, label: "inserted", by: 3)
+        metrics.set(.consumerLag, topic: "t", partition: 0, 12)
+        metrics.observe(.batchDuration, 0.03)
+        #expect(metrics.value(of: .upserts, label: "inserted") == 3)
+        #expect(metrics.value(of: .upserts, label: "updated") == 0)
+        #expect(metrics.value(of: .consumerLag, topic: "t", partition: 0) == 12)
+        #expect(metrics.count(of: .batchDuration) == 1)
         let text = metrics.render()
         #expect(text.contains("# TYPE dvp_upserts_total counter"))
         #expect(text.contains("dvp_upserts_total{outcome=\"inserted\"} 3"))

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WorkerCore
 
 /// Secrets given to the real worker as files: the id key's permissions (a warning and
 /// `dvp_id_key_file_insecure`), the store location from `--store-file`, librdkafka properties from
@@ -34,7 +35,7 @@ struct WorkerSecretFileTests {
             store: "sqlite:\(harness.directory.path)/o.sqlite", untilCaughtUp: false, extra: ["--id-key-file", link])
         defer { worker.terminate() }
         let probe = try await WorkerProbe(worker)
-        #expect(await probe.metric("dvp_id_key_file_insecure") == (exposed ? 1 : 0), "mode \(String(mode, radix: 8))")
+        #expect(await probe.metric(.idKeyFileInsecure) == (exposed ? 1 : 0), "mode \(String(mode, radix: 8))")
         #expect(worker.stderr.contains(Self.warning) == exposed, "\(worker.stderr.suffix(1500))")
         #expect(!worker.stderr.contains(Self.key))
     }

@@ -84,11 +84,11 @@ struct BatchPipeline: Sendable {
                         break reading
                     }
                     if batch.staleRecordsDropped > 0 {
-                        metrics.increment("dvp_stale_records_dropped_total", by: Double(batch.staleRecordsDropped))
+                        metrics.increment(.staleRecordsDropped, by: Double(batch.staleRecordsDropped))
                     }
                     guard !batch.fence.isEmpty else { break }
                     health.brokersUp()
-                    metrics.increment("dvp_records_consumed_total", by: Double(batch.messages.count))
+                    metrics.increment(.recordsConsumed, by: Double(batch.messages.count))
                     let prepared = await preparer.prepare(batch)
                     while writing >= settings.writers { record(await writes.next()) }
                     guard failure == nil else {

@@ -62,11 +62,11 @@ struct BatchWriter: Sendable {
         metrics.countSkipped(output.skippedTotals)
         for counts in output.omittedSourceFields.values {
             for (field, n) in counts {
-                metrics.increment("dvp_source_fields_omitted_total", labels: "field=\"\(field)\"", by: Double(n))
+                metrics.increment(.sourceFieldsOmitted, label: field, by: Double(n))
             }
         }
         report(consumer.complete(fence))
-        metrics.observeBatchDuration((ContinuousClock.now - started).seconds)
+        metrics.observe(.batchDuration, (ContinuousClock.now - started).seconds)
         logger.debug(
             "batch durable",
             [("records", .int(Int64(output.mapped.count + output.deadLetters.count))),
@@ -76,13 +76,13 @@ struct BatchWriter: Sendable {
 
     private func report(_ completion: KafkaBatchCompletion) {
         if !completion.refused.isEmpty {
-            metrics.increment("dvp_offset_store_refused_total", by: Double(completion.refused.count))
+            metrics.increment(.offsetStoreRefused, by: Double(completion.refused.count))
             logger.info(
                 "offsets not stored for partitions revoked meanwhile; their next owner re-reads them",
                 [("partitions", .string(completion.refused.logDescription))])
         }
         if !completion.errors.isEmpty {
-            metrics.increment("dvp_offset_store_refused_total", by: Double(completion.errors.count))
+            metrics.increment(.offsetStoreRefused, by: Double(completion.errors.count))
             logger.warning(
                 "librdkafka refused to store offsets; the records are read again",
                 [("partitions", .string(completion.errors.keys.sorted().logDescription)),

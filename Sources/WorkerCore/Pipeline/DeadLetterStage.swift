@@ -35,12 +35,12 @@ struct DeadLetterStage: Sendable {
                 // Re-sending the failed ones may duplicate a record whose report was lost: consumers of the
                 // dead-letter topic dedupe by (original topic, partition, offset), all in the headers.
                 remaining = failed
-                metrics.increment("dvp_dead_letter_errors_total", by: Double(failed.count))
+                metrics.increment(.deadLetterErrors, by: Double(failed.count))
                 return Failure(error: lastError ?? .state("dead-letter delivery failed"), records: failed.count)
             })
         if case .done = ending {
             for (name, n) in records.reduce(into: [String: Int](), { $0[$1.className, default: 0] += 1 }) {
-                metrics.increment("dvp_dead_lettered_total", labels: "class=\"\(name)\"", by: Double(n))
+                metrics.increment(.deadLettered, label: name, by: Double(n))
             }
         }
         return ending
@@ -59,7 +59,7 @@ struct DeadLetterStage: Sendable {
                 switch result {
                 case .success:
                     for part in record.summarized {
-                        metrics.increment("dvp_dead_letters_summarized_total", labels: "part=\"\(part.rawValue)\"")
+                        metrics.increment(.deadLettersSummarized, label: part.rawValue)
                     }
                 case .failure(let error) where error.code.isRecordRefused && !record.isMinimal:
                     logger.warning(

@@ -48,7 +48,7 @@ struct UpsertStage: Sendable {
         let ending = await RetryLoop(logger: logger).run(
             "store upsert failed; retrying", isRetriable: \StoreError.isRetriable, abandoned: abandoned,
             failed: { (error: StoreError) in
-                metrics.increment("dvp_store_errors_total")
+                metrics.increment(.storeErrors)
                 health.storeFailed(error)
             },
             recovered: { attempts in
@@ -111,7 +111,7 @@ struct UpsertStage: Sendable {
             }
         }
         for (outcome, n) in zip(kinds, counts) where n > 0 {
-            metrics.increment("dvp_upserts_total", labels: "outcome=\"\(outcome.rawValue)\"", by: Double(n))
+            metrics.increment(.upserts, label: outcome.rawValue, by: Double(n))
         }
         versionCache.record(learned)
         return conflicting

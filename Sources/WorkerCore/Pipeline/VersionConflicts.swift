@@ -33,7 +33,7 @@ struct VersionConflicts: Sendable {
                 "version conflict: an equal version with a different value; the stored value is kept",
                 [
                     ("topic", .string(message.topic)), ("partition", .int(Int64(message.partition))),
-                    ("offset", .int(message.offset)), ("metric", "dvp_upserts_total{outcome=\"conflict\"}"),
+                    ("offset", .int(message.offset)), ("metric", .string(Metrics.LabelledCounter.upserts.seriesName(label: "conflict"))),
                     ("action", .string(action.rawValue)),
                 ])
         }

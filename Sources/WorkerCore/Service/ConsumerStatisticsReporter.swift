@@ -37,12 +37,11 @@ final class ConsumerStatisticsReporter: Sendable {
     /// the store or the dead-letter topic fails).
     func refreshConsumerGauges() {
         let consumer = consumer.withLock { $0 }
-        metrics.set("dvp_assigned_partitions", Double(consumer?.assignedPartitions.count ?? 0))
-        metrics.set("dvp_paused", consumer?.isPausedByApp == true ? 1 : 0)
-        metrics.clearGauge("dvp_consumer_lag")
+        metrics.set(.assignedPartitions, Double(consumer?.assignedPartitions.count ?? 0))
+        metrics.set(.paused, consumer?.isPausedByApp == true ? 1 : 0)
+        metrics.clear(.consumerLag)
         for stats in assignedStatistics() where stats.consumerLag >= 0 {
-            metrics.set("dvp_consumer_lag", labels: "topic=\"\(stats.topic)\",partition=\"\(stats.partition)\"",
-                        Double(stats.consumerLag))
+            metrics.set(.consumerLag, topic: stats.topic, partition: stats.partition, Double(stats.consumerLag))
         }
     }
 

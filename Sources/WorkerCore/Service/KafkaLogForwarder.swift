@@ -8,7 +8,7 @@ struct KafkaLogForwarder: Sendable {
 
     func handle(_ entry: KafkaLogEntry) {
         if let gap = RetentionGap(entry) {
-            metrics.increment("dvp_retention_gaps_total")
+            metrics.increment(.retentionGaps)
             var fields: [(String, Logger.Value)] = [
                 ("topic", .string(gap.topic)), ("partition", .int(Int64(gap.partition))),
                 ("lost_from_offset", .int(gap.lostFrom)),

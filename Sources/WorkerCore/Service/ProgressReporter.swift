@@ -26,7 +26,7 @@ struct ProgressReporter: Sendable {
         }
     }
 
-    private func consumed() -> Int64 { Int64(metrics.counter("dvp_records_consumed_total")) }
+    private func consumed() -> Int64 { Int64(metrics.value(of: .recordsConsumed)) }
 
     /// The line's fields: `consumed`, `remaining_lag` (absent until statistics arrive), `rate_per_s` and `eta_s`
     /// (absent while nothing is known or nothing moves).

@@ -11,12 +11,11 @@ struct RebalanceLog: Sendable {
     func handle(_ event: KafkaRebalanceEvent) {
         switch event {
         case .assigned(let partitions, _):
-            metrics.increment("dvp_rebalances_total", labels: "kind=\"assigned\"", by: Double(partitions.count))
+            metrics.increment(.rebalances, label: "assigned", by: Double(partitions.count))
             logger.info("partitions assigned", [("partitions", .string(partitions.logDescription))])
         case .revoked(let partitions, let lost):
             if !lost { onRevoke() }
-            metrics.increment(
-                "dvp_rebalances_total", labels: lost ? "kind=\"lost\"" : "kind=\"revoked\"", by: Double(partitions.count))
+            metrics.increment(.rebalances, label: lost ? "lost" : "revoked", by: Double(partitions.count))
             logger.info(
                 lost ? "partitions lost" : "partitions revoked", [("partitions", .string(partitions.logDescription))])
         }

@@ -41,7 +41,7 @@ struct ShutdownSequence: Sendable {
                 try await consumer.commit()
                 return
             } catch {
-                metrics.increment("dvp_offset_commit_errors_total")
+                metrics.increment(.offsetCommitErrors)
                 guard Self.worthRetrying(error), ContinuousClock.now < deadline else {
                     logger.warning("final commit failed; the next owner re-reads the uncommitted tail",
                                    [("error", .string("\(error)"))])

@@ -29,7 +29,7 @@ final class WorkerRoutes: Sendable {
             let body = scrape.withLock { _ in
                 statistics.refreshBrokerHealth()
                 let (ready, _) = health.readiness
-                metrics.set("dvp_ready", ready ? 1 : 0)
+                metrics.set(.ready, ready ? 1 : 0)
                 statistics.refreshConsumerGauges()
                 return metrics.render()
             }

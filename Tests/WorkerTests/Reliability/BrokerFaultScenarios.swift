@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import TestSupport
 import Testing
+import WorkerCore
 
 /// Faults of the (mock) Kafka cluster, injected through devbroker's control FIFO.
 extension ReliabilityTests {
@@ -87,7 +88,7 @@ extension ReliabilityTests {
             try run.publish(try run.generate(patients: 20, days: 4, seed: 209, extra: Self.messy))
             let worker = try await run.startWorker()
             let failing = await eventually(timeout: .seconds(60)) {
-                await worker.metric("dvp_dead_letter_errors_total") > 0
+                await worker.metric(.deadLetterErrors) > 0
             }
             run.check(failing, "no dead-letter failure observed: \(worker.process.stderr.suffix(800))")
             run.check(await worker.probe.get("/readyz")?.status == 503, "ready while the dead-letter topic fails")

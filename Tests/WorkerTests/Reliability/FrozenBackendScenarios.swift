@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WorkerCore
 
 /// A frozen PostgreSQL backend (SIGSTOP on the worker's server process while events flow). Its kernel still ACKs,
 /// so keepalives and `tcp_user_timeout` never fire, and `statement_timeout` is the frozen process's own business:
@@ -31,7 +32,7 @@ extension ReliabilityTests {
             guard pids.count == 1, let frozen = pids.first else {
                 throw TestSetupError("expected one backend named \(name), found \(pids)")
             }
-            let errorsBefore = await worker.metric("dvp_store_errors_total")
+            let errorsBefore = await worker.metric(.storeErrors)
 
             guard kill(frozen, SIGSTOP) == 0 else { throw TestSetupError("kill -STOP \(frozen): errno \(errno)") }
             defer { kill(frozen, SIGCONT) }
@@ -43,7 +44,7 @@ extension ReliabilityTests {
             run.check(notReady, "still ready 10 s after the backend froze")
             run.check(toNotReady < Self.frozenStoreTimeout + 3, "not-ready only \(toNotReady) s after the freeze")
             let errorsRose = await eventually(timeout: .seconds(5)) {
-                await worker.metric("dvp_store_errors_total") > errorsBefore
+                await worker.metric(.storeErrors) > errorsBefore
             }
             run.check(errorsRose, "dvp_store_errors_total did not rise")
             run.check(
@@ -68,7 +69,7 @@ extension ReliabilityTests {
             let current = try run.store.backendPIDs(applicationName: name)
             run.check(current.count == 1 && current != [frozen], "the worker's backends now: \(current)")
 
-            let errors = Int(await worker.metric("dvp_store_errors_total") - errorsBefore)
+            let errors = Int(await worker.metric(.storeErrors) - errorsBefore)
             run.note(
                 String(format: "not-ready %.2f s after SIGSTOP; ", toNotReady)
                     + (readyWhileFrozen

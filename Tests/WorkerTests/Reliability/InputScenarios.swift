@@ -3,6 +3,7 @@ import Kafka
 import ObservationUpsert
 import TestSupport
 import Testing
+import WorkerCore
 
 /// Bad and awkward input: every invalid class, boundary values, exact duplicates, out-of-order versions across a
 /// rebalance, a replay with a new group, and a consumer that fell behind the mock's retention.
@@ -129,7 +130,7 @@ extension ReliabilityTests {
             try run.publish(big, extra: ["-X", "compression.codec=none"])
             let second = try await run.startWorker("worker-2")
             let reported = await eventually(timeout: .seconds(60)) {
-                await second.metric("dvp_retention_gaps_total") >= 1
+                await second.metric(.retentionGaps) >= 1
             }
             run.check(reported, "the gap was not counted in dvp_retention_gaps_total")
             let line = second.process.stderr.split(separator: "\n").first { $0.contains("retention gap") }

@@ -2,6 +2,7 @@ import Foundation
 import ObservationUpsert
 import TestSupport
 import Testing
+import WorkerCore
 
 /// Faults of the worker processes: kill -9 at points of the batch cycle, scaling, rolling restarts, SIGTERM
 /// during a batch, a frozen (SIGSTOP) worker.
@@ -23,11 +24,17 @@ extension ReliabilityTests {
     func killNine(point: String) async throws {
         try await ScenarioRun.perform("kill -9 \(point) (2 workers)") { run in
             let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 102)
-            let series = point == "in-flight" ? "dvp_records_consumed_total" : "dvp_batch_duration_seconds_count"
             let victim = workers[0]
-            let before = await victim.metric(series)
+            let inFlight = point == "in-flight"
+            let series =
+                inFlight
+                ? Metrics.Counter.recordsConsumed.family.name : Metrics.Histogram.batchDuration.family.name + "_count"
+            let reading: @Sendable () async -> Double = {
+                inFlight ? await victim.metric(.recordsConsumed) : await victim.observations(.batchDuration)
+            }
+            let before = await reading()
             let pinned = await eventually(timeout: .seconds(20), interval: .milliseconds(5)) {
-                await victim.metric(series) > before
+                await reading() > before
             }
             await run.kill9(victim)
             run.note(pinned ? "killed within ~5 ms of \(series) rising" : "kill point not pinned (no batch in 20 s)")
@@ -53,7 +60,7 @@ extension ReliabilityTests {
             _ = try await run.startWorker("worker-2", extra: Self.smallBatches)
             let progressed = await eventually(timeout: .seconds(60)) {
                 guard victim.process.isRunning else { return true }
-                return await victim.metric("dvp_records_consumed_total") >= 300
+                return await victim.metric(.recordsConsumed) >= 300
             }
             run.check(progressed, "no progress before the fault")
             if point == .insideRevoke { _ = try await run.startWorker("worker-3", extra: Self.smallBatches) }
@@ -73,7 +80,7 @@ extension ReliabilityTests {
             let c = try await run.startWorker("worker-3", extra: Self.smallBatches)
             let spread = await eventually(timeout: .seconds(30)) {
                 var all: [Double] = []
-                for worker in [workers[0], b, c] { all.append(await worker.metric("dvp_assigned_partitions")) }
+                for worker in [workers[0], b, c] { all.append(await worker.metric(.assignedPartitions)) }
                 return all.allSatisfy { $0 > 0 }
             }
             run.check(spread, "the new workers never got partitions")
@@ -115,9 +122,9 @@ extension ReliabilityTests {
             let (generator, workers) = try await Self.underLoad(
                 run, workers: 2, seed: 106, extra: ["--batch-size", "500", "--drain-timeout", "10"])
             let victim = workers[0]
-            let before = await victim.metric("dvp_records_consumed_total")
+            let before = await victim.metric(.recordsConsumed)
             _ = await eventually(timeout: .seconds(20), interval: .milliseconds(5)) {
-                await victim.metric("dvp_records_consumed_total") > before
+                await victim.metric(.recordsConsumed) > before
             }
             let signalled = ContinuousClock.now
             await run.terminate(victim, within: .seconds(20))
@@ -133,13 +140,13 @@ extension ReliabilityTests {
             let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 107)
             workers[0].process.signal(SIGSTOP)
             let takenOver = await eventually(timeout: .seconds(20)) {
-                await workers[1].metric("dvp_assigned_partitions") == Double(run.harness.partitions)
+                await workers[1].metric(.assignedPartitions) == Double(run.harness.partitions)
             }
             run.check(takenOver, "the survivor never took over every partition")
             try await Task.sleep(for: .seconds(2))
             workers[0].process.signal(SIGCONT)
             let rejoined = await eventually(timeout: .seconds(30)) {
-                await workers[0].metric("dvp_assigned_partitions") > 0
+                await workers[0].metric(.assignedPartitions) > 0
             }
             run.check(rejoined, "the frozen worker never rejoined")
             try await run.finish(generator)

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import WorkerCore
 
 /// A worker process of a scenario with its HTTP probe and the last `dvp_records_consumed_total` seen, so records
 /// consumed by a worker that is later killed are still counted.
@@ -28,7 +29,7 @@ final class ScenarioWorker: @unchecked Sendable {
 
     /// Scrapes the consumed counter (no-op when the worker does not answer).
     func refresh() async {
-        guard process.isRunning, let value = await probe.metric("dvp_records_consumed_total") else { return }
+        guard process.isRunning, let value = await probe.metric(.recordsConsumed) else { return }
         lock.withLock { lastConsumed = max(lastConsumed, Int64(value)) }
     }
 
@@ -39,11 +40,22 @@ final class ScenarioWorker: @unchecked Sendable {
         return lock.withLock { max(lastConsumed, logged ?? 0) }
     }
 
-    /// The value of a counter or gauge series now, 0 when absent.
-    func metric(_ series: String) async -> Double { await probe.metric(series) ?? 0 }
+    /// An unlabelled counter's value now, 0 when absent.
+    func metric(_ counter: Metrics.Counter) async -> Double { await probe.metric(counter) ?? 0 }
+
+    /// An unlabelled gauge's value now, 0 when absent.
+    func metric(_ gauge: Metrics.Gauge) async -> Double { await probe.metric(gauge) ?? 0 }
+
+    /// One series of a one-label counter now, 0 when absent.
+    func metric(_ counter: Metrics.LabelledCounter, label: String) async -> Double {
+        await probe.metric(counter, label: label) ?? 0
+    }
+
+    /// A histogram's observation count now, 0 when absent.
+    func observations(_ histogram: Metrics.Histogram) async -> Double { await probe.observations(histogram) ?? 0 }
 
     /// Waits until the worker consumed at least `count` records in total.
     func waitForConsumed(atLeast count: Double, timeout: Duration = .seconds(60)) async -> Bool {
-        await eventually(timeout: timeout) { await self.metric("dvp_records_consumed_total") >= count }
+        await eventually(timeout: timeout) { await self.metric(.recordsConsumed) >= count }
     }
 }

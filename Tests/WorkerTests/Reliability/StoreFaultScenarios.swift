@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WorkerCore
 
 /// Faults of PostgreSQL: restarts (fast and immediate, on the scenario's own cluster) and a stall longer than
 /// `max.poll.interval.ms`.
@@ -13,8 +14,8 @@ extension ReliabilityTests {
             let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 301)
             try run.store.restart(mode)
             let failed = await eventually(timeout: .seconds(10)) {
-                let first = await workers[0].metric("dvp_store_errors_total")
-                return first + (await workers[1].metric("dvp_store_errors_total")) > 0
+                let first = await workers[0].metric(.storeErrors)
+                return first + (await workers[1].metric(.storeErrors)) > 0
             }
             run.note(failed ? "store errors seen and retried" : "restart fell between batches (no store error)")
             try await run.finish(generator)
@@ -37,7 +38,7 @@ extension ReliabilityTests {
                 directory: run.harness.directory)
             run.check(await lock.waitForExit(timeout: .seconds(40)) == 0, "psql lock session: \(lock.stderr)")
             try await run.finish(generator)
-            let lost = await workers[0].metric("dvp_rebalances_total{kind=\"lost\"}")
+            let lost = await workers[0].metric(.rebalances, label: "lost")
             run.check(!workers[0].process.stderr.contains("MAXPOLL"), "the worker exceeded max.poll.interval.ms")
             run.check(lost == 0, "partitions lost during the stall")
             try await run.drainAndVerify()

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import WorkerCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -34,8 +35,26 @@ struct WorkerProbe {
         return (http.statusCode, String(decoding: data, as: UTF8.self))
     }
 
-    /// The value of one Prometheus series (exact text before the value, e.g. `dvp_records_consumed_total`).
-    func metric(_ series: String) async -> Double? {
+    // MARK: - Metrics, read through their declarations (nil when absent or when the worker does not answer)
+
+    /// An unlabelled counter's value.
+    func metric(_ counter: Metrics.Counter) async -> Double? { await series(counter.family.name) }
+
+    /// An unlabelled gauge's value (nil also while unset).
+    func metric(_ gauge: Metrics.Gauge) async -> Double? { await series(gauge.family.name) }
+
+    /// One series of a one-label counter.
+    func metric(_ counter: Metrics.LabelledCounter, label: String) async -> Double? {
+        await series(counter.seriesName(label: label))
+    }
+
+    /// A histogram's observation count (its `_count` series).
+    func observations(_ histogram: Metrics.Histogram) async -> Double? {
+        await series(histogram.family.name + "_count")
+    }
+
+    /// The value of one Prometheus series (exact text before the value).
+    private func series(_ series: String) async -> Double? {
         guard let (_, body) = await get("/metrics") else { return nil }
         for line in body.split(separator: "\n") where line.hasPrefix(series + " ") {
             return Double(line.split(separator: " ").last ?? "")
