@@ -32,14 +32,15 @@ struct StoreRefusalTests {
         let (events, oracle) = try harness.generate(patients: 30, days: 4, seed: 31)
         let parts = try Self.split(events, into: 3, in: harness.directory)
 
-        // The schema, made by a worker with every right; then a role that may only read and write the rows.
+        // The schema, made by a worker with every right; then a role that may read and write the rows (and run the
+        // idempotent migration check at start).
         try harness.publish(parts[0])
         let setup = try harness.startWorker(store: admin, name: "worker-setup")
         #expect(await setup.waitForExit(timeout: .seconds(90)) == 0, "\(setup.stderr.suffix(2000))")
         let role = "dvp_limited_\(UUID().uuidString.prefix(6).lowercased())"
         try await Self.psql(admin, """
             CREATE ROLE \(role) LOGIN PASSWORD 'limited';
-            GRANT USAGE ON SCHEMA public TO \(role);
+            GRANT USAGE, CREATE ON SCHEMA public TO \(role);
             GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role);
             GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO \(role);
             """)

@@ -1,5 +1,6 @@
 import Kafka
 import ObservationUpsert
+import Synchronization
 
 /// Why the pipeline ended before it was asked to stop: a dependency failed in a way retrying cannot fix.
 enum PipelineFailure: Error, Sendable, CustomStringConvertible {
@@ -69,7 +70,13 @@ struct BatchPipeline: Sendable {
                 writing -= 1
                 if case .failed(let reason) = result, failure == nil { failure = reason }
             }
+            // A write that failed for good ends the reading at its next turn (at most the idle timeout later).
+            let firstFailure = FirstFailure()
             reading: while failure == nil {
+                if let failed = firstFailure.value {
+                    failure = failed
+                    break reading
+                }
                 switch await consumer.nextBatch(
                     upTo: settings.batchSize, window: settings.batchWindow, idleTimeout: .milliseconds(250))
                 {
@@ -95,7 +102,11 @@ struct BatchPipeline: Sendable {
                         consumer.abandon(prepared.fence)
                         break reading
                     }
-                    writes.addTask { await writer.write(prepared) }
+                    writes.addTask {
+                        let result = await writer.write(prepared)
+                        if case .failed(let reason) = result { firstFailure.record(reason) }
+                        return result
+                    }
                     writing += 1
                 }
                 guard settings.untilCaughtUp, failure == nil, ContinuousClock.now >= nextCaughtUpCheck else { continue }
@@ -120,6 +131,13 @@ struct BatchPipeline: Sendable {
             while writing > 0 { record(await writes.next()) }
             return failure.map(Outcome.failed) ?? .stopped
         }
+    }
+
+    /// The first write failure, seen by the reading loop without waiting for the write task.
+    private final class FirstFailure: Sendable {
+        private let failure = Mutex<PipelineFailure?>(nil)
+        var value: PipelineFailure? { failure.withLock { $0 } }
+        func record(_ reason: PipelineFailure) { failure.withLock { $0 = $0 ?? reason } }
     }
 
     /// The consumer's error events: a fatal one ends the run (returned); `_ALL_BROKERS_DOWN` makes the worker not

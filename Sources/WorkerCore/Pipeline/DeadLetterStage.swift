@@ -26,7 +26,7 @@ struct DeadLetterStage: Sendable {
         var remaining = records
         guard !remaining.isEmpty else { return .done }
         let ending = await RetryLoop(logger: logger).run(
-            "dead-letter delivery failed; retrying", isRetriable: \Failure.isRetriable, abandoned: abandoned,
+            "dead-letter delivery failed", isRetriable: \Failure.isRetriable, abandoned: abandoned,
             failed: { _ in health.deadLetterFailed() },
             recovered: { _ in health.deadLetterRecovered() },
             attempt: {

@@ -21,7 +21,7 @@ struct RetryLoop: Sendable {
 
     /// Runs `attempt` until it returns nil (done).
     /// - Parameters:
-    ///   - message: the error log line of a failed attempt.
+    ///   - message: the error log line of a failed attempt (e.g. "store upsert failed").
     ///   - isRetriable: whether a failure is worth another attempt after a backoff.
     ///   - abandoned: checked before and after each backoff sleep.
     ///   - failed: called after each failed attempt, retriable or not (health, metrics).
@@ -40,11 +40,11 @@ struct RetryLoop: Sendable {
             }
             failed(failure)
             guard isRetriable(failure) else {
-                logger.error(message + " (not retriable)", [("error", .string("\(failure)"))])
+                logger.error(message + ": not retriable, giving up", [("error", .string("\(failure)"))])
                 return .failed(failure)
             }
             let delay = backoff.next()
-            logger.error(message, [("error", .string("\(failure)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
+            logger.error(message + "; retrying", [("error", .string("\(failure)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
             if abandoned() { return .abandoned }
             // A cancelled sleep throws at once: the stop reaches the loop here.
             do { try await Task.sleep(for: delay) } catch { return .abandoned }

@@ -46,7 +46,7 @@ struct UpsertStage: Sendable {
         let records = toStore.map(\.record)
         var refused: [DeadLetterRecord] = []
         let ending = await RetryLoop(logger: logger).run(
-            "store upsert failed; retrying", isRetriable: \StoreError.isRetriable, abandoned: abandoned,
+            "store upsert failed", isRetriable: \StoreError.isRetriable, abandoned: abandoned,
             failed: { (error: StoreError) in
                 metrics.increment(.storeErrors)
                 health.storeFailed(error)
