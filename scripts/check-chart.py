@@ -156,10 +156,12 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         if SECRET_ENV.match(name) and not literal_ok:
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
     check_id_key(container, env, mounts, volumes, values)
-    for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL"),
-                      ("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference"),
-                      ("DVP_ON_VERSION_CONFLICT", "onVersionConflict")):
+    for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL")):
         assert env[name]["value"] == values["worker"][key] != "", f"{name} is not worker.{key}"
+    # Empty: not passed, so the worker's own default applies (no default written twice).
+    for name, key in (("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference"),
+                      ("DVP_ON_VERSION_CONFLICT", "onVersionConflict"), ("DVP_LOG_LEVEL", "logLevel")):
+        assert env.get(name, {}).get("value", "") == values["worker"][key], f"{name} is not worker.{key}"
     system = values["worker"]["patientIdentifierSystem"]
     assert env.get("DVP_PATIENT_IDENTIFIER_SYSTEM", {}).get("value", "") == system, "DVP_PATIENT_IDENTIFIER_SYSTEM"
     device = env.get("DVP_STORE_DEVICE_NAME", {}).get("value")
@@ -270,8 +272,9 @@ FHIR_FILES = {
 def check_fhir(env: dict[str, Any], mounts: dict[str, str], volumes: dict[str, Any], fhir: dict[str, Any]) -> None:
     """DVP_STORE=fhir+<url>; every secret a file of the Secret and key the values name, present exactly when set."""
     assert env["DVP_STORE"]["value"] == f"fhir+{fhir['url']}", f"DVP_STORE is {env['DVP_STORE']}"
-    assert env["DVP_FHIR_BATCH_SIZE"]["value"] == str(fhir["batchSize"]), "DVP_FHIR_BATCH_SIZE"
-    assert env["DVP_FHIR_CONNECT_TIMEOUT"]["value"] == str(fhir["connectTimeoutSeconds"]), "DVP_FHIR_CONNECT_TIMEOUT"
+    for name, key in (("DVP_FHIR_BATCH_SIZE", "batchSize"), ("DVP_FHIR_CONNECT_TIMEOUT", "connectTimeoutSeconds")):
+        wanted = None if fhir.get(key) is None else str(fhir[key])
+        assert env.get(name, {}).get("value") == wanted, f"{name} is not store.fhir.{key} (absent when null)"
     for name, (block, secret, key) in FHIR_FILES.items():
         wanted = fhir[block][key] if fhir[block][secret] and (block != "oauth" or fhir["oauth"]["tokenURL"]) else ""
         if not wanted:
@@ -1007,6 +1010,11 @@ def main() -> int:
                                                     "HorizontalPodAutoscaler", "Job"}),
     )
     check.run("helm lint --strict (fhir-values with a bearer token)", lambda: helm_lint(fhir_token))
+    fhir_defaults = merge(CI["fhir-values"], {"store": {"fhir": {"batchSize": None, "connectTimeoutSeconds": None}}})
+    check.run(
+        "render ci/fhir-values.yaml with batchSize and connectTimeoutSeconds null (not passed: the worker's defaults)",
+        lambda: check_scenario(chart, fhir_defaults, scenarios["fhir-values"]),
+    )
     check.run(
         "NOTES.txt renders for every ci/ file",
         lambda: str(sum(len(helmchart.notes(v)) > 0 for v in CI.values())) + " rendered",

@@ -156,14 +156,22 @@ idKey.allowDevelopmentKey, a schema rule) the worker needs --allow-development-k
   value: {{ .Values.worker.sourceExtensionURL | quote }}
 - name: DVP_HTTP_PORT
   value: {{ .Values.worker.httpPort | int64 | quote }}
+{{- if .Values.worker.logLevel }}
 - name: DVP_LOG_LEVEL
   value: {{ .Values.worker.logLevel | quote }}
+{{- end }}
+{{- if .Values.worker.retractionMode }}
 - name: DVP_RETRACTION_MODE
   value: {{ .Values.worker.retractionMode | quote }}
+{{- end }}
+{{- if .Values.worker.onVersionConflict }}
 - name: DVP_ON_VERSION_CONFLICT
   value: {{ .Values.worker.onVersionConflict | quote }}
+{{- end }}
+{{- if .Values.worker.subjectReference }}
 - name: DVP_SUBJECT_REFERENCE
   value: {{ .Values.worker.subjectReference | quote }}
+{{- end }}
 {{- if .Values.worker.patientIdentifierSystem }}
 - name: DVP_PATIENT_IDENTIFIER_SYSTEM
   value: {{ .Values.worker.patientIdentifierSystem | quote }}
@@ -250,10 +258,14 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 {{- define "dvw.fhirEnv" -}}
 - name: DVP_STORE
   value: {{ printf "fhir+%s" .Values.store.fhir.url | quote }}
+{{- if .Values.store.fhir.batchSize }}
 - name: DVP_FHIR_BATCH_SIZE
   value: {{ .Values.store.fhir.batchSize | int64 | quote }}
+{{- end }}
+{{- if .Values.store.fhir.connectTimeoutSeconds }}
 - name: DVP_FHIR_CONNECT_TIMEOUT
   value: {{ .Values.store.fhir.connectTimeoutSeconds | int64 | quote }}
+{{- end }}
 {{- if .Values.store.fhir.versionTagSystem }}
 - name: DVP_FHIR_VERSION_TAG_SYSTEM
   value: {{ .Values.store.fhir.versionTagSystem | quote }}
