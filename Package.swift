@@ -127,7 +127,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "MallocTuning", "Hashing", "TestSupport",
-                "DeadLetters",
+                "DeadLetters", "CommandLineOptions",
             ],
             swiftSettings: swiftSettings
         ),
