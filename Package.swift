@@ -135,7 +135,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
-                "TestSupport", "DeadLetters",
+                "TestSupport", "DeadLetters", "CommandLineOptions",
             ],
             swiftSettings: swiftSettings
         ),

@@ -156,10 +156,12 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         if SECRET_ENV.match(name) and not literal_ok:
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
     check_id_key(container, env, mounts, volumes, values)
-    for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL"),
-                      ("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference"),
-                      ("DVP_ON_VERSION_CONFLICT", "onVersionConflict")):
+    for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL")):
         assert env[name]["value"] == values["worker"][key] != "", f"{name} is not worker.{key}"
+    # Empty: not passed, so the worker's own default applies (no default written twice).
+    for name, key in (("DVP_RETRACTION_MODE", "retractionMode"), ("DVP_SUBJECT_REFERENCE", "subjectReference"),
+                      ("DVP_ON_VERSION_CONFLICT", "onVersionConflict"), ("DVP_LOG_LEVEL", "logLevel")):
+        assert env.get(name, {}).get("value", "") == values["worker"][key], f"{name} is not worker.{key}"
     system = values["worker"]["patientIdentifierSystem"]
     assert env.get("DVP_PATIENT_IDENTIFIER_SYSTEM", {}).get("value", "") == system, "DVP_PATIENT_IDENTIFIER_SYSTEM"
     device = env.get("DVP_STORE_DEVICE_NAME", {}).get("value")
@@ -270,8 +272,9 @@ FHIR_FILES = {
 def check_fhir(env: dict[str, Any], mounts: dict[str, str], volumes: dict[str, Any], fhir: dict[str, Any]) -> None:
     """DVP_STORE=fhir+<url>; every secret a file of the Secret and key the values name, present exactly when set."""
     assert env["DVP_STORE"]["value"] == f"fhir+{fhir['url']}", f"DVP_STORE is {env['DVP_STORE']}"
-    assert env["DVP_FHIR_BATCH_SIZE"]["value"] == str(fhir["batchSize"]), "DVP_FHIR_BATCH_SIZE"
-    assert env["DVP_FHIR_CONNECT_TIMEOUT"]["value"] == str(fhir["connectTimeoutSeconds"]), "DVP_FHIR_CONNECT_TIMEOUT"
+    for name, key in (("DVP_FHIR_BATCH_SIZE", "batchSize"), ("DVP_FHIR_CONNECT_TIMEOUT", "connectTimeoutSeconds")):
+        wanted = None if fhir.get(key) is None else str(fhir[key])
+        assert env.get(name, {}).get("value") == wanted, f"{name} is not store.fhir.{key} (absent when null)"
     for name, (block, secret, key) in FHIR_FILES.items():
         wanted = fhir[block][key] if fhir[block][secret] and (block != "oauth" or fhir["oauth"]["tokenURL"]) else ""
         if not wanted:
@@ -533,8 +536,8 @@ FHIR_BEARER_TOKEN: dict[str, Any] = merge(
     {"autoscaling": {"mode": "hpa"}},
 )
 
-# (name, override, expected substring of helm's schema error: the value's path and the rule)
-SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
+# (name, override, expected substring(s) of helm's schema error: the value's path and the rule, or a rule's message)
+SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
     ("start outside enum", {"kafka": {"start": "yesterday"}}, "at '/kafka/start': value must be one of"),
     ("zero replicas", {"replicaCount": 0}, "at '/replicaCount': minimum: got 0, want 1"),
     (
@@ -675,58 +678,41 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("retraction mode the worker rejects", {"worker": {"retractionMode": "purge"}}, "at '/worker/retractionMode': value must be one of"),
     ("version-conflict action the worker rejects", {"worker": {"onVersionConflict": "drop"}}, "at '/worker/onVersionConflict': value must be one of"),
     ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
-    ("redrive without a run name", {"redrive": {"enabled": True}}, "at '/redrive/run': minLength"),
     ("redrive retention that dlq rejects", {"redrive": {"retentionWatch": {"retention": "1 week"}}}, "at '/redrive/retentionWatch/retention'"),
     ("redrive alert at 100% of retention", {"redrive": {"retentionWatch": {"alertAtFraction": 1}}}, "at '/redrive/retentionWatch/alertAtFraction'"),
-]
-
-# (name, override on top of the minimal postgres values, expected substring of the template failure)
-RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
-    (
-        "KEDA max above partitions",
-        {"autoscaling": {"mode": "keda", "keda": {"maxReplicaCount": 13}}},
-        "exceeds kafka.partitions=12",
-    ),
-    (
-        "HPA max above partitions",
-        {"autoscaling": {"mode": "hpa", "hpa": {"maxReplicas": 20}}},
-        "exceeds kafka.partitions=12",
-    ),
-    ("replicas above partitions", {"replicaCount": 13}, "exceeds kafka.partitions=12"),
-    (
-        "KEDA min above max",
-        {"autoscaling": {"mode": "keda", "keda": {"minReplicaCount": 5, "maxReplicaCount": 4}}},
-        "minReplicaCount must not exceed",
-    ),
-    ("SQLite with two replicas", {"store": {"type": "sqlite"}, "replicaCount": 2}, "store.type=sqlite"),
+    # Cross-field rules (values.schema.json's allOf entries with a $comment): helm prints "missing property
+    # '<message>'", the message naming the values involved.
+    ("no brokers", {"kafka": {"brokers": ""}}, "kafka.brokers is required"),
+    ("SQLite with two replicas", {"store": {"type": "sqlite"}, "replicaCount": 2}, "store.type=sqlite keeps one file per pod"),
     (
         "SQLite with KEDA",
         {"store": {"type": "sqlite"}, "replicaCount": 1, "autoscaling": {"mode": "keda"}},
-        "store.type=sqlite",
+        "store.type=sqlite keeps one file per pod",
     ),
     (
-        "backfill into the live group",
-        {"backfill": {"enabled": True, "group": "daily-values-worker"}},
-        "must differ from kafka.group",
+        "SQLite with a backfill",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "backfill": {"enabled": True, "group": "bf"}},
+        "backfill.enabled needs a shared store",
     ),
     ("backfill without a group", {"backfill": {"enabled": True}}, "backfill.group is required"),
+    ("redrive without a run name", {"redrive": {"enabled": True}}, "redrive.run is required when redrive.enabled"),
     (
         "retention watch without a Pushgateway",
         {"redrive": {"retentionWatch": {"enabled": True}}},
-        "redrive.retentionWatch.pushgateway",
+        "redrive.retentionWatch.enabled needs redrive.retentionWatch.pushgateway",
     ),
-    ("SASL without a Secret", {"kafka": {"sasl": {"enabled": True}}}, "kafka.sasl.existingSecret"),
+    ("SASL without a Secret", {"kafka": {"sasl": {"enabled": True}}}, "kafka.sasl.enabled needs kafka.sasl.existingSecret"),
     (
         "client cert without key",
         {"kafka": {"tls": {"enabled": True, "existingSecret": "t", "certKey": "tls.crt"}}},
-        "set together",
+        "kafka.tls.certKey and kafka.tls.keyKey must be set together",
+    ),
+    (
+        "client cert and key without their Secret",
+        {"kafka": {"tls": {"enabled": True, "certKey": "tls.crt", "keyKey": "tls.key"}}},
+        "kafka.tls.certKey/keyKey need kafka.tls.existingSecret",
     ),
     ("no DSN Secret", {"store": {"postgres": {"existingSecret": ""}}}, "store.postgres.existingSecret is required"),
-    (
-        "a secret property both plain and from a Secret",
-        {"kafka": {"properties": {"client.id": "x"}, "secretProperties": {"client.id": {"existingSecret": "s", "key": "k"}}}},
-        "kafka.secretProperties.client.id is also in kafka.properties",
-    ),
     (
         "no id key Secret and no development-key opt-in",
         {"idKey": {"existingSecret": ""}},
@@ -741,8 +727,13 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         "worker.subjectReference=logical needs worker.patientIdentifierSystem",
     ),
     (
-        "patient identifier system with a literal subject reference (the worker would exit 2)",
+        "patient identifier system with the default (literal) subject reference (the worker would exit 2)",
         {"worker": {"patientIdentifierSystem": "https://hospital.test/patients"}},
+        "worker.patientIdentifierSystem is only used with worker.subjectReference=logical",
+    ),
+    (
+        "patient identifier system with subjectReference literal",
+        {"worker": {"subjectReference": "literal", "patientIdentifierSystem": "https://hospital.test/patients"}},
         "worker.patientIdentifierSystem is only used with worker.subjectReference=logical",
     ),
     ("FHIR store without a URL", {"store": {"type": "fhir"}}, "store.fhir.url is required for store.type=fhir"),
@@ -757,14 +748,14 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
     (
         "OAuth2 without client id and secret",
         fhir_store(oauth={"tokenURL": FHIR_TOKEN_URL}),
-        "store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: clientID, "
-        "existingSecret (the client secret)",
+        ("store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: clientID",
+         "missing: existingSecret (the client secret)"),
     ),
     ("OAuth2 without a token URL", fhir_store(oauth={"clientID": "d", "existingSecret": "o"}), "missing: tokenURL"),
     (
         "OAuth2 scope alone",
         fhir_store(oauth={"scope": "system/*.write"}),
-        "missing: tokenURL, clientID, existingSecret (the client secret)",
+        ("missing: tokenURL", "missing: clientID", "missing: existingSecret (the client secret)"),
     ),
     (
         "FHIR client cert without key",
@@ -785,12 +776,48 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
     (
         "finalize with SQLite",
         {"store": {"type": "sqlite"}, "replicaCount": 1, "finalize": {"enabled": True}},
-        "finalize.enabled needs store.type=postgres",
+        "finalize.enabled needs store.type=postgres: storectl finalize cannot reach a SQLite file",
     ),
     (
         "finalize with a FHIR store",
         fhir_store() | {"finalize": {"enabled": True}},
         "the FHIR store does not support finalize yet",
+    ),
+]
+
+# (name, override on top of the minimal postgres values, expected substring of the template failure). Only rules
+# JSON Schema cannot express stay in the templates (dvw.validate): each compares two values.
+RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "KEDA max above partitions",
+        {"autoscaling": {"mode": "keda", "keda": {"maxReplicaCount": 13}}},
+        "exceeds kafka.partitions=12",
+    ),
+    (
+        "HPA max above partitions",
+        {"autoscaling": {"mode": "hpa", "hpa": {"maxReplicas": 20}}},
+        "exceeds kafka.partitions=12",
+    ),
+    ("replicas above partitions", {"replicaCount": 13}, "exceeds kafka.partitions=12"),
+    (
+        "KEDA min above max",
+        {"autoscaling": {"mode": "keda", "keda": {"minReplicaCount": 5, "maxReplicaCount": 4}}},
+        "minReplicaCount must not exceed",
+    ),
+    (
+        "HPA min above max",
+        {"autoscaling": {"mode": "hpa", "hpa": {"minReplicas": 5, "maxReplicas": 4}}},
+        "autoscaling.hpa.minReplicas must not exceed autoscaling.hpa.maxReplicas",
+    ),
+    (
+        "backfill into the live group",
+        {"backfill": {"enabled": True, "group": "daily-values-worker"}},
+        "must differ from kafka.group",
+    ),
+    (
+        "a secret property both plain and from a Secret",
+        {"kafka": {"properties": {"client.id": "x"}, "secretProperties": {"client.id": {"existingSecret": "s", "key": "k"}}}},
+        "kafka.secretProperties.client.id is also in kafka.properties",
     ),
 ]
 
@@ -828,16 +855,38 @@ def expect_schema_valid(chart: Chart, values: dict[str, Any]) -> str:
     return "valid"
 
 
-def expect_helm_failure(override: dict[str, Any], fragment: str, schema: bool) -> str:
-    """helm template fails with `fragment` in its message: a schema violation, or a `fail`/`required` rule."""
+def expect_helm_failure(override: dict[str, Any], fragments: str | tuple[str, ...], schema: bool) -> str:
+    """helm template fails with every fragment in its message: a schema violation, or a `fail` rule."""
+    fragments = (fragments,) if isinstance(fragments, str) else fragments
     try:
         helmchart.template(override)
     except HelmFailure as failure:
         message = str(failure)
         assert (SCHEMA_FAILURE in message) == schema, f"expected a {'schema' if schema else 'template'} failure: {message}"
-        assert fragment in message, f"failed with {message!r}, expected {fragment!r}"
+        for fragment in fragments:
+            assert fragment in message, f"failed with {message!r}, expected {fragment!r}"
         return message.splitlines()[-1]
-    raise AssertionError(f"rendered although it should fail with {fragment!r}")
+    raise AssertionError(f"rendered although it should fail with {fragments!r}")
+
+
+# What every deployment must give: values.yaml alone fails the schema with exactly these rule messages.
+MUST_GIVE = (
+    "kafka.brokers is required",
+    "store.postgres.existingSecret is required",
+    "idKey.existingSecret is required",
+    "worker.identifierSystem is required",
+    "worker.sourceExtensionURL is required",
+)
+
+
+def check_defaults_must_give(chart: Chart) -> str:
+    """values.yaml is valid but for the values each deployment must give (Python's draft-07 validator, as helm)."""
+    errors = [e.message for e in jsonschema.Draft7Validator(chart.schema).iter_errors(chart.values)]
+    unexpected = [e for e in errors if not any(m in e for m in MUST_GIVE)]
+    assert not unexpected, f"values.yaml breaks other rules: {unexpected}"
+    missing = [m for m in MUST_GIVE if not any(m in e for e in errors)]
+    assert not missing, f"values.yaml passes rules it should fail: {missing}"
+    return f"{len(errors)} errors, each a value to give"
 
 
 def check_no_example_urls() -> str:
@@ -923,11 +972,16 @@ def main() -> int:
     check.run(
         "values.schema.json is a valid draft-07 schema", lambda: jsonschema.Draft7Validator.check_schema(chart.schema)
     )
-    check.run("values.yaml satisfies values.schema.json", lambda: expect_schema_valid(chart, chart.values))
+    check.run("values.yaml fails values.schema.json only for the values to give", lambda: check_defaults_must_give(chart))
+    for name, values in CI.items():
+        check.run(
+            f"values.yaml + ci/{name}.yaml satisfies values.schema.json (Python draft-07)",
+            lambda v=values: expect_schema_valid(chart, chart.values_with(v)),
+        )
     check.run("every .Values read exists; every value is read", lambda: check_value_usage(chart))
     check.run(
-        "defaults alone fail with 'kafka.brokers is required'",
-        lambda: expect_helm_failure({}, "kafka.brokers is required", schema=False),
+        "defaults alone fail the schema with every value to give",
+        lambda: expect_helm_failure({}, MUST_GIVE, schema=True),
     )
     check.run("values.yaml holds no example-domain URL", check_no_example_urls)
     monitoring = {"prometheusRule": {"enabled": True}, "grafanaDashboard": {"enabled": True}}
@@ -956,6 +1010,11 @@ def main() -> int:
                                                     "HorizontalPodAutoscaler", "Job"}),
     )
     check.run("helm lint --strict (fhir-values with a bearer token)", lambda: helm_lint(fhir_token))
+    fhir_defaults = merge(CI["fhir-values"], {"store": {"fhir": {"batchSize": None, "connectTimeoutSeconds": None}}})
+    check.run(
+        "render ci/fhir-values.yaml with batchSize and connectTimeoutSeconds null (not passed: the worker's defaults)",
+        lambda: check_scenario(chart, fhir_defaults, scenarios["fhir-values"]),
+    )
     check.run(
         "NOTES.txt renders for every ci/ file",
         lambda: str(sum(len(helmchart.notes(v)) > 0 for v in CI.values())) + " rendered",
@@ -1035,7 +1094,8 @@ def main() -> int:
             lambda o=override, f=fragment: expect_helm_failure(merge(BASE, o), f, schema=False),
         )
 
-    print(f"\n{check.passed} passed, {len(check.failures)} failed in {time.monotonic() - started:.2f}s")
+    print(f"\nrejections: {len(SCHEMA_VIOLATIONS)} schema, {len(RENDER_FAILURES)} template")
+    print(f"{check.passed} passed, {len(check.failures)} failed in {time.monotonic() - started:.2f}s")
     return 1 if check.failures else 0
 
 

@@ -67,96 +67,32 @@ app.kubernetes.io/part-of: daily-values-pipeline
 {{- end -}}
 
 {{/*
-Cross-field rules JSON Schema cannot express. Included by the Deployment, so `helm template`/`install` fails early
-with a message that names the values involved.
+The rules JSON Schema cannot express, because each compares two values (draft-07 has no way to relate one value to
+another; every other rule, required values and cross-field ones included, is in values.schema.json). Included by
+the Deployment and the backfill Job, so `helm template`/`install` fails early with a message naming the values.
 */}}
 {{- define "dvw.validate" -}}
-{{- $_ := required "kafka.brokers is required (comma-separated bootstrap servers)" .Values.kafka.brokers -}}
-{{- $_ := required "worker.identifierSystem is required: the URI of YOUR organisation's Observation identifier system (e.g. https://fhir.<your-domain>/identifiers/daily-summary); it is written into every stored resource and cannot be changed later without rewriting them" .Values.worker.identifierSystem -}}
-{{- if and (eq .Values.worker.subjectReference "logical") (not .Values.worker.patientIdentifierSystem) -}}
-{{- fail "worker.subjectReference=logical needs worker.patientIdentifierSystem (the URI of the patient identifiers, written as subject.identifier.system)" -}}
-{{- end -}}
-{{- if and (eq .Values.worker.subjectReference "literal") .Values.worker.patientIdentifierSystem -}}
-{{- fail "worker.patientIdentifierSystem is only used with worker.subjectReference=logical (the worker refuses it in literal mode): set subjectReference=logical or leave the system empty" -}}
-{{- end -}}
-{{- $_ := required "worker.sourceExtensionURL is required: the URL of YOUR organisation's HealthKit source extension definition (e.g. https://fhir.<your-domain>/StructureDefinition/hk-source)" .Values.worker.sourceExtensionURL -}}
-{{- if not (or .Values.idKey.existingSecret .Values.idKey.allowDevelopmentKey) -}}
-{{- fail "idKey.existingSecret is required (a Secret holding the resource-id HMAC key, e.g. from `head -c 32 /dev/urandom`); the worker refuses to start without one. Only for a development cluster: idKey.allowDevelopmentKey=true runs with the published development key (guessable ids)" -}}
-{{- end -}}
+{{- /* The ceiling against the partition count: two integers (dvw.maxReplicas picks the mode's own ceiling). */ -}}
 {{- $max := include "dvw.maxReplicas" . | int -}}
 {{- if gt $max (int .Values.kafka.partitions) -}}
 {{- fail (printf "replica ceiling %d (autoscaling.mode=%s) exceeds kafka.partitions=%d: consumers beyond the partition count sit idle; lower it or add partitions" $max .Values.autoscaling.mode (int .Values.kafka.partitions)) -}}
 {{- end -}}
+{{- /* A minimum against its maximum: two integers. */ -}}
 {{- if and (eq .Values.autoscaling.mode "keda") (gt (int .Values.autoscaling.keda.minReplicaCount) (int .Values.autoscaling.keda.maxReplicaCount)) -}}
 {{- fail "autoscaling.keda.minReplicaCount must not exceed autoscaling.keda.maxReplicaCount" -}}
 {{- end -}}
 {{- if and (eq .Values.autoscaling.mode "hpa") (gt (int .Values.autoscaling.hpa.minReplicas) (int .Values.autoscaling.hpa.maxReplicas)) -}}
 {{- fail "autoscaling.hpa.minReplicas must not exceed autoscaling.hpa.maxReplicas" -}}
 {{- end -}}
-{{- if eq .Values.store.type "sqlite" -}}
-{{- if or (gt $max 1) (ne .Values.autoscaling.mode "none") -}}
-{{- fail "store.type=sqlite keeps one file per pod on an emptyDir: use store.type=postgres (the shared store) for more than one replica or for autoscaling" -}}
-{{- end -}}
-{{- if .Values.backfill.enabled -}}
-{{- fail "backfill.enabled needs store.type=postgres: a backfill Job writing to its own SQLite emptyDir would be lost" -}}
-{{- end -}}
-{{- else if eq .Values.store.type "fhir" -}}
-{{- include "dvw.validateFHIR" . -}}
-{{- else -}}
-{{- $_ := required "store.postgres.existingSecret is required for store.type=postgres (a Secret holding the DSN)" .Values.store.postgres.existingSecret -}}
-{{- end -}}
-{{- if and .Values.kafka.sasl.enabled (not .Values.kafka.sasl.existingSecret) -}}
-{{- fail "kafka.sasl.enabled needs kafka.sasl.existingSecret (a Secret with the SASL username and password)" -}}
-{{- end -}}
-{{- if ne (empty .Values.kafka.tls.certKey) (empty .Values.kafka.tls.keyKey) -}}
-{{- fail "kafka.tls.certKey and kafka.tls.keyKey must be set together (mutual TLS)" -}}
-{{- end -}}
-{{- if and .Values.kafka.tls.certKey (not .Values.kafka.tls.existingSecret) -}}
-{{- fail "kafka.tls.certKey/keyKey need kafka.tls.existingSecret" -}}
-{{- end -}}
+{{- /* The keys of one map against the keys of another. */ -}}
 {{- range $property, $ref := .Values.kafka.secretProperties -}}
 {{- if hasKey $.Values.kafka.properties $property -}}
 {{- fail (printf "kafka.secretProperties.%s is also in kafka.properties: give it once" $property) -}}
 {{- end -}}
 {{- end -}}
-{{- if .Values.backfill.enabled -}}
-{{- $group := required "backfill.group is required when backfill.enabled (a NEW consumer group name)" .Values.backfill.group -}}
-{{- if eq $group .Values.kafka.group -}}
+{{- /* One string against another (that backfill.group is set when enabled is a schema rule). */ -}}
+{{- if and .Values.backfill.enabled (eq .Values.backfill.group .Values.kafka.group) -}}
 {{- fail "backfill.group must differ from kafka.group: the backfill would join the live group and steal its partitions" -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
-
-{{/*
-store.type=fhir: a URL, at most one way to authorize (a complete one), TLS material that names its Secret and keys.
-The schema already holds the URL to http(s) without credentials and every secret to a Secret name and key.
-*/}}
-{{- define "dvw.validateFHIR" -}}
-{{- $_ := required "store.fhir.url is required for store.type=fhir (the FHIR R4 base URL, e.g. https://fhir.<your-domain>/fhir)" .Values.store.fhir.url -}}
-{{- $oauthSet := or .Values.store.fhir.oauth.tokenURL .Values.store.fhir.oauth.clientID .Values.store.fhir.oauth.existingSecret .Values.store.fhir.oauth.scope -}}
-{{- if and .Values.store.fhir.token.existingSecret $oauthSet -}}
-{{- fail "store.fhir.token.existingSecret and store.fhir.oauth exclude each other: authorize with a bearer token file OR OAuth2 client credentials" -}}
-{{- end -}}
-{{- if and $oauthSet (not (and .Values.store.fhir.oauth.tokenURL .Values.store.fhir.oauth.clientID .Values.store.fhir.oauth.existingSecret)) -}}
-{{- $missing := list -}}
-{{- if not .Values.store.fhir.oauth.tokenURL }}{{ $missing = append $missing "tokenURL" }}{{ end -}}
-{{- if not .Values.store.fhir.oauth.clientID }}{{ $missing = append $missing "clientID" }}{{ end -}}
-{{- if not .Values.store.fhir.oauth.existingSecret }}{{ $missing = append $missing "existingSecret (the client secret)" }}{{ end -}}
-{{- fail (printf "store.fhir.oauth needs tokenURL, clientID and existingSecret together (scope is optional); missing: %s" (join ", " $missing)) -}}
-{{- end -}}
-{{- if ne (empty .Values.store.fhir.tls.certKey) (empty .Values.store.fhir.tls.keyKey) -}}
-{{- fail "store.fhir.tls.certKey and store.fhir.tls.keyKey must be set together (mutual TLS)" -}}
-{{- end -}}
-{{- if and (or .Values.store.fhir.tls.caKey .Values.store.fhir.tls.certKey) (not .Values.store.fhir.tls.existingSecret) -}}
-{{- fail "store.fhir.tls.caKey/certKey/keyKey need store.fhir.tls.existingSecret (the Secret holding those files)" -}}
-{{- end -}}
-{{- if .Values.store.fhir.tls.existingSecret -}}
-{{- if not (or .Values.store.fhir.tls.caKey .Values.store.fhir.tls.certKey) -}}
-{{- fail "store.fhir.tls.existingSecret needs store.fhir.tls.caKey and/or certKey+keyKey (which of its keys to use)" -}}
-{{- end -}}
-{{- if not (hasPrefix "https://" .Values.store.fhir.url) -}}
-{{- fail "store.fhir.tls applies to an https:// store.fhir.url only" -}}
-{{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -188,12 +124,12 @@ A number as Kubernetes expects it. YAML values files give every number to templa
 Worker arguments shared by the Deployment and the Job. One shutdown deadline: the worker bounds its whole stop by
 --drain-timeout (a flag, so no environment entry can override it) and the kubelet waits a margin longer before
 SIGKILL (dvw.terminationGracePeriodSeconds). Without an id key Secret (only possible with
-idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-development-key or it refuses to start.
+idKey.allowDevelopmentKey, a schema rule) the worker needs --allow-development-key or it refuses to start.
 */}}
 {{- define "dvw.args" -}}
 - --drain-timeout
 - {{ .Values.worker.drainTimeoutSeconds | int64 | quote }}
-{{- if not .Values.idKey.existingSecret }}
+{{- if and .Values.idKey.allowDevelopmentKey (not .Values.idKey.existingSecret) }}
 - --allow-development-key
 {{- end }}
 {{- end -}}
@@ -220,14 +156,22 @@ idKey.allowDevelopmentKey, see dvw.validate) the worker needs --allow-developmen
   value: {{ .Values.worker.sourceExtensionURL | quote }}
 - name: DVP_HTTP_PORT
   value: {{ .Values.worker.httpPort | int64 | quote }}
+{{- if .Values.worker.logLevel }}
 - name: DVP_LOG_LEVEL
   value: {{ .Values.worker.logLevel | quote }}
+{{- end }}
+{{- if .Values.worker.retractionMode }}
 - name: DVP_RETRACTION_MODE
   value: {{ .Values.worker.retractionMode | quote }}
+{{- end }}
+{{- if .Values.worker.onVersionConflict }}
 - name: DVP_ON_VERSION_CONFLICT
   value: {{ .Values.worker.onVersionConflict | quote }}
+{{- end }}
+{{- if .Values.worker.subjectReference }}
 - name: DVP_SUBJECT_REFERENCE
   value: {{ .Values.worker.subjectReference | quote }}
+{{- end }}
 {{- if .Values.worker.patientIdentifierSystem }}
 - name: DVP_PATIENT_IDENTIFIER_SYSTEM
   value: {{ .Values.worker.patientIdentifierSystem | quote }}
@@ -314,10 +258,14 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 {{- define "dvw.fhirEnv" -}}
 - name: DVP_STORE
   value: {{ printf "fhir+%s" .Values.store.fhir.url | quote }}
+{{- if .Values.store.fhir.batchSize }}
 - name: DVP_FHIR_BATCH_SIZE
   value: {{ .Values.store.fhir.batchSize | int64 | quote }}
+{{- end }}
+{{- if .Values.store.fhir.connectTimeoutSeconds }}
 - name: DVP_FHIR_CONNECT_TIMEOUT
   value: {{ .Values.store.fhir.connectTimeoutSeconds | int64 | quote }}
+{{- end }}
 {{- if .Values.store.fhir.versionTagSystem }}
 - name: DVP_FHIR_VERSION_TAG_SYSTEM
   value: {{ .Values.store.fhir.versionTagSystem | quote }}
