@@ -22,7 +22,7 @@ final class ConsumerStatisticsReporter: Sendable {
     }
 
     /// Broker reachability: statistics showing a connected broker clear "brokers down", statistics showing none set
-    /// it (an `_ALL_BROKERS_DOWN` event sets it at once, see ``BatchPipeline``).
+    /// it (an `_ALL_BROKERS_DOWN` event from the consumer sets it at once).
     func refreshBrokerHealth() {
         guard let availability = consumer.withLock({ $0 })?.brokerAvailability(), availability.known > 0 else { return }
         if availability.up > 0 {
