@@ -8,13 +8,18 @@ import Synchronization
 ///   poll thread holds back (still polling every 100 ms, so rebalances and `max.poll.interval.ms` stay served)
 ///   until the app takes one; librdkafka's pre-fetch limits (`queued.max.messages.kbytes`) bound the rest. No
 ///   pause: librdkafka discards pre-fetched records on pause. This composes with ``pauseAll()``.
-/// - **Offsets**: nothing is stored automatically; call ``storeOffsets(after:)`` with the records whose work is
-///   durable. librdkafka commits stored offsets every `autoCommitIntervalMs`, on revoke and on close.
+/// - **Batches and the fence**: ``nextBatch(upTo:window:idleTimeout:)`` hands out records as a ``KafkaBatch`` that
+///   carries its fence; ``complete(_:)`` stores its offsets once its work is durable (in order per partition, never
+///   past an ``abandon(_:)``ed batch, only in the generation the batch claimed). Nothing is stored automatically.
+///   librdkafka commits stored offsets every `autoCommitIntervalMs`, on revoke and on close. (``storeOffsets(after:)``
+///   remains for readers of ``events`` that store per record.)
 /// - **Rebalance and generations**: see ``KafkaRebalanceEvent``. Each assignment of a partition is a new
 ///   generation, stamped on every record on the poll thread (``KafkaMessage/assignmentGeneration``). On revoke,
 ///   buffered records of the revoked partitions are dropped before the handler runs, so none reaches the app after
-///   the handler returned; records the app already holds keep their old generation, and their offsets can no
-///   longer be stored once the revoke ended (or at once when the partitions were lost).
+///   the handler returned; the consumer then waits (``KafkaConsumerConfiguration/revokeWait``) for the batches in
+///   flight of those partitions to complete or be abandoned, ends the generation and commits. Records the app still
+///   holds keep their old generation: their offsets can no longer be stored once the revoke ended (or at once when
+///   the partitions were lost).
 public final class KafkaConsumer: Sendable {
     let client: RDKafkaClient
     let context: RDKafkaConsumerContext
@@ -26,9 +31,10 @@ public final class KafkaConsumer: Sendable {
     ///     every poll (quick, thread-safe, non-blocking): while it holds, fetching of every assigned partition is
     ///     paused, as by ``pauseAll()``; records already buffered are still handed out.
     ///   - rebalanceHandler: called synchronously on the poll thread (or the close thread during ``close(timeout:)``)
-    ///     for every assignment change. It may block for a bounded time (counts against
-    ///     `max.poll.interval.ms`), may call ``storeOffsets(after:)``, ``pauseAll()``, ``resumeAll()``, but must not
-    ///     call ``commit()``, ``close(timeout:)`` or wait for ``events`` or ``next(upTo:timeout:)``.
+    ///     for every assignment change, to observe it (a revoke's wait for batches in flight is the consumer's and
+    ///     follows the handler). It must be quick; it may call ``pauseAll()``, ``resumeAll()``, but must not call
+    ///     ``commit()``, ``close(timeout:)``, ``complete(_:)`` or wait for ``events``, ``next(upTo:timeout:)`` or
+    ///     ``nextBatch(upTo:window:idleTimeout:)``.
     ///   - logHandler: librdkafka log lines (e.g. the `OFFSET` reset warning), called on librdkafka's internal
     ///     threads; must be quick and thread-safe. `nil` writes them to stderr in librdkafka's
     ///     format, `CONFWARN` values removed.
