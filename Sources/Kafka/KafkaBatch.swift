@@ -56,8 +56,8 @@ public enum KafkaBatchNext: Sendable {
 
 /// What became of a completed batch's offsets (``KafkaConsumer/complete(_:)``).
 public struct KafkaBatchCompletion: Sendable {
-    /// Partitions whose offset was stored for the next commit (or is held until an earlier batch of the
-    /// partition is complete).
+    /// Partitions whose offset was stored for the next commit (a partition whose earlier batch is still pending is
+    /// in neither list: its offset is stored when that batch completes).
     public var stored: [KafkaTopicPartition] = []
     /// Partitions whose offset was not stored: their generation ended (revoked or lost) or an earlier batch of
     /// the same generation was abandoned; their next owner (or the next generation) reads the records again.

@@ -1,7 +1,7 @@
 /// Typed consumer configuration rendered to librdkafka properties and validated before the client exists.
 ///
 /// The at-least-once recipe is fixed: `enable.auto.offset.store=false` (the app stores `offset + 1` only after
-/// its work is durable, via ``KafkaConsumer/storeOffsets(after:)``) and `enable.auto.commit=true` (librdkafka
+/// its work is durable, via ``KafkaConsumer/complete(_:)`` for a batch, or ``KafkaConsumer/storeOffsets(after:)``) and `enable.auto.commit=true` (librdkafka
 /// commits what was stored every ``autoCommitIntervalMs``). ``extra`` may not override these two.
 public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// `auto.offset.reset`: where to start when the group has no committed offset (or it is out of range).
@@ -35,7 +35,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// `session.timeout.ms` (use ≈6000 against the mock cluster, whose rebalances wait `session − 1000` ms).
     public var sessionTimeoutMs: Int = 45_000
     public var heartbeatIntervalMs: Int = 3_000
-    /// `max.poll.interval.ms`; includes the time the rebalance handler blocks.
+    /// `max.poll.interval.ms`; includes the time a rebalance callback blocks (the handler and ``revokeWait``).
     public var maxPollIntervalMs: Int = 300_000
     /// `auto.commit.interval.ms`: the crash redelivery window for stored offsets.
     public var autoCommitIntervalMs: Int = 5_000

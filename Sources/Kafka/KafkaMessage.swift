@@ -54,7 +54,7 @@ public struct KafkaMessage: Sendable, Hashable {
     }
     /// The assignment generation of the partition when the consumer fetched this record (set on the poll thread;
     /// 0 for records not read by a ``KafkaConsumer``). Only records of the partition's current generation may have
-    /// their offsets stored: see ``KafkaConsumer/storeOffsets(after:)``. Kept beside the box: stamping it must not
+    /// their offsets stored: see ``KafkaConsumer/complete(_:)`` and ``KafkaConsumer/storeOffsets(after:)``. Kept beside the box: stamping it must not
     /// copy the record's fields.
     public var assignmentGeneration: UInt64 = 0
 

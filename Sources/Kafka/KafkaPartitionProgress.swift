@@ -9,14 +9,16 @@
 ///
 /// **Batches.** A batch claims, per partition, its generation and the offset after its last record. Completing it
 /// stores the offsets of every partition whose batches before it are complete too (several batches may be in
-/// flight, e.g. one being written while the next is prepared); abandoning it leaves a gap: no later offset of
-/// that partition is stored in that generation, so the abandoned records are read again after a restart or a
-/// rebalance.
+/// flight, e.g. one being written while the next is prepared, and they may finish in any order). Abandoning or
+/// releasing it leaves a gap where it stands in its partition's queue: no offset past it is stored in that
+/// generation, so its records are read again after a restart or a rebalance.
 struct KafkaPartitionProgress {
+    /// A batch's place in its partition's queue.
     private struct InFlight {
+        enum State { case pending, durable, gap }
         var batchID: UInt64
         var nextOffset: Int64
-        var durable = false
+        var state = State.pending
     }
 
     /// The current generation of every assigned partition; absent once its generation ended.
@@ -30,9 +32,8 @@ struct KafkaPartitionProgress {
     private var durable: [KafkaTopicPartition: Int64] = [:]
     /// Partitions at their end since their last record handed out.
     private var atEnd: Set<KafkaTopicPartition> = []
-    /// Partitions with an abandoned batch in their current generation.
-    private var gaps: Set<KafkaTopicPartition> = []
-    /// Batches in flight per partition, in hand-out order.
+    /// Batches per partition, in hand-out order: pending ones, durable ones waiting for an earlier one, and at the
+    /// front at most one gap (an abandoned or released batch) that nothing after it may pass.
     private var inFlight: [KafkaTopicPartition: [InFlight]] = [:]
     private var lastBatchID: UInt64 = 0
     private(set) var everAssigned = false
@@ -66,7 +67,6 @@ struct KafkaPartitionProgress {
         received[tp] = nil
         durable[tp] = nil
         atEnd.remove(tp)
-        gaps.remove(tp)
         inFlight[tp] = nil
     }
 
@@ -99,9 +99,9 @@ struct KafkaPartitionProgress {
         guard generation != 0, handOutGeneration(tp) == generation else { return false }
         received[tp] = max(received[tp] ?? next, next)
         atEnd.remove(tp)
-        if var claims = inFlight[tp], let last = claims.indices.last, claims[last].batchID == fence.batchID {
-            claims[last].nextOffset = max(claims[last].nextOffset, next)
-            inFlight[tp] = claims
+        // In place: a copy of the queue would allocate once per run.
+        if let last = inFlight[tp]?.indices.last, inFlight[tp]![last].batchID == fence.batchID {
+            inFlight[tp]![last].nextOffset = max(inFlight[tp]![last].nextOffset, next)
         } else {
             inFlight[tp, default: []].append(InFlight(batchID: fence.batchID, nextOffset: next))
         }
@@ -122,13 +122,13 @@ struct KafkaPartitionProgress {
 
     // MARK: - Finishing batches
 
-    /// Removes from `fence` (and from the batches in flight) the partitions no longer handed out in the claimed
-    /// generation (revoking, revoked or lost). - Returns: the removed partitions.
+    /// Removes from `fence` the partitions no longer handed out in the claimed generation (revoking, revoked or
+    /// lost); in their queues the batch becomes a gap. - Returns: the removed partitions.
     mutating func retainCurrent(_ fence: inout KafkaBatchFence) -> Set<KafkaTopicPartition> {
         var removed: Set<KafkaTopicPartition> = []
         for (tp, claim) in fence.claims where handOutGeneration(tp) != claim.generation {
             removed.insert(tp)
-            release(fence.batchID, of: tp, generation: claim.generation)
+            settle(fence.batchID, of: tp, generation: claim.generation, as: .gap)
         }
         for tp in removed { fence.claims[tp] = nil }
         return removed
@@ -140,53 +140,63 @@ struct KafkaPartitionProgress {
         var store: [KafkaTopicPartitionOffset] = []
         var refused: [KafkaTopicPartition] = []
         for (tp, claim) in fence.claims {
-            guard isCurrent(tp, generation: claim.generation), !gaps.contains(tp), var claims = inFlight[tp],
-                let index = claims.firstIndex(where: { $0.batchID == fence.batchID })
-            else {
+            guard let stored = settle(fence.batchID, of: tp, generation: claim.generation, as: .durable) else {
                 refused.append(tp)
-                release(fence.batchID, of: tp, generation: claim.generation)
                 continue
             }
-            claims[index].durable = true
-            var stored: Int64?
-            while let first = claims.first, first.durable {
-                stored = first.nextOffset
-                claims.removeFirst()
-            }
-            inFlight[tp] = claims.isEmpty ? nil : claims
-            if let stored {
-                durable[tp] = max(durable[tp] ?? stored, stored)
-                store.append(KafkaTopicPartitionOffset(topic: tp.topic, partition: tp.partition, offset: stored))
+            if let offset = stored {
+                durable[tp] = max(durable[tp] ?? offset, offset)
+                store.append(KafkaTopicPartitionOffset(topic: tp.topic, partition: tp.partition, offset: offset))
             }
         }
         return (store, refused)
     }
 
-    /// The batch will not become durable: no later offset of its partitions is stored in their current
-    /// generation (it would skip the batch's records).
+    /// The batch will not become durable: no offset past it is stored in its partitions' current generations (it
+    /// would skip the batch's records).
     mutating func abandon(_ fence: KafkaBatchFence) {
-        for (tp, claim) in fence.claims where isCurrent(tp, generation: claim.generation) {
-            gaps.insert(tp)
-            release(fence.batchID, of: tp, generation: claim.generation)
+        for (tp, claim) in fence.claims {
+            settle(fence.batchID, of: tp, generation: claim.generation, as: .gap)
         }
     }
 
-    private mutating func release(_ batchID: UInt64, of tp: KafkaTopicPartition, generation: UInt64) {
-        guard isCurrent(tp, generation: generation), var claims = inFlight[tp] else { return }
-        claims.removeAll { $0.batchID == batchID }
-        inFlight[tp] = claims.isEmpty ? nil : claims
+    /// Settles batch `batchID` in the queue of `tp` (if still in `generation`) and pops the durable batches at the
+    /// queue's front. - Returns: nil when the batch's offset can never be stored (generation ended, or behind a
+    /// gap); else the offset to store now, if the front moved.
+    @discardableResult
+    private mutating func settle(
+        _ batchID: UInt64, of tp: KafkaTopicPartition, generation: UInt64, as state: InFlight.State
+    ) -> Int64?? {
+        guard isCurrent(tp, generation: generation), var queue = inFlight[tp],
+            let index = queue.firstIndex(where: { $0.batchID == batchID })
+        else { return nil }
+        queue[index].state = state
+        var stored: Int64?
+        while let first = queue.first, first.state == .durable {
+            stored = first.nextOffset
+            queue.removeFirst()
+        }
+        let blocked = queue.first?.state == .gap
+        if blocked {
+            // Nothing behind a gap is ever stored in this generation: keep the gap and the pending batches only.
+            queue = [queue[0]] + queue.dropFirst().filter { $0.state == .pending }
+        }
+        inFlight[tp] = queue.isEmpty ? nil : queue
+        if state == .durable && blocked && stored == nil { return nil }
+        return .some(stored)
     }
 
     // MARK: - Questions
 
-    /// Whether any of `partitions` has a batch in flight.
+    /// Whether any of `partitions` has a batch in flight (pending: neither durable nor given up).
     func hasInFlight(_ partitions: [KafkaTopicPartition]) -> Bool {
-        partitions.contains { inFlight[$0] != nil }
+        partitions.contains { inFlight[$0]?.contains { $0.state == .pending } ?? false }
     }
 
-    /// Whether any partition of `fence` is still in the claimed generation.
+    /// Whether any partition of `fence` is still handed out in the claimed generation (not revoking, revoked or
+    /// lost): work on the batch can still count.
     func holdsCurrentPartition(_ fence: KafkaBatchFence) -> Bool {
-        fence.claims.contains { isCurrent($0.key, generation: $0.value.generation) }
+        fence.claims.contains { handOutGeneration($0.key) == $0.value.generation }
     }
 
     /// True when partitions are assigned and each has reached its end (durable or not).
@@ -197,7 +207,7 @@ struct KafkaPartitionProgress {
     /// True when partitions are assigned, no batch is in flight, and each partition reached its end with
     /// everything handed out durable.
     var isCaughtUp: Bool {
-        guard allReachedEnd, inFlight.isEmpty else { return false }
+        guard allReachedEnd, !hasInFlight(Array(generations.keys)) else { return false }
         return generations.keys.allSatisfy { tp in received[tp].map { (durable[tp] ?? -1) >= $0 } ?? true }
     }
 }

@@ -77,7 +77,8 @@ public final class KafkaProducer: Sendable {
         var backoffMs: UInt64 = 1
         while true {
             guard let error = client.produce(message, msgOpaque: id) else { return id }
-            guard error.code == .queueFull, !client.isDestroyed else {
+            // A cancelled caller gives up instead of spinning (a cancelled sleep returns at once).
+            guard error.code == .queueFull, !client.isDestroyed, !Task.isCancelled else {
                 deliveries.cancel(id)
                 throw error
             }

@@ -7,8 +7,9 @@ public enum KafkaRebalanceEvent: Sendable, Hashable {
     /// (``KafkaMessage/assignmentGeneration``).
     case assigned([KafkaTopicPartition], generation: UInt64)
     /// These partitions are being taken away; their buffered records are already dropped and no more are handed
-    /// out. The handler should finish or abandon in-flight work for them and store the offsets of finished work;
-    /// after it returns their generation ends, the consumer commits stored offsets (unless `lost`) and unassigns.
+    /// out. After the handler returns, the consumer waits (``KafkaConsumerConfiguration/revokeWait``) for their
+    /// batches in flight to complete or be abandoned, then ends their generation, commits stored offsets (unless
+    /// `lost`) and unassigns.
     /// `lost` means the group already gave them to someone else: their generation ended before the handler runs,
     /// so no offset of theirs can be stored any more, and committing is futile.
     case revoked([KafkaTopicPartition], lost: Bool)

@@ -33,13 +33,19 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         "PostgreSQL \(code.rawValue) error" + (sqlState.map { " [\($0)]" } ?? "") + ": \(message)"
     }
 
-    /// The class of a server error: connection failures and shutdowns are `connection`; serialization failures,
-    /// deadlocks, lock timeouts and cancelled statements (`statement_timeout`, a cancel request) are `busy` (both
-    /// retriable); anything else is a `query` bug.
+    /// The class of a server error: connection failures, shutdowns and a standby's read-only refusal are
+    /// `connection`; serialization failures, deadlocks, lock timeouts, cancelled statements (`statement_timeout`, a
+    /// cancel request), exhausted resources (class 53) and I/O errors (class 58) are `busy` (both retriable); anything
+    /// else (a SQL error, a missing privilege such as 42501) is `query`, which no retry cures.
     public static func code(sqlState: String?) -> Code {
         guard let sqlState else { return .query }
-        if sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState) { return .connection }
-        if ["40001", "40P01", "55P03", "57014"].contains(sqlState) { return .busy }
+        // 25006: a read-only transaction, i.e. connected to a standby (a failover promoted another node): reconnect.
+        if sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(sqlState) { return .connection }
+        // Class 53 (out of disk, memory or connections) and 58 (I/O errors) pass; so do serialization failures,
+        // deadlocks, lock timeouts and cancelled statements.
+        if sqlState.hasPrefix("53") || sqlState.hasPrefix("58") || ["40001", "40P01", "55P03", "57014"].contains(sqlState) {
+            return .busy
+        }
         return .query
     }
 }

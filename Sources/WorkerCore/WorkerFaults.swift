@@ -1,6 +1,6 @@
 import ObservationUpsert
 
-/// Fault hooks for the reliability suite's test worker (`dvp-test-tools worker`, never shipped): points where it
+/// Fault hooks for the reliability suite's test worker (`dvp-fault-worker`, never shipped): points where it
 /// kills itself, which no outside timing of a kill can hit. The shipped `worker` passes ``none``: nothing here is
 /// armed by a flag or an environment variable of the product.
 public struct WorkerFaults: Sendable {

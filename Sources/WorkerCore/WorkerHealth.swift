@@ -15,6 +15,12 @@ final class WorkerHealth: Sendable {
     }
 
     private let state = Mutex(State())
+    /// ``dependenciesHealthy``, kept beside the state: the consumer's poll thread reads it before every poll.
+    private let healthy = Atomic(true)
+
+    private func updateHealthy(_ s: State) {
+        healthy.store(s.storeFailure == nil && !s.deadLetterFailing, ordering: .relaxed)
+    }
 
     func markStarted() { state.withLock { $0.started = true } }
     func markStopping() { state.withLock { $0.stopping = true } }
@@ -22,12 +28,30 @@ final class WorkerHealth: Sendable {
     /// The store failed with `error` (its category is kept, not its text).
     func storeFailed(_ error: any Error) {
         let category = ReadinessCategory(storeFailure: error)
-        state.withLock { $0.storeFailure = category }
+        state.withLock { s in
+            s.storeFailure = category
+            updateHealthy(s)
+        }
     }
-    func storeRecovered() { state.withLock { $0.storeFailure = nil } }
+    func storeRecovered() {
+        state.withLock { s in
+            s.storeFailure = nil
+            updateHealthy(s)
+        }
+    }
     /// The dead-letter topic failed (the caller logs why).
-    func deadLetterFailed() { state.withLock { $0.deadLetterFailing = true } }
-    func deadLetterRecovered() { state.withLock { $0.deadLetterFailing = false } }
+    func deadLetterFailed() {
+        state.withLock { s in
+            s.deadLetterFailing = true
+            updateHealthy(s)
+        }
+    }
+    func deadLetterRecovered() {
+        state.withLock { s in
+            s.deadLetterFailing = false
+            updateHealthy(s)
+        }
+    }
     func brokersDown() {
         state.withLock { s in
             if s.brokersDownSince == nil { s.brokersDownSince = Date() }
@@ -36,7 +60,7 @@ final class WorkerHealth: Sendable {
     func brokersUp() { state.withLock { $0.brokersDownSince = nil } }
 
     /// True when neither the store nor the dead-letter topic is failing.
-    var dependenciesHealthy: Bool { state.withLock { $0.storeFailure == nil && !$0.deadLetterFailing } }
+    var dependenciesHealthy: Bool { healthy.load(ordering: .relaxed) }
 
     /// Readiness and, when not ready, why.
     var readiness: (ready: Bool, category: ReadinessCategory) {

@@ -6,8 +6,9 @@ import ObservationUpsert
 /// The consumer-group worker: Kafka → DailyValue → FHIR Observation → version-guarded upsert → stored offsets.
 ///
 /// At-least-once from Kafka plus an idempotent, version-guarded store gives effectively-once results. Offsets are
-/// stored only after a batch's upsert is durable and its dead-letter records are acknowledged; failures of the
-/// store or of the dead-letter topic pause consumption and are retried with backoff, never skipped.
+/// stored only after a batch's upsert is durable and its dead-letter records are acknowledged; retriable failures of
+/// the store or of the dead-letter topic pause consumption and are retried with backoff, never skipped; one no
+/// retry cures ends the run (after the durable work is committed) with ``WorkerError/store(_:)`` or ``WorkerError/fatal(_:)``.
 ///
 /// The service only wires the parts and owns startup and shutdown; records flow one way through them:
 /// ``KafkaConsumer`` → ``BatchPipeline`` (``BatchPreparer`` → ``BatchWriter``: ``UpsertStage``,

@@ -146,4 +146,43 @@ struct BatchFenceTests {
         state.progress.reachedEnd(Self.p0, nextOffset: 40, generation: second)
         #expect(state.progress.allReachedEnd && state.progress.isCaughtUp)
     }
+
+    // MARK: - Several batches in flight (N writers)
+
+    @Test("a batch released by a revoke is a gap: a later batch of the partition cannot store past it")
+    func releasedBatchIsAGap() {
+        var state = KafkaConsumerState(maxBufferedMessages: 100)
+        _ = state.assign([Self.p0])
+        var first = Self.batch(&state, [Self.record(Self.p0, 0), Self.record(Self.p0, 1)])
+        let second = Self.batch(&state, [Self.record(Self.p0, 2)])
+        state.beginRevoke([Self.p0])
+        // The first batch's writer starts after the revoke began and lets the partition go; the second completes.
+        #expect(state.progress.retainCurrent(&first.fence) == [Self.p0])
+        #expect(state.progress.complete(second.fence).refused == [Self.p0], "offset 3 stored past records 0-1")
+        #expect(!state.progress.hasInFlight([Self.p0]), "the revoke would wait for batches that can never store")
+    }
+
+    @Test("a later abandoned batch does not block an earlier durable one")
+    func laterGapDoesNotBlockEarlier() {
+        var state = KafkaConsumerState(maxBufferedMessages: 100)
+        _ = state.assign([Self.p0])
+        let first = Self.batch(&state, [Self.record(Self.p0, 0)])
+        let second = Self.batch(&state, [Self.record(Self.p0, 1)])
+        state.progress.abandon(second.fence)
+        #expect(Self.stored(&state, first.fence) == [Self.p0: 1])
+    }
+
+    @Test("a durable batch behind one that is then abandoned is never stored and leaves nothing in flight")
+    func durableBehindAbandoned() {
+        var state = KafkaConsumerState(maxBufferedMessages: 100)
+        _ = state.assign([Self.p0])
+        let first = Self.batch(&state, [Self.record(Self.p0, 0)])
+        let second = Self.batch(&state, [Self.record(Self.p0, 1)])
+        #expect(Self.stored(&state, second.fence).isEmpty)
+        state.progress.abandon(first.fence)
+        #expect(!state.progress.hasInFlight([Self.p0]), "a durable batch stuck behind a gap counts as in flight")
+        let third = Self.batch(&state, [Self.record(Self.p0, 2)])
+        #expect(state.progress.complete(third.fence).refused == [Self.p0])
+        #expect(!state.progress.isCaughtUp)
+    }
 }

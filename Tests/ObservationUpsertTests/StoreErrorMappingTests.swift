@@ -10,6 +10,7 @@ import Testing
     @Test(arguments: [
         ("08006", StoreError.Code.connection), ("08001", .connection), ("57P01", .connection), ("57P03", .connection),
         ("40001", .busy), ("40P01", .busy), ("55P03", .busy), ("57014", .busy), ("23505", .query), ("42P01", .query),
+        ("25006", .connection), ("53100", .busy), ("53300", .busy), ("58030", .busy), ("42501", .query),
     ])
     func postgresSQLStateClasses(sqlState: String, code: StoreError.Code) {
         #expect(PostgresError(PostgresError.code(sqlState: sqlState), sqlState: sqlState, "").storeError.code == code)

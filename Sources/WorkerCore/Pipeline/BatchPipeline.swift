@@ -34,8 +34,9 @@ struct BatchPipeline: Sendable {
         var batchWindow: Duration
         /// `--until-caught-up`: end once every assigned partition is read to its end, durable and committed.
         var untilCaughtUp: Bool
-        /// How many batches are written at once (in order per partition: the consumer stores a partition's offsets
-        /// only once every batch before it is complete).
+        /// How many batches are written at once. The consumer's fence stores a partition's offsets only once every
+        /// batch before it is durable, and never past an abandoned or released one (BatchFenceTests), so writes
+        /// may finish in any order; the worker uses 1 until parallel store connections exist (issue 24).
         var writers = 1
     }
 

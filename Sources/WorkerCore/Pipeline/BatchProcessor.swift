@@ -52,11 +52,6 @@ struct BatchProcessor: Sendable {
         var skippedTotals: [UpsertOutcome: Int] {
             skipped.values.reduce(into: [:]) { totals, counts in totals.merge(counts, uniquingKeysWith: +) }
         }
-
-        /// Dead-letter counts by error class, for metrics.
-        var deadLetterClasses: [String: Int] {
-            deadLetters.reduce(into: [:]) { $0[$1.className, default: 0] += 1 }
-        }
     }
 
     let decoder: DailyValueDecoder
@@ -91,19 +86,18 @@ struct BatchProcessor: Sendable {
     func map(_ output: inout Output, storedAtLeast bounds: [VersionCache.Bound?]) {
         output.mapped.reserveCapacity(output.decoded.count)
         // Skips are counted per run of one partition (records come in runs), not one dictionary update per record.
-        var run: (message: KafkaMessage, counts: [UpsertOutcome: Int])?
+        var run: (topic: String, partition: Int32, counts: [UpsertOutcome: Int])?
         func endRun() {
             guard let run, !run.counts.isEmpty else { return }
-            output.skipped[run.message.topicPartition, default: [:]].merge(run.counts, uniquingKeysWith: +)
+            output.skipped[KafkaTopicPartition(topic: run.topic, partition: run.partition), default: [:]]
+                .merge(run.counts, uniquingKeysWith: +)
         }
         for (decoded, bound) in zip(output.decoded, bounds) {
-            if let last = run?.message, last.partition != decoded.message.partition
-                || last.topic != decoded.message.topic
-            {
+            let message = decoded.message
+            if run == nil || run!.partition != message.partition || run!.topic != message.topic {
                 endRun()
-                run = nil
+                run = (message.topic, message.partition, [:])
             }
-            if run == nil { run = (decoded.message, [:]) }
             if let bound, let known = Self.known(decoded, bound, mapper) {
                 run?.counts[known, default: 0] += 1
                 continue

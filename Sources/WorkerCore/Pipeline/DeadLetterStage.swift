@@ -38,6 +38,8 @@ struct DeadLetterStage: Sendable {
                 metrics.increment(.deadLetterErrors, by: Double(failed.count))
                 return Failure(error: lastError ?? .state("dead-letter delivery failed"), records: failed.count)
             })
+        // An abandoned retry must not hold fetching paused: the next batch's dead letters try again.
+        if case .abandoned = ending { health.deadLetterRecovered() }
         if case .done = ending {
             for (name, n) in records.reduce(into: [String: Int](), { $0[$1.className, default: 0] += 1 }) {
                 metrics.increment(.deadLettered, label: name, by: Double(n))

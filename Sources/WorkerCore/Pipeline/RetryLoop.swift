@@ -38,6 +38,8 @@ struct RetryLoop: Sendable {
                 if backoff.attempt > 0 { recovered(backoff.attempt) }
                 return .done
             }
+            // A cancelled attempt (the stop's deadline) fails with whatever its dependency threw: give up, unjudged.
+            if Task.isCancelled { return .abandoned }
             failed(failure)
             guard isRetriable(failure) else {
                 logger.error(message + ": not retriable, giving up", [("error", .string("\(failure)"))])

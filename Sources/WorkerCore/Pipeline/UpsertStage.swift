@@ -82,6 +82,9 @@ struct UpsertStage: Sendable {
                     return StoreError(.usage, "unexpected \(type(of: error)): \(error)")
                 }
             })
+        // An abandoned retry must not hold fetching paused: the next batch tries the store again (and fails fast if it
+        // is still down, pausing again).
+        if case .abandoned = ending { health.storeRecovered() }
         return Result(ending: ending, refused: refused)
     }
 
