@@ -50,10 +50,14 @@ struct BatchRevokeTests {
         }
         #expect(moved, "the revoked partitions did not move to the second member")
         let offsets = try await second.committed(revoked, timeout: .seconds(10))
+        var reported: [KafkaError] = []
+        if case .batch(let later) = await first.nextBatch(upTo: 1, window: .zero, idleTimeout: .seconds(1)) {
+            reported = later.errors
+        }
         #expect(
             Dictionary(uniqueKeysWithValues: offsets.map { ($0.topicPartition, $0.offset) })
                 == batch.fence.claims.filter { revoked.contains($0.key) }.mapValues(\.nextOffset),
-            "the commit on revoke did not hold the batch's offsets")
+            "the commit on revoke did not hold the batch's offsets; the consumer reported \(reported)")
         #expect(await first.close(timeout: .seconds(20)) != .timedOut)
         #expect(await second.close(timeout: .seconds(20)) != .timedOut)
     }
@@ -76,8 +80,15 @@ struct BatchRevokeTests {
         }
         let second = try KafkaConsumer(configuration: configuration)
         try second.subscribe(topics: ["bounded"])
-        let moved = await KafkaTestSupport.waitUntil(within: .seconds(30)) { !first.holdsCurrentPartition(batch.fence) }
-        #expect(moved, "the revoke waited past its bound for a batch that never completed")
+        let revoking = await KafkaTestSupport.waitUntil(within: .seconds(30)) { !first.holdsCurrentPartition(batch.fence) }
+        #expect(revoking, "the partition was not revoked")
+        // The revoke waits at most revokeWait (1 s) for the batch that never completes, then ends its generation.
+        let ended = await KafkaTestSupport.waitUntil(within: .seconds(10)) {
+            !first.assignedPartitions.contains(where: { batch.fence.claims[$0]?.generation != nil })
+                || first.assignedPartitions.isEmpty
+        }
+        #expect(ended, "the revoke waited past its bound for a batch that never completed")
+        try await Task.sleep(for: .seconds(2))
         #expect(first.complete(batch.fence).refused == batch.fence.partitions)
         #expect(await first.close(timeout: .seconds(20)) != .timedOut)
         #expect(await second.close(timeout: .seconds(20)) != .timedOut)
