@@ -19,7 +19,11 @@ extension KafkaConsumer {
             let wait = max(.zero, (windowEnd ?? idleEnd) - .now)
             switch await context.take(upTo: limit - batch.messages.count, timeout: wait) {
             case .events(let events):
-                let accounted = context.state.withLock { $0.account(events, into: &fence) }
+                // The per-record work happens outside the lock the poll thread takes for every record it buffers.
+                var accounted = KafkaConsumerState.Accounted()
+                let steps = KafkaConsumerState.steps(of: events, errors: &accounted.errors)
+                let claimed = context.state.withLock { $0.claim(steps, into: &fence) }
+                accounted.collect(events, steps, claimed)
                 if windowEnd == nil && !accounted.messages.isEmpty { windowEnd = .now + window }
                 batch.messages.append(contentsOf: accounted.messages)
                 batch.errors += accounted.errors
