@@ -18,8 +18,12 @@ final class WorkerHealth: Sendable {
     /// ``dependenciesHealthy``, kept beside the state: the consumer's poll thread reads it before every poll.
     private let healthy = Atomic(true)
 
-    private func updateHealthy(_ s: State) {
-        healthy.store(s.storeFailure == nil && !s.deadLetterFailing, ordering: .relaxed)
+    /// Changes the dependency failures and refreshes ``healthy`` under the same lock.
+    private func updateDependencies(_ change: (inout State) -> Void) {
+        state.withLock { s in
+            change(&s)
+            healthy.store(s.storeFailure == nil && !s.deadLetterFailing, ordering: .relaxed)
+        }
     }
 
     func markStarted() { state.withLock { $0.started = true } }
@@ -28,30 +32,12 @@ final class WorkerHealth: Sendable {
     /// The store failed with `error` (its category is kept, not its text).
     func storeFailed(_ error: any Error) {
         let category = ReadinessCategory(storeFailure: error)
-        state.withLock { s in
-            s.storeFailure = category
-            updateHealthy(s)
-        }
+        updateDependencies { $0.storeFailure = category }
     }
-    func storeRecovered() {
-        state.withLock { s in
-            s.storeFailure = nil
-            updateHealthy(s)
-        }
-    }
+    func storeRecovered() { updateDependencies { $0.storeFailure = nil } }
     /// The dead-letter topic failed (the caller logs why).
-    func deadLetterFailed() {
-        state.withLock { s in
-            s.deadLetterFailing = true
-            updateHealthy(s)
-        }
-    }
-    func deadLetterRecovered() {
-        state.withLock { s in
-            s.deadLetterFailing = false
-            updateHealthy(s)
-        }
-    }
+    func deadLetterFailed() { updateDependencies { $0.deadLetterFailing = true } }
+    func deadLetterRecovered() { updateDependencies { $0.deadLetterFailing = false } }
     func brokersDown() {
         state.withLock { s in
             if s.brokersDownSince == nil { s.brokersDownSince = Date() }

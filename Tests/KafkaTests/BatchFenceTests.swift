@@ -11,8 +11,7 @@ struct BatchFenceTests {
     private static let p1 = KafkaTopicPartition(topic: "t", partition: 1)
 
     private static func record(_ tp: KafkaTopicPartition, _ offset: Int64) -> KafkaConsumerEvent {
-        .message(KafkaMessage(topic: tp.topic, partition: tp.partition, offset: offset, key: nil, value: [],
-                              headers: [], timestampMs: nil, timestampType: .notAvailable))
+        .record(tp, offset)
     }
 
     /// Delivers `events` and hands everything buffered out as one batch.

@@ -9,8 +9,7 @@ struct KafkaConsumerStateTests {
     private static let p1 = KafkaTopicPartition(topic: "t", partition: 1)
 
     private static func record(_ tp: KafkaTopicPartition, _ offset: Int64) -> KafkaConsumerEvent {
-        .message(KafkaMessage(topic: tp.topic, partition: tp.partition, offset: offset, key: nil, value: [],
-                              headers: [], timestampMs: nil, timestampType: .notAvailable))
+        .record(tp, offset)
     }
 
     private static func take(_ state: inout KafkaConsumerState, upTo limit: Int = 100) -> [KafkaMessage] {
