@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 import Testing
 import TestSupport
 
@@ -80,6 +81,20 @@ struct FHIRAuthorizationTests {
         try await double.set(["forbidden": false])
         #expect(try await store.upsert([try FHIRStoreFaultTests.mapped(version: 1)]) == [.inserted])
         await store.close()
+    }
+
+    /// Requests that find no token while one is being fetched wait for that one: the endpoint is asked once.
+    @Test func concurrentRequestsWithoutATokenShareOneTokenRequest() async throws {
+        let double = try await FHIRDouble()
+        try await double.set(["client": ["dvp-worker", "s3cret"], "token_lifetime": 3600])
+        let grant = OAuth2ClientCredentials(tokenURL: double.rootURL + "/token", clientID: "dvp-worker", clientSecret: "s3cret")
+        let token = FHIRAccessToken(.clientCredentials(grant), http: try HTTPClient(HTTPClientConfiguration()))
+        let headers = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<8 { group.addTask { try await token.header() } }
+            return try await group.reduce(into: Set<String?>()) { $0.insert($1) }
+        }
+        #expect(headers == ["Bearer issued-1"])
+        #expect(try await double.stats()["tokens_issued"] == 1)
     }
 
     @Test func clientCredentialsTokensAreCachedUntilShortlyBeforeExpiry() async throws {

@@ -29,7 +29,7 @@ public final class FHIRDouble: Sendable {
             if requireClientCertificate { arguments += ["--client-ca", tls.authority] }
         }
         process = try ChildProcess("/usr/bin/env", arguments, directory: directory, name: "fhir-double")
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)  // a start that fails ends the wait at once (isRunning)
         var port: Int?
         while port == nil, ContinuousClock.now < deadline, process.isRunning {
             port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }

@@ -31,7 +31,7 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     deinit {
-        let stopped = try? runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", directory.path])
+        let stopped = try? ChildProcess.runBlocking(TestEnvironment.script("pg-test-cluster.sh"), ["stop", directory.path])
         if stopped?.status != 0, let serverPID { kill(serverPID, SIGQUIT) }  // immediate shutdown
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
@@ -58,12 +58,6 @@ public final class PostgresCluster: @unchecked Sendable {
         serverPID = nil
     }
 
-    /// `fast` (clients disconnected) or `immediate` (crash, WAL recovery) restart, blocking.
-    public func restart(_ mode: String) throws {
-        try Self.script(["restart-\(mode)", directory.path])
-        readServerPID()
-    }
-
     /// `fast` (clients disconnected) or `immediate` (crash, WAL recovery) restart.
     public func restart(_ mode: String) async throws {
         try await Self.script(["restart-\(mode)", directory.path])
@@ -71,11 +65,6 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     // MARK: - The script
-
-    @discardableResult
-    static func script(_ arguments: [String]) throws -> String {
-        try check(runCommand(TestEnvironment.script("pg-test-cluster.sh"), arguments), arguments)
-    }
 
     @discardableResult
     static func script(_ arguments: [String]) async throws -> String {

@@ -74,12 +74,12 @@ extension ChildProcess {
     }
 }
 
-/// Runs a command to completion and returns its exit status and output (blocking; see
-/// ``ChildProcess/runBlocking(_:_:input:environment:)``).
+/// Runs a command to completion and returns its exit status and output, without blocking a cooperative thread (see
+/// ``ChildProcess/run(_:_:input:environment:inheritsDVPVariables:timeout:)``).
 @discardableResult
 public func runCommand(
     _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
-) throws -> ProcessResult {
-    try ChildProcess.runBlocking(
+) async throws -> ProcessResult {
+    try await ChildProcess.run(
         executable, arguments, input: input.map { .text($0) } ?? .none, environment: environment)
 }

@@ -17,15 +17,15 @@ struct EndToEndTests {
     func sqliteMatchesOracle() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, oracle) = try harness.generate(patients: 40, days: 5, seed: 11, extra: Self.messyStream)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 40, days: 5, seed: 11, extra: Self.messyStream)
+        try await harness.publish(events)
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
 
         let worker = try harness.startWorker(store: store)
         let status = await worker.waitForExit(timeout: .seconds(120))
         #expect(status == 0, "worker: \(worker.stderr.suffix(2000))")
 
-        let differences = oracle.differences(from: try harness.storeDump(store))
+        let differences = await oracle.differences(from: try harness.storeDump(store))
         #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
 
         let deadLetters = try await harness.deadLetters()
@@ -51,12 +51,12 @@ struct EndToEndTests {
     func replayChangesNothing() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, oracle) = try harness.generate(patients: 20, days: 4, seed: 12, extra: Self.messyStream)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 20, days: 4, seed: 12, extra: Self.messyStream)
+        try await harness.publish(events)
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         let first = try harness.startWorker(store: store, group: "live")
         #expect(await first.waitForExit(timeout: .seconds(120)) == 0, "\(first.stderr.suffix(2000))")
-        let before = try runCommand("/usr/bin/sqlite3", [
+        let before = try await runCommand("/usr/bin/sqlite3", [
             "\(harness.directory.path)/observations.sqlite",
             "SELECT patient, metric, day, version, version_id, last_updated, resource FROM observation ORDER BY 1, 2, 3",
         ])
@@ -70,12 +70,12 @@ struct EndToEndTests {
         #expect(summary["updated"] == 0)
         #expect((summary["unchanged"] ?? 0) + (summary["stale"] ?? 0) == (summary["consumed"] ?? -1)
             - Int64(oracle.invalid.count))
-        let after = try runCommand("/usr/bin/sqlite3", [
+        let after = try await runCommand("/usr/bin/sqlite3", [
             "\(harness.directory.path)/observations.sqlite",
             "SELECT patient, metric, day, version, version_id, last_updated, resource FROM observation ORDER BY 1, 2, 3",
         ])
         #expect(after.stdout == before.stdout, "the replay rewrote rows")
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(oracle.differences(from: dump).isEmpty)
     }
 
@@ -88,7 +88,7 @@ struct EndToEndTests {
     func retractionsStayRetractedThroughAReplay(kind: SQLStoreKind, mode: RetractionMode) async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        var (events, oracle) = try harness.generate(
+        var (events, oracle) = try await harness.generate(
             patients: 20, days: 4, seed: 14, extra: Self.messyStream + ["--retraction-share", "0.15"])
         // One retraction per retracted day; its version is above all the day's values, so each one wins.
         let retracted = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
@@ -97,29 +97,29 @@ struct EndToEndTests {
             .map { "\($0["patient"] ?? "")/\($0["metric"] ?? "")/\($0["day"] ?? "")" }
         #expect(retracted.count > 20 && Set(retracted).count == retracted.count)
         if mode == .delete { retracted.forEach { oracle.versions[$0] = nil } }
-        try harness.publish(events)
+        try await harness.publish(events)
         let store = try await kind.freshLocation(in: harness.directory)
         let options = ["--retraction-mode", mode.rawValue]
         let first = try harness.startWorker(store: store, group: "live", extra: options)
         #expect(await first.waitForExit(timeout: .seconds(120)) == 0, "\(first.stderr.suffix(2000))")
-        #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
-        let withdrawn = try kind.query(store, "SELECT count(*) FROM observation WHERE status = 'entered-in-error' "
+        await #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
+        let withdrawn = try await kind.query(store, "SELECT count(*) FROM observation WHERE status = 'entered-in-error' "
             + "AND \(kind.resourceStatus) = 'entered-in-error'")
         #expect(withdrawn == String(mode == .delete ? 0 : retracted.count))
-        #expect(try kind.query(store, "SELECT count(*) FROM retraction") == String(retracted.count))
+        await #expect(try kind.query(store, "SELECT count(*) FROM retraction") == String(retracted.count))
         #expect(parseSummary(first.stdout)["retracted"] == Int64(retracted.count))
 
         let dump = "SELECT patient, metric, day, version, version_id, last_updated, status, resource FROM observation "
             + "ORDER BY 1, 2, 3"
         let ledger =
             "SELECT patient, metric, day, version, reason, recorded_at, version_id FROM retraction ORDER BY 1, 2, 3"
-        let before = (try kind.query(store, dump), try kind.query(store, ledger))
+        let before = await (try kind.query(store, dump), try kind.query(store, ledger))
         let replay = try harness.startWorker(store: store, group: "replay-1", extra: ["--start", "earliest"] + options,
                                              name: "replay")
         #expect(await replay.waitForExit(timeout: .seconds(120)) == 0, "\(replay.stderr.suffix(2000))")
         let summary = parseSummary(replay.stdout)
         #expect(summary["inserted"] == 0 && summary["updated"] == 0 && summary["retracted"] == 0)
-        let after = (try kind.query(store, dump), try kind.query(store, ledger))
+        let after = await (try kind.query(store, dump), try kind.query(store, ledger))
         #expect(after.0 == before.0, "the replay rewrote rows")
         #expect(after.1 == before.1, "the replay rewrote the ledger")
     }
@@ -128,14 +128,14 @@ struct EndToEndTests {
     func startTimeFallsBackOnTheMock() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, oracle) = try harness.generate(patients: 10, days: 3, seed: 13)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 10, days: 3, seed: 13)
+        try await harness.publish(events)
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         let worker = try harness.startWorker(
             store: store, group: "backfill", extra: ["--start", "earliest", "--start-time", "2026-09-02T00:00:00Z"])
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "\(worker.stderr.suffix(2000))")
         #expect(worker.stderr.contains("start timestamp: no offset"))
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(oracle.differences(from: dump).isEmpty)
     }
 
@@ -143,8 +143,8 @@ struct EndToEndTests {
     func progressLines() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, oracle) = try harness.generate(patients: 60, days: 5, seed: 14)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 60, days: 5, seed: 14)
+        try await harness.publish(events)
         // Tiny batches (one SQLite transaction, fsync included, per 2 records) make the run last several seconds.
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         let worker = try harness.startWorker(
@@ -163,7 +163,7 @@ struct EndToEndTests {
         #expect(lines.allSatisfy { $0["rate_per_s"] is Double || $0["rate_per_s"] is Int })
         let withETA = lines.filter { ($0["remaining_lag"] as? Int ?? 0) > 0 && ($0["eta_s"] as? Int ?? 0) > 0 }
         #expect(!withETA.isEmpty, "no line with a remaining lag and an ETA: \(lines)")
-        #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
+        await #expect(oracle.differences(from: try harness.storeDump(store)).isEmpty)
     }
 
     @Test("All brokers down: /readyz turns 503, and 200 again once a broker is back; /healthz stays 200")

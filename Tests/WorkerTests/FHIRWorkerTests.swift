@@ -16,15 +16,15 @@ struct FHIRWorkerTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let server = try await TestFHIRServer(validation: .strict)
-        let (events, oracle) = try harness.generate(patients: 20, days: 4, seed: 31, extra: EndToEndTests.messyStream)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 20, days: 4, seed: 31, extra: EndToEndTests.messyStream)
+        try await harness.publish(events)
         let store = "fhir+" + server.baseURL
 
         let worker = try harness.startWorker(store: store, extra: ["--batch-size", "200"])
         #expect(await worker.waitForExit(timeout: .seconds(240)) == 0, "\(worker.stderr.suffix(2000))")
         #expect(worker.stderr.contains("\"FHIR server\""), "no capabilities logged")
 
-        let differences = oracle.differences(from: try harness.storeDump(store))
+        let differences = await oracle.differences(from: try harness.storeDump(store))
         #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
         let history = try await FHIRHistory.staleOverwrites(baseURL: server.baseURL)
         #expect(history.decreases == 0 && history.versions >= oracle.versions.count, "\(history)")
@@ -100,8 +100,8 @@ struct FHIRWorkerTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let double = try await FHIRDouble()
-        let (events, oracle) = try harness.generate(patients: 10, days: 3, seed: 35)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 10, days: 3, seed: 35)
+        try await harness.publish(events)
         let tokenFile = harness.directory.appendingPathComponent("fhir-token")
         try "secret-1".write(to: tokenFile, atomically: true, encoding: .utf8)
         let store = "fhir+" + double.baseURL
@@ -140,9 +140,9 @@ struct FHIRWorkerTests {
         #expect(await generator.waitForExit(timeout: .seconds(120)) == 0, "\(generator.stderr.suffix(1000))")
         let oracle = try Oracle(contentsOf: file)
         let converged = try await eventually(timeout: .seconds(180), interval: .seconds(2)) {
-            oracle.differences(from: try harness.storeDump(store)).isEmpty
+            await oracle.differences(from: try harness.storeDump(store)).isEmpty
         }
-        let finalDump = try harness.storeDump(store)
+        let finalDump = try await harness.storeDump(store)
         #expect(converged, "store differs: \(oracle.differences(from: finalDump))")
         return oracle
     }
@@ -166,12 +166,12 @@ struct FHIRWorkerTests {
     func refusedRecordsAreDeadLettered() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, oracle) = try harness.generate(patients: 6, days: 3, seed: 34)
+        let (events, oracle) = try await harness.generate(patients: 6, days: 3, seed: 34)
         let patients = Set(oracle.versions.keys.map { String($0.split(separator: "/")[0]) }).sorted()
         let missing = try #require(patients.last)
         let double = try await FHIRDouble(patients: Array(patients.dropLast()))
         try await double.set(["require_patient": true])
-        try harness.publish(events)
+        try await harness.publish(events)
         let store = "fhir+" + double.baseURL
 
         let worker = try harness.startWorker(store: store)
@@ -179,7 +179,7 @@ struct FHIRWorkerTests {
         var expected = oracle
         expected.versions = oracle.versions.filter { !$0.key.hasPrefix(missing + "/") }
         #expect(expected.versions.count < oracle.versions.count)
-        let differences = expected.differences(from: try harness.storeDump(store))
+        let differences = await expected.differences(from: try harness.storeDump(store))
         #expect(differences.isEmpty, "store differs: \(differences)")
         let deadLetters = try await harness.deadLetters()
         #expect(!deadLetters.isEmpty)
@@ -201,9 +201,9 @@ struct FHIRWorkerTests {
     func copiesWithoutOurTagAreDeadLettered() async throws {
         let harness = try PipelineHarness()
         try await harness.startBroker()
-        let (events, _) = try harness.generate(patients: 2, days: 2, seed: 35)
+        let (events, _) = try await harness.generate(patients: 2, days: 2, seed: 35)
         let double = try await FHIRDouble()
-        try harness.publish(events)
+        try await harness.publish(events)
         let store = "fhir+" + double.baseURL
         let other = try harness.startWorker(
             store: store, group: "other-system", extra: ["--fhir-version-tag-system", "urn:example:other"],
@@ -213,7 +213,7 @@ struct FHIRWorkerTests {
 
         let worker = try harness.startWorker(store: store)
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "\(worker.stderr.suffix(2000))")
-        #expect(try harness.storeDump(store).isEmpty)  // nothing carries the default tag: nothing was overwritten
+        await #expect(try harness.storeDump(store).isEmpty)  // nothing carries the default tag: nothing was overwritten
         let stats = try await double.stats()
         #expect(stats["stored"] == stored && stats["decreases"] == 0)
         let deadLetters = try await harness.deadLetters()

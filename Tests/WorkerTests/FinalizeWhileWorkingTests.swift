@@ -48,12 +48,12 @@ struct FinalizeWhileWorkingTests {
                 let chunk = stream.phases[phase][sent..<min(sent + 16, stream.phases[phase].count)]
                 let file = harness.directory.appendingPathComponent("chunk.jsonl")
                 try LifecycleStream.write(chunk, to: file)
-                try harness.publish(file)
+                try await harness.publish(file)
                 sent += chunk.count
             }
             let finalized = try await Self.result(of: run)
             let before = rows
-            rows = try Self.snapshot(kind, store)
+            rows = try await Self.snapshot(kind, store)
             history.observe(rows)
             runs += 1
             if finalized > 0 {
@@ -73,7 +73,7 @@ struct FinalizeWhileWorkingTests {
         try #require(
             history.violations.isEmpty, "store states seen while finalize ran: \(history.violations.prefix(10))")
         let lastRun = try await Self.result(of: Self.startFinalize(store))
-        rows = try Self.snapshot(kind, store)
+        rows = try await Self.snapshot(kind, store)
         history.observe(rows)
 
         #expect(history.violations.isEmpty, "the last store state: \(history.violations.prefix(10))")
@@ -139,8 +139,8 @@ struct FinalizeWhileWorkingTests {
     }
 
     /// Every stored day, read with the database's own client.
-    private static func snapshot(_ kind: SQLStoreKind, _ store: String) throws -> [String: StoredDay] {
-        let text = try kind.query(
+    private static func snapshot(_ kind: SQLStoreKind, _ store: String) async throws -> [String: StoredDay] {
+        let text = try await kind.query(
             store,
             "SELECT patient || '/' || metric || '/' || day, version, version_id, status, resource FROM observation")
         var rows: [String: StoredDay] = [:]

@@ -21,7 +21,7 @@ struct PoisonRecordTests {
         let worker = try harness.startWorker(store: store)
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "worker: \(worker.stderr.suffix(2000))")
 
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(Set(dump.keys) == Set(valid))
         let committed = try await harness.committedVersusEnd(group: "workers")
         #expect(committed.first { $0.partition == 0 }.map { $0.committed == $0.end && $0.end == Int64(poison + valid.count) } == true,
@@ -75,7 +75,7 @@ struct PoisonRecordTests {
         let worker = try harness.startWorker(store: store)
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "worker: \(worker.stderr.suffix(2000))")
         #expect(worker.stderr.contains("a dead letter was refused for itself"))
-        #expect(try harness.storeDump(store).keys.contains { $0.hasPrefix("after/") })
+        await #expect(try harness.storeDump(store).keys.contains { $0.hasPrefix("after/") })
 
         let letters = try await harness.deadLetters()
         #expect(letters.count == 1, "sent once more in its minimal form, not retried as it was")

@@ -14,18 +14,18 @@ struct PostgresWorkerTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let store = try await TestPostgres.freshDatabase("worker")
-        #expect(try runCommand(Self.storectl, ["audit-install", "--store", store]).status == 0)
-        let (events, oracle) = try harness.generate(patients: 60, days: 5, seed: 21, extra: EndToEndTests.messyStream)
-        try harness.publish(events)
+        #expect(try await runCommand(Self.storectl, ["audit-install", "--store", store]).status == 0)
+        let (events, oracle) = try await harness.generate(patients: 60, days: 5, seed: 21, extra: EndToEndTests.messyStream)
+        try await harness.publish(events)
 
         let a = try harness.startWorker(store: store, extra: ["--batch-size", "200"], name: "worker-a")
         let b = try harness.startWorker(store: store, extra: ["--batch-size", "200"], name: "worker-b")
         #expect(await a.waitForExit(timeout: .seconds(150)) == 0, "\(a.stderr.suffix(2000))")
         #expect(await b.waitForExit(timeout: .seconds(150)) == 0, "\(b.stderr.suffix(2000))")
 
-        let differences = oracle.differences(from: try harness.storeDump(store))
+        let differences = await oracle.differences(from: try harness.storeDump(store))
         #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
-        let audit = try runCommand(Self.storectl, ["audit-check", "--store", store])
+        let audit = try await runCommand(Self.storectl, ["audit-check", "--store", store])
         #expect(audit.status == 0, "version decreased: \(audit.stdout) \(audit.stderr)")
         // A dead-letter record may be written twice after a rebalance (at-least-once); consumers dedupe by origin.
         #expect(try await harness.deadLetterOrigins().count == oracle.invalid.count)
@@ -39,8 +39,8 @@ struct PostgresWorkerTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let store = try await TestPostgres.freshDatabase("worker")
-        let (events, oracle) = try harness.generate(patients: 100, days: 6, seed: 22, extra: EndToEndTests.messyStream)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 100, days: 6, seed: 22, extra: EndToEndTests.messyStream)
+        try await harness.publish(events)
 
         let victim = try harness.startWorker(store: store, untilCaughtUp: false, extra: ["--batch-size", "50"])
         let probe = try await WorkerProbe(victim)
@@ -50,12 +50,12 @@ struct PostgresWorkerTests {
         #expect(progressed, "worker made no progress: \(victim.stderr.suffix(1500))")
         victim.signal(SIGKILL)
         _ = await victim.waitForExit(timeout: .seconds(10))
-        let partial = try harness.storeDump(store)
+        let partial = try await harness.storeDump(store)
         #expect(oracle.differences(from: partial).count > 0, "killed too late to matter")
 
         let successor = try harness.startWorker(store: store, name: "successor")
         #expect(await successor.waitForExit(timeout: .seconds(150)) == 0, "\(successor.stderr.suffix(2000))")
-        let differences = oracle.differences(from: try harness.storeDump(store))
+        let differences = await oracle.differences(from: try harness.storeDump(store))
         #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
     }
 
@@ -64,9 +64,9 @@ struct PostgresWorkerTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let pgDir = harness.directory.appendingPathComponent("pg")
-        let started = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "auto"])
+        let started = try await runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "auto"])
         try #require(started.status == 0, "\(started.stderr)")
-        defer { _ = try? runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", pgDir.path]) }
+        defer { _ = try? ChildProcess.runBlocking(TestEnvironment.script("pg-test-cluster.sh"), ["stop", pgDir.path]) }
         let store = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let port = try #require(URLComponents(string: store)?.port, "no port in \(store)")
 
@@ -87,23 +87,23 @@ struct PostgresWorkerTests {
         })
 
         // A real stop of the server (immediate = crash-like), a pause, then the server back.
-        let stopped = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", pgDir.path])
+        let stopped = try await runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["stop", pgDir.path])
         #expect(stopped.status == 0, "\(stopped.stderr)")
         try #require(generator.isRunning, "the stream ended before the server stopped: nothing was written while it was down")
         let notReady = await eventually(timeout: .seconds(20)) { await probe.get("/readyz")?.status == 503 }
         #expect(notReady, "the worker never reported not-ready while PostgreSQL was down")
         #expect(await probe.metric(.paused) == 1)
         try await Task.sleep(for: .seconds(2))
-        let restarted = try runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "\(port)"])
+        let restarted = try await runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "\(port)"])
         #expect(restarted.status == 0, "\(restarted.stderr)")
         #expect(await eventually(timeout: .seconds(30)) { await probe.get("/readyz")?.status == 200 })
 
         #expect(await generator.waitForExit(timeout: .seconds(120)) == 0, "\(generator.stderr.suffix(1000))")
         let oracle = try Oracle(contentsOf: oracleFile)
         let converged = try await eventually(timeout: .seconds(60), interval: .seconds(1)) {
-            oracle.differences(from: try harness.storeDump(store)).isEmpty
+            await oracle.differences(from: try harness.storeDump(store)).isEmpty
         }
-        let finalDump = try harness.storeDump(store)
+        let finalDump = try await harness.storeDump(store)
         #expect(converged, "store differs: \(oracle.differences(from: finalDump))")
         #expect(worker.stderr.contains("store upsert failed"))
         worker.signal(SIGTERM)
@@ -145,7 +145,7 @@ struct PostgresWorkerTests {
         let total = ends.map(\.end).reduce(0, +)
         #expect(parseSummary(second.stdout)["consumed"] == total - committedAtStop)
         let oracle = try Oracle(contentsOf: oracleFile)
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(oracle.differences(from: dump).isEmpty)
     }
 }

@@ -23,10 +23,10 @@ struct RedriveEndToEndTests {
         return url.path
     }
 
-    static func publish(_ harness: PipelineHarness, _ lines: [String], name: String) throws {
+    static func publish(_ harness: PipelineHarness, _ lines: [String], name: String) async throws {
         let url = harness.directory.appendingPathComponent("\(name).jsonl")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
-        try harness.publish(url)
+        try await harness.publish(url)
     }
 
     static func runWorker(_ harness: PipelineHarness, _ store: String, extra: [String] = []) async throws {
@@ -34,8 +34,8 @@ struct RedriveEndToEndTests {
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "worker: \(worker.stderr.suffix(2000))")
     }
 
-    static func dlq(_ harness: PipelineHarness, _ arguments: [String]) throws -> ProcessResult {
-        try runCommand(
+    static func dlq(_ harness: PipelineHarness, _ arguments: [String]) async throws -> ProcessResult {
+        try await runCommand(
             TestEnvironment.binary("dlq"),
             [arguments[0], "--brokers", harness.bootstrap] + arguments.dropFirst())
     }
@@ -50,7 +50,7 @@ struct RedriveEndToEndTests {
         let harness = try PipelineHarness(partitions: 3)
         try await harness.startBroker()
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
-        try Self.publish(
+        try await Self.publish(
             harness,
             [
                 Self.heartRate("pat-1", 320, version: 1), Self.heartRate("pat-2", 330, version: 1),
@@ -61,11 +61,11 @@ struct RedriveEndToEndTests {
         try await Self.runWorker(harness, store)
         #expect(try await harness.deadLetters().count == 4)
         // p-1 sends a newer, valid value before the redrive: the redriven version 1 must not replace it.
-        try Self.publish(harness, [Self.heartRate("pat-1", 72, version: 2)], name: "newer")
+        try await Self.publish(harness, [Self.heartRate("pat-1", 72, version: 2)], name: "newer")
         try await Self.runWorker(harness, store)
 
         let prometheus = harness.directory.appendingPathComponent("dlq.prom")
-        let stats = try Self.dlq(harness, ["stats", "--retention", "14d", "--prometheus-file", prometheus.path])
+        let stats = try await Self.dlq(harness, ["stats", "--retention", "14d", "--prometheus-file", prometheus.path])
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(stats.stdout.contains("dead letters       4"))
         #expect(stats.stdout.contains("ValueOutOfRange  3") && stats.stdout.contains("MissingUnit      1"))
@@ -79,26 +79,26 @@ struct RedriveEndToEndTests {
         #expect(!stats.stdout.contains("pat-"), "no patient id printed: \(stats.stdout)")
 
         let catalog = try Self.catalogFix(harness)
-        let dryRun = try Self.dlq(harness, ["redrive", "--dry-run", "--catalog", catalog])
+        let dryRun = try await Self.dlq(harness, ["redrive", "--dry-run", "--catalog", catalog])
         #expect(dryRun.status == 1, "one would fail again: \(dryRun.stdout) \(dryRun.stderr)")
         #expect(dryRun.stdout.contains("would-republish  3"), "\(dryRun.stdout)")
         #expect(dryRun.stdout.contains("still-invalid: MissingUnit `unit`"), "\(dryRun.stdout)")
         #expect(!dryRun.stdout.contains("pat-"))
-        let withoutFix = try Self.dlq(harness, ["redrive", "--dry-run"])
+        let withoutFix = try await Self.dlq(harness, ["redrive", "--dry-run"])
         #expect(withoutFix.stdout.contains("would-republish  0"), "\(withoutFix.stdout)")
 
-        let first = try Self.dlq(
+        let first = try await Self.dlq(
             harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange", "--max", "2"])
         #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
         #expect(first.stdout.contains("republish        2") && first.stdout.contains("stopped at --max"))
-        let redrive = try Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
+        let redrive = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
         #expect(redrive.status == 0, "\(redrive.stdout) \(redrive.stderr)")
         #expect(redrive.stdout.contains("republish        1"), "the rest after --max: \(redrive.stdout)")
-        let again = try Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
+        let again = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
         #expect(again.stdout.contains("read             0"), "the same command resumes past what it did")
 
         try await Self.runWorker(harness, store, extra: ["--catalog", catalog])
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(dump["pat-1/heart_rate/\(Self.day)"] == 2, "the stale redrive of version 1 is a no-op")
         #expect(dump["pat-2/heart_rate/\(Self.day)"] == 1)
         #expect(dump["pat-3/heart_rate/\(Self.day)"] == 1)
@@ -119,7 +119,7 @@ struct RedriveEndToEndTests {
         try await harness.startBroker()
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         let count = 60
-        try Self.publish(harness, (0..<count).map { Self.heartRate("pat-\($0)", 310, version: 7) }, name: "bad")
+        try await Self.publish(harness, (0..<count).map { Self.heartRate("pat-\($0)", 310, version: 7) }, name: "bad")
         try await Self.runWorker(harness, store)
         #expect(try await harness.deadLetters().count == count)
 
@@ -139,11 +139,11 @@ struct RedriveEndToEndTests {
             try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap).count - count
         #expect(republishedBeforeKill < count, "killed mid-run")
 
-        let resumed = try Self.dlq(harness, ["redrive", "--catalog", catalog])
+        let resumed = try await Self.dlq(harness, ["redrive", "--catalog", catalog])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("read             \(count)") == false, "it resumed, not restarted")
         try await Self.runWorker(harness, store, extra: ["--catalog", catalog])
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(dump.count == count, "nothing lost")
         #expect(dump.values.allSatisfy { $0 == 7 })
     }
@@ -152,12 +152,12 @@ struct RedriveEndToEndTests {
         let harness = try PipelineHarness(partitions: 2)
         try await harness.startBroker()
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
-        try Self.publish(harness, [Self.heartRate("pat-9", 320, version: 3)], name: "bad")
+        try await Self.publish(harness, [Self.heartRate("pat-9", 320, version: 3)], name: "bad")
         let catalog = try Self.catalogFix(harness)
         // dlq re-validates with the fix, but the workers still run the old catalog: it fails again each time.
         try await Self.runWorker(harness, store)
         for round in 1...3 {
-            let result = try Self.dlq(harness, ["redrive", "--catalog", catalog, "--max-redrives", "2"])
+            let result = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--max-redrives", "2"])
             #expect(result.status == (round < 3 ? 0 : 1), "round \(round): \(result.stdout) \(result.stderr)")
             try await Self.runWorker(harness, store)
         }
@@ -176,7 +176,7 @@ struct RedriveEndToEndTests {
             quarantined.first.map { Self.headers($0)[DeadLetterHeaders.quarantineReason] }??.hasPrefix("max-redrives")
                 == true)
         #expect(quarantined.first?.value == Array(Self.heartRate("pat-9", 320, version: 3).utf8))
-        #expect(try harness.storeDump(store).isEmpty)
+        await #expect(try harness.storeDump(store).isEmpty)
     }
 }
 
@@ -188,7 +188,7 @@ extension RedriveEndToEndTests {
         try await harness.startBroker()
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
         let padding = String(repeating: "x", count: 950_000)
-        try Self.publish(
+        try await Self.publish(
             harness,
             [
                 #"{"schema":1,"patient":"pat-big","metric":"steps","day":"\#(Self.day)","utcOffset":"+01:00","value":1,"version":1,"pad":"\#(padding)"}"#
@@ -198,11 +198,11 @@ extension RedriveEndToEndTests {
         let letters = try await harness.deadLetters()
         #expect(letters.count == 1 && letters.first.map { $0.value.count < 1000 } == true, "a summary was written")
 
-        let dryRun = try Self.dlq(harness, ["redrive", "--dry-run"])
+        let dryRun = try await Self.dlq(harness, ["redrive", "--dry-run"])
         #expect(dryRun.status == 1 && dryRun.stdout.contains("unrestorable: summarized"), "\(dryRun.stdout)")
-        let stats = try Self.dlq(harness, ["stats"])
+        let stats = try await Self.dlq(harness, ["stats"])
         #expect(stats.stdout.contains("unrestorable       1"), "\(stats.stdout)")
-        let redrive = try Self.dlq(harness, ["redrive"])
+        let redrive = try await Self.dlq(harness, ["redrive"])
         #expect(redrive.status == 1 && redrive.stdout.contains("republish        0"), "\(redrive.stdout)")
         let origin = try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap)
         #expect(origin.count == 1, "nothing republished to the origin topic")
@@ -241,7 +241,7 @@ extension RedriveEndToEndTests {
         #expect(await eventually { !server.stdout.isEmpty })
         let port = server.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let file = harness.directory.appendingPathComponent("dlq.prom")
-        let stats = try Self.dlq(
+        let stats = try await Self.dlq(
             harness, ["stats", "--pushgateway", "http://127.0.0.1:\(port)", "--prometheus-file", file.path])
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(await server.waitForExit(timeout: .seconds(10)) == 0)

@@ -20,8 +20,8 @@ struct ServerTextTests {
         try await double.set([
             "fail": 1_000_000, "fail_status": 500, "fail_diagnostics": "Patient/p-\(marker) has heart rate 71.4",
         ])
-        let (events, oracle) = try harness.generate(patients: 5, days: 2, seed: 51)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 5, days: 2, seed: 51)
+        try await harness.publish(events)
         let notReady = await eventually(timeout: .seconds(60)) {
             await probe.get("/readyz").map { $0.status == 503 && $0.body == "store-unavailable\n" } == true
         }
@@ -34,7 +34,7 @@ struct ServerTextTests {
         try await double.set(["fail": 0])
         #expect(await eventually(timeout: .seconds(60)) { await probe.get("/readyz")?.status == 200 })
         let converged = await eventually(timeout: .seconds(60), interval: .seconds(1)) {
-            (try? oracle.differences(from: harness.storeDump(store)).isEmpty) == true
+            await (try? oracle.differences(from: harness.storeDump(store)).isEmpty) == true
         }
         #expect(converged, "the store never caught up after the server recovered")
         worker.signal(SIGTERM)

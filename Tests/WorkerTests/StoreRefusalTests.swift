@@ -29,12 +29,12 @@ struct StoreRefusalTests {
         let harness = try PipelineHarness()
         try await harness.startBroker()
         let admin = try await TestPostgres.freshDatabase("refusal")
-        let (events, oracle) = try harness.generate(patients: 30, days: 4, seed: 31)
+        let (events, oracle) = try await harness.generate(patients: 30, days: 4, seed: 31)
         let parts = try Self.split(events, into: 3, in: harness.directory)
 
         // The schema, made by a worker with every right; then a role that may read and write the rows (and run the
         // idempotent migration check at start).
-        try harness.publish(parts[0])
+        try await harness.publish(parts[0])
         let setup = try harness.startWorker(store: admin, name: "worker-setup")
         #expect(await setup.waitForExit(timeout: .seconds(90)) == 0, "\(setup.stderr.suffix(2000))")
         let role = "dvp_limited_\(UUID().uuidString.prefix(6).lowercased())"
@@ -50,7 +50,7 @@ struct StoreRefusalTests {
         let limited = try #require(components.string)
         let worker = try harness.startWorker(store: limited, untilCaughtUp: false, name: "worker-limited")
         _ = try await WorkerProbe(worker)  // up and serving before the stream goes on
-        try harness.publish(parts[1])
+        try await harness.publish(parts[1])
         let caughtUp = try await eventually(timeout: .seconds(60), interval: .milliseconds(500)) {
             try await harness.committedVersusEnd(group: "workers").allSatisfy { $0.committed == $0.end }
         }
@@ -58,7 +58,7 @@ struct StoreRefusalTests {
         let committedBefore = try await harness.committedVersusEnd(group: "workers").map(\.committed)
 
         try await Self.psql(admin, "REVOKE INSERT, UPDATE ON observation FROM \(role)")
-        try harness.publish(parts[2])
+        try await harness.publish(parts[2])
         let status = await worker.waitForExit(timeout: .seconds(60))
         #expect(status == 4, "exit \(ChildProcess.describe(status)): \(worker.stderr.suffix(2000))")
         #expect(worker.stderr.contains("42501"), "the log does not name the SQLSTATE")
@@ -71,7 +71,7 @@ struct StoreRefusalTests {
         try await Self.psql(admin, "GRANT INSERT, UPDATE ON observation TO \(role)")
         let restarted = try harness.startWorker(store: limited, name: "worker-restarted")
         #expect(await restarted.waitForExit(timeout: .seconds(90)) == 0, "\(restarted.stderr.suffix(2000))")
-        let differences = oracle.differences(from: try harness.storeDump(admin))
+        let differences = await oracle.differences(from: try harness.storeDump(admin))
         #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
     }
 }

@@ -33,7 +33,7 @@ struct UnitSafetyEndToEndTests {
         ]
         let events = harness.directory.appendingPathComponent("events.jsonl")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: events)
-        try harness.publish(events)
+        try await harness.publish(events)
         let store = "sqlite:\(harness.directory.path)/observations.sqlite"
 
         let worker = try harness.startWorker(store: store)
@@ -50,10 +50,10 @@ struct UnitSafetyEndToEndTests {
         #expect(record.value == Array(lines[0].utf8), "the original event is kept whole")
 
         let day = Self.recentDay()
-        let dump = try harness.storeDump(store)
+        let dump = try await harness.storeDump(store)
         #expect(
             Set(dump.keys) == ["p-2/steps/\(day)", "p-3/blood_glucose/\(day)"], "glucose without a unit not stored")
-        let shown = try runCommand(
+        let shown = try await runCommand(
             TestEnvironment.binary("storectl"), ["show", "--store", store, "p-3/blood_glucose/\(day)"])
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains(#"{"url":"softwareVersion","valueString":"11.1"}"#))

@@ -28,13 +28,13 @@ struct VersionConflictEndToEndTests {
         try await harness.startBroker()
         let file = harness.directory.appendingPathComponent("events.jsonl")
         try (Self.events.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-        try harness.publish(file)
+        try await harness.publish(file)
         return harness
     }
 
     /// The stored clinical value of the conflicting day.
-    private func storedValue(_ kind: SQLStoreKind, _ store: String) throws -> String {
-        try kind.query(store, "SELECT clinical_value FROM observation WHERE patient = 'p-conflict-1'")
+    private func storedValue(_ kind: SQLStoreKind, _ store: String) async throws -> String {
+        try await kind.query(store, "SELECT clinical_value FROM observation WHERE patient = 'p-conflict-1'")
     }
 
     private static let first = #","valueQuantity":{"value":60,"#
@@ -55,7 +55,7 @@ struct VersionConflictEndToEndTests {
         #expect(summary["conflict"] == 1, "\(worker.stdout)")
         #expect(summary["unchanged"] == 1)
         #expect(summary["dead-lettered"] == 0)
-        let kept = try storedValue(kind, store)
+        let kept = try await storedValue(kind, store)
         #expect(kept.hasPrefix(Self.first), "the first stored value wins: \(kept)")
 
         let warnings = worker.stderr.split(separator: "\n").filter { $0.contains("version conflict") }
@@ -65,7 +65,7 @@ struct VersionConflictEndToEndTests {
             #expect(!line.contains("p-conflict") && !line.contains(#"value""#), "PHI in the log: \(line)")
         }
 
-        let counts = try runCommand(TestEnvironment.binary("storectl"), ["counts", "--store", store])
+        let counts = try await runCommand(TestEnvironment.binary("storectl"), ["counts", "--store", store])
         let rows = counts.stdout.split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace) }
         let header = try #require(rows.first { $0.first == "metric" }, "\(counts.stdout)")
         let all = try #require(rows.first { $0.first == "(all)" }, "\(counts.stdout)")
@@ -86,7 +86,7 @@ struct VersionConflictEndToEndTests {
         #expect(summary["conflict"] == 1, "\(worker.stdout)")
         #expect(summary["unchanged"] == 1)
         #expect(summary["dead-lettered"] == 1)
-        #expect(try storedValue(.sqlite, "sqlite:" + database).hasPrefix(Self.first))
+        await #expect(try storedValue(.sqlite, "sqlite:" + database).hasPrefix(Self.first))
 
         let deadLetters = try await harness.deadLetters()
         try #require(deadLetters.count == 1)
@@ -120,7 +120,7 @@ struct VersionConflictEndToEndTests {
         #expect(summary["conflict"] == 1, "\(replay.stdout)")
         #expect(summary["unchanged"] == 3, "\(replay.stdout)")
         #expect(replay.stdout.contains("(3 answered by the version cache)"), "\(replay.stdout)")
-        #expect(try storedValue(.postgres, store).hasPrefix(Self.first))
+        await #expect(try storedValue(.postgres, store).hasPrefix(Self.first))
     }
 
     @Test("--on-version-conflict (or DVP_ON_VERSION_CONFLICT): ignore by default, or dead-letter; no echo")

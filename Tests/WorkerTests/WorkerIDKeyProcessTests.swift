@@ -10,11 +10,11 @@ struct WorkerIDKeyProcessTests {
     static let noKey = ["DVP_ID_KEY": "", "DVP_ID_KEY_FILE": "", "DVP_ALLOW_DEVELOPMENT_KEY": ""]
 
     @Test("No id key against a real broker: exit 2, the message says what to do, no store is created")
-    func refusesWithoutKey() throws {
+    func refusesWithoutKey() async throws {
         let directory = try TestEnvironment.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let storePath = directory.appendingPathComponent("observations.sqlite").path
-        let result = try runCommand(
+        let result = try await runCommand(
             TestEnvironment.binary("worker"),
             ["--brokers", "kafka-1.example.internal:9092", "--store", "sqlite:\(storePath)", "--http-port", "0"],
             environment: Self.noKey)

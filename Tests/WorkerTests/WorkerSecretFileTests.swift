@@ -45,14 +45,14 @@ struct WorkerSecretFileTests {
         let harness = try PipelineHarness(partitions: 2)
         try await harness.startBroker()
         let store = try await TestPostgres.freshDatabase("storefile")
-        let (events, oracle) = try harness.generate(patients: 10, days: 3, seed: 5)
-        try harness.publish(events)
+        let (events, oracle) = try await harness.generate(patients: 10, days: 3, seed: 5)
+        try await harness.publish(events)
         let file = harness.directory.appendingPathComponent("dsn")
         try Data((store + "\n").utf8).write(to: file)
         let worker = try Self.worker(harness, ["--until-caught-up"], environment: ["DVP_STORE_FILE": file.path])
         defer { worker.terminate() }
         #expect(await worker.waitForExit(timeout: .seconds(90)) == 0, "\(worker.stderr.suffix(2000))")
-        let differences = oracle.differences(from: try harness.storeDump(store))
+        let differences = await oracle.differences(from: try harness.storeDump(store))
         #expect(differences.isEmpty, "store differs from the oracle: \(differences)")
     }
 
@@ -103,7 +103,7 @@ struct WorkerSecretFileTests {
         let substitute = { (text: String) in
             text.replacingOccurrences(of: "EMPTY", with: empty).replacingOccurrences(of: "SECRET", with: secret)
         }
-        let result = try runCommand(
+        let result = try await runCommand(
             TestEnvironment.binary("worker"),
             ["--brokers", "127.0.0.1:1", "--allow-development-key", "--http-port", "0"]
                 + refusal.arguments.map(substitute),

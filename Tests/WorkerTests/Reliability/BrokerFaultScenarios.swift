@@ -85,7 +85,7 @@ extension ReliabilityTests {
     func deadLetterUnavailable() async throws {
         try await ScenarioRun.perform("dead-letter topic unavailable 12 s") { run in
             try await run.harness.control("topicerr \(run.harness.deadLetterTopic) 3")
-            try run.publish(try run.generate(patients: 20, days: 4, seed: 209, extra: Self.messy))
+            try await run.publish(try run.generate(patients: 20, days: 4, seed: 209, extra: Self.messy))
             let worker = try await run.startWorker()
             let failing = await eventually(timeout: .seconds(60)) {
                 await worker.metric(.deadLetterErrors) > 0

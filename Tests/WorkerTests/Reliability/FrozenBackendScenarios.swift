@@ -28,7 +28,7 @@ extension ReliabilityTests {
                 extra: Self.smallBatches + ["--store-timeout", "\(Self.frozenStoreTimeout)", "--version-cache", "0"],
                 storeURL: storeURL)
             run.check(await worker.waitForConsumed(atLeast: 500), "no progress: \(worker.process.stderr.suffix(800))")
-            let pids = try run.store.backendPIDs(applicationName: name)
+            let pids = try await run.store.backendPIDs(applicationName: name)
             guard pids.count == 1, let frozen = pids.first else {
                 throw TestSetupError("expected one backend named \(name), found \(pids)")
             }
@@ -63,10 +63,10 @@ extension ReliabilityTests {
             let toReady = (ContinuousClock.now - continued).inSeconds
             run.check(ready, "not ready 30 s after SIGCONT: \(worker.process.stderr.suffix(800))")
             let oldGone = await eventually(timeout: .seconds(10)) {
-                (try? run.store.backendPIDs(applicationName: name).contains(frozen)) == false
+                await (try? run.store.backendPIDs(applicationName: name).contains(frozen)) == false
             }
             run.check(oldGone, "the frozen backend \(frozen) never exited")
-            let current = try run.store.backendPIDs(applicationName: name)
+            let current = try await run.store.backendPIDs(applicationName: name)
             run.check(current.count == 1 && current != [frozen], "the worker's backends now: \(current)")
 
             let errors = Int(await worker.metric(.storeErrors) - errorsBefore)

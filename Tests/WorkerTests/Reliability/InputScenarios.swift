@@ -11,7 +11,7 @@ extension ReliabilityTests {
     @Test("Every bad-input class, raw edge records and boundary values")
     func badInput() async throws {
         try await ScenarioRun.perform("bad input: every class + edge records + boundaries") { run in
-            try run.publish(try run.generate(patients: 20, days: 4, seed: 401, extra: ["--invalid-share", "0.2"]))
+            try await run.publish(try run.generate(patients: 20, days: 4, seed: 401, extra: ["--invalid-share", "0.2"]))
             try await Self.publishEdgeRecords(run)
             let worker = try await run.startWorker(untilCaughtUp: true)
             run.check(await worker.process.waitForExit(timeout: .seconds(120)) == 0, "worker did not catch up")
@@ -70,7 +70,7 @@ extension ReliabilityTests {
     @Test("Exact duplicates (half the identities re-sent byte for byte)", fullOnly)
     func exactDuplicates() async throws {
         try await ScenarioRun.perform("exact duplicates (share 0.5)") { run in
-            try run.publish(try run.generate(patients: 30, days: 4, seed: 402, extra: ["--duplicate-share", "0.5"]))
+            try await run.publish(try run.generate(patients: 30, days: 4, seed: 402, extra: ["--duplicate-share", "0.5"]))
             let worker = try await run.startWorker(untilCaughtUp: true)
             run.check(await worker.process.waitForExit(timeout: .seconds(120)) == 0, "worker did not catch up")
             let summary = parseSummary(worker.process.stdout)
@@ -98,10 +98,10 @@ extension ReliabilityTests {
     @Test("Replay with a new group beside the live group changes nothing", fullOnly)
     func replayNewGroup() async throws {
         try await ScenarioRun.perform("replay with a new group") { run in
-            try run.publish(try run.generate(patients: 30, days: 4, seed: 404, extra: Self.messy))
+            try await run.publish(try run.generate(patients: 30, days: 4, seed: 404, extra: Self.messy))
             let live = try await run.startWorker(untilCaughtUp: true)
             run.check(await live.process.waitForExit(timeout: .seconds(120)) == 0, "live worker did not catch up")
-            let before = try run.harness.storeDump(run.store.url)
+            let before = try await run.harness.storeDump(run.store.url)
             let generator = try run.startGenerator(patients: 30, days: 4, seed: 404, rate: 2000, extra: Self.messy)
             _ = try await run.startWorker("live-2")
             let replay = try await run.startWorker("replay", extra: ["--start", "earliest"], untilCaughtUp: true,
@@ -111,7 +111,7 @@ extension ReliabilityTests {
             run.check(summary["inserted"] == 0 && summary["updated"] == 0, "the replay changed rows: \(summary)")
             run.note("the replay group re-reads (and re-dead-letters) the whole topic by design")
             try await run.finish(generator)
-            run.check(try run.harness.storeDump(run.store.url) == before, "the store differs after the replay")
+            await run.check(try run.harness.storeDump(run.store.url) == before, "the store differs after the replay")
             try await run.drainAndVerify()
         }
     }
@@ -121,13 +121,13 @@ extension ReliabilityTests {
     @Test("Consumer fell behind retention: detected and reported")
     func retentionGap() async throws {
         try await ScenarioRun.perform("fell behind retention (gap reported)") { run in
-            try run.publish(try run.generate(patients: 10, days: 3, seed: 405))
+            try await run.publish(try run.generate(patients: 10, days: 3, seed: 405))
             let first = try await run.startWorker(untilCaughtUp: true)
             run.check(await first.process.waitForExit(timeout: .seconds(120)) == 0, "first run did not catch up")
             // One patient = one partition; ~15 events a day × 2000 past days, uncompressed ≈ 8 MiB, past the 5 MiB the mock
             // keeps. Each event is its own identity, so lost identities = lost records.
-            let big = try run.generate(patients: 1, days: 2000, seed: 406, extra: ["--start-day", "2021-05-01"])
-            try run.publish(big, extra: ["-X", "compression.codec=none"])
+            let big = try await run.generate(patients: 1, days: 2000, seed: 406, extra: ["--start-day", "2021-05-01"])
+            try await run.publish(big, extra: ["-X", "compression.codec=none"])
             let second = try await run.startWorker("worker-2")
             let reported = await eventually(timeout: .seconds(60)) {
                 await second.metric(.retentionGaps) >= 1

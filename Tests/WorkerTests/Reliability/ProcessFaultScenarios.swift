@@ -10,7 +10,7 @@ extension ReliabilityTests {
     @Test("Baseline: one worker, messy stream, no fault")
     func baseline() async throws {
         try await ScenarioRun.perform("baseline (1 worker, no fault)") { run in
-            try run.publish(try run.generate(patients: 40, days: 5, seed: 101, extra: Self.messy))
+            try await run.publish(try run.generate(patients: 40, days: 5, seed: 101, extra: Self.messy))
             let worker = try await run.startWorker(untilCaughtUp: true)
             run.check(await worker.process.waitForExit(timeout: .seconds(120)) == 0, "worker did not catch up")
             try await run.drainAndVerify()

@@ -53,14 +53,14 @@ final class ScenarioRun: @unchecked Sendable {
     // MARK: - Input and its oracle
 
     /// Generates a stream to a file (kept as the oracle) and returns the file.
-    func generate(patients: Int, days: Int, seed: Int, extra: [String] = []) throws -> URL {
-        let (events, generated) = try harness.generate(patients: patients, days: days, seed: seed, extra: extra)
+    func generate(patients: Int, days: Int, seed: Int, extra: [String] = []) async throws -> URL {
+        let (events, generated) = try await harness.generate(patients: patients, days: days, seed: seed, extra: extra)
         addOracle(generated)
         return events
     }
 
     /// Publishes a generated file as-is; `extra` e.g. `-X compression.codec=none`.
-    func publish(_ events: URL, extra: [String] = []) throws { try harness.publish(events, extra: extra) }
+    func publish(_ events: URL, extra: [String] = []) async throws { try await harness.publish(events, extra: extra) }
 
     /// Starts `producer generate` straight into Kafka at `rate` events/s; ``finish(_:)`` adds its oracle.
     func startGenerator(patients: Int, days: Int, seed: Int, rate: Int, extra: [String] = []) throws -> Generator {
@@ -187,7 +187,7 @@ final class ScenarioRun: @unchecked Sendable {
         scraper?.cancel()
         for worker in lock.withLock({ workers }) { countIfAborted(worker) }
 
-        let dump = try harness.storeDump(store.url)
+        let dump = try await harness.storeDump(store.url)
         let expected = lock.withLock { oracle }
         var lost: [(key: String, version: Int64)] = []
         var above = 0
@@ -204,7 +204,7 @@ final class ScenarioRun: @unchecked Sendable {
         let never = dump.keys.filter { expected.versions[$0] == nil }.count
         let retractions = records.filter { $0.value.starts(with: Array(#"{"schema":1,"kind":"retraction""#.utf8)) }
         if !retractions.isEmpty { note("\(retractions.count) retractions in the stream") }
-        let decreases = try store.versionDecreases()
+        let decreases = try await store.versionDecreases()
         let dlq = try await deadLetterSources()
         let sent = ends.values.reduce(0, +)
         let consumed = lock.withLock { workers }.map(\.consumed).reduce(0, +)

@@ -12,7 +12,7 @@ extension ReliabilityTests {
     func postgresRestart(mode: String) async throws {
         try await ScenarioRun.perform("PostgreSQL restart -m \(mode)", ownPostgres: true) { run in
             let (generator, workers) = try await Self.underLoad(run, workers: 2, seed: 301)
-            try run.store.restart(mode)
+            try await run.store.restart(mode)
             let failed = await eventually(timeout: .seconds(10)) {
                 let first = await workers[0].metric(.storeErrors)
                 return first + (await workers[1].metric(.storeErrors)) > 0

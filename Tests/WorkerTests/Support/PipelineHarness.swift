@@ -39,10 +39,10 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// Generates a stream with `producer generate` and returns the events file and the oracle.
-    func generate(patients: Int, days: Int, seed: Int, extra: [String] = []) throws -> (events: URL, oracle: Oracle) {
+    func generate(patients: Int, days: Int, seed: Int, extra: [String] = []) async throws -> (events: URL, oracle: Oracle) {
         let events = directory.appendingPathComponent("events-\(seed).jsonl")
         let oracle = directory.appendingPathComponent("oracle-\(seed).tsv")
-        let result = try runCommand(
+        let result = try await runCommand(
             TestEnvironment.binary("producer"),
             ["generate", "--patients", "\(patients)", "--days", "\(days)", "--seed", "\(seed)",
              "--start-day", "2026-09-01", "--out", events.path, "--oracle-out", oracle.path] + extra)
@@ -51,8 +51,8 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// Publishes a file as-is (invalid lines included) and waits for every acknowledgement.
-    func publish(_ events: URL, extra: [String] = []) throws {
-        let result = try runCommand(
+    func publish(_ events: URL, extra: [String] = []) async throws {
+        let result = try await runCommand(
             TestEnvironment.binary("producer"),
             ["publish", "--brokers", bootstrap, "--topic", topic, "--raw", events.path] + extra)
         guard result.status == 0 else { throw TestSetupError("producer publish failed: \(result.stderr)") }
@@ -76,8 +76,8 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// `identity key → stored version` from `storectl dump`.
-    func storeDump(_ store: String) throws -> [String: Int64] {
-        let result = try runCommand(TestEnvironment.binary("storectl"), ["dump", "--store", store])
+    func storeDump(_ store: String) async throws -> [String: Int64] {
+        let result = try await runCommand(TestEnvironment.binary("storectl"), ["dump", "--store", store])
         guard result.status == 0 else { throw TestSetupError("storectl dump failed: \(result.stderr)") }
         var out: [String: Int64] = [:]
         for line in result.stdout.split(separator: "\n") {

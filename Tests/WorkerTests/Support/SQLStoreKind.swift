@@ -20,10 +20,10 @@ enum SQLStoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
     /// The rows of constant SQL (written by the test, never input) as `sqlite3`/`psql -A` print them: one line per
     /// row, columns separated by `|`, trimmed.
-    func query(_ location: String, _ sql: String) throws -> String {
+    func query(_ location: String, _ sql: String) async throws -> String {
         let result = switch self {
-        case .sqlite: try runCommand("/usr/bin/sqlite3", [String(location.dropFirst("sqlite:".count)), sql])
-        case .postgres: try runCommand("/usr/bin/psql", [location, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+        case .sqlite: try await runCommand("/usr/bin/sqlite3", [String(location.dropFirst("sqlite:".count)), sql])
+        case .postgres: try await runCommand("/usr/bin/psql", [location, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
         }
         guard result.status == 0 else { throw TestSetupError("\(self) query failed: \(sql): \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

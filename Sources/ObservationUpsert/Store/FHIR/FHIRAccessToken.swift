@@ -9,6 +9,9 @@ actor FHIRAccessToken {
     private let authorization: FHIRAuthorization
     private let http: HTTPClient
     private var cached: (value: String, validUntil: ContinuousClock.Instant, stamp: FileStamp?)?
+    /// The token request under way: callers that find no valid token while it runs wait for it instead of asking
+    /// the endpoint again (the actor is reentrant across the request's `await`).
+    private var fetching: Task<String, any Error>?
 
     init(_ authorization: FHIRAuthorization, http: HTTPClient) {
         self.authorization = authorization
@@ -26,7 +29,11 @@ actor FHIRAccessToken {
             return "Bearer " + (try fileToken(path))
         case .clientCredentials(let grant):
             if let cached, ContinuousClock.now < cached.validUntil { return "Bearer " + cached.value }
-            return "Bearer " + (try await fetch(grant))
+            if let fetching { return "Bearer " + (try await fetching.value) }
+            let fetch = Task { try await self.fetch(grant) }
+            fetching = fetch
+            defer { fetching = nil }
+            return "Bearer " + (try await fetch.value)
         }
     }
 
