@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
+        /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
+        .target(name: "IngestAuth", dependencies: ["Hashing", "Essentials"], swiftSettings: swiftSettings),
         /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",

@@ -92,7 +92,8 @@ struct PostgresWorkerTests {
         try #require(generator.isRunning, "the stream ended before the server stopped: nothing was written while it was down")
         let notReady = await eventually(timeout: .seconds(20)) { await probe.get("/readyz")?.status == 503 }
         #expect(notReady, "the worker never reported not-ready while PostgreSQL was down")
-        #expect(await probe.metric(.paused) == 1)
+        // The poll thread applies the pause on its next iteration (within ~100 ms of the health change).
+        #expect(await eventually(timeout: .seconds(10)) { await probe.metric(.paused) == 1 })
         try await Task.sleep(for: .seconds(2))
         let restarted = try await runCommand(TestEnvironment.script("pg-test-cluster.sh"), ["start", pgDir.path, "\(port)"])
         #expect(restarted.status == 0, "\(restarted.stderr)")
