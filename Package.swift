@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Essentials", swiftSettings: swiftSettings),
         /// glibc malloc settings for the worker process (arenas, trimming); CMalloc only.
         .target(name: "MallocTuning", dependencies: ["CMalloc"], swiftSettings: swiftSettings),
-        /// SHA-256 and HMAC-SHA256 over libcrypto.
+        /// SHA-256, HMAC-SHA256 and RS256/ES256 signature verification over libcrypto.
         .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
         .target(name: "SQLiteClient", dependencies: ["CSQLite", "Essentials"], swiftSettings: swiftSettings),
@@ -128,6 +128,9 @@ let package = Package(
             name: "DeadLettersTests", dependencies: ["DeadLetters", "Kafka", "DailyValueContract"],
             swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "IngestAuthTests", dependencies: ["IngestAuth", "Hashing", "Essentials", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
