@@ -52,7 +52,8 @@ final class KeyParameterBuilder {
     }
 
     /// A public key of `type` (`"RSA"`, `"EC"`) made from the parameters pushed; the caller owns the `EVP_PKEY`.
-    func makePublicKey(type: String) throws(SignatureKeyError) -> OpaquePointer {
+    /// - Parameter refusal: the error's message when libcrypto refuses the components.
+    func makePublicKey(type: String, refusal: String) throws(SignatureKeyError) -> OpaquePointer {
         guard let parameters = OSSL_PARAM_BLD_to_param(builder) else {
             throw .libcrypto("cannot build the \(type) key parameters")
         }
@@ -64,7 +65,7 @@ final class KeyParameterBuilder {
         var key: OpaquePointer?
         guard EVP_PKEY_fromdata_init(context) == 1,
             EVP_PKEY_fromdata(context, &key, dvp_evp_pkey_public_key_selection(), parameters) == 1, let key
-        else { throw .libcrypto("libcrypto refused the \(type) public key") }
+        else { throw .libcrypto(refusal) }
         return key
     }
 

@@ -17,6 +17,8 @@ package final class SignatureVerifyingKey: @unchecked Sendable {
     /// The smallest RSA modulus accepted (NIST SP 800-131A; RFC 7518 §3.3 requires 2048 bits for RS256).
     package static let minimumRSABits = 2048
 
+    private static let offCurve = "the point (x, y) is not on the P-256 curve"
+
     package let kind: Kind
     /// The modulus size (RSA) or the curve's size (256).
     package let bits: Int
@@ -29,7 +31,7 @@ package final class SignatureVerifyingKey: @unchecked Sendable {
         let builder = try KeyParameterBuilder()
         try builder.pushInteger(OSSL_PKEY_PARAM_RSA_N, bigEndian: modulus)
         try builder.pushInteger(OSSL_PKEY_PARAM_RSA_E, bigEndian: exponent)
-        try self.init(owning: try builder.makePublicKey(type: "RSA"), kind: .rsa)
+        try self.init(owning: try builder.makePublicKey(type: "RSA", refusal: "the RSA public key is invalid"), kind: .rsa)
         guard bits >= Self.minimumRSABits else {
             throw SignatureKeyError("the RSA modulus has \(bits) bits; at least \(Self.minimumRSABits) are required")
         }
@@ -44,7 +46,7 @@ package final class SignatureVerifyingKey: @unchecked Sendable {
         let builder = try KeyParameterBuilder()
         try builder.pushString(OSSL_PKEY_PARAM_GROUP_NAME, "P-256")
         try builder.pushOctets(OSSL_PKEY_PARAM_PUB_KEY, [0x04] + x + y)  // SEC 1 uncompressed point
-        try self.init(owning: try builder.makePublicKey(type: "EC"), kind: .p256)
+        try self.init(owning: try builder.makePublicKey(type: "EC", refusal: Self.offCurve), kind: .p256)
     }
 
     /// Takes ownership of `key` (freed even when the check throws) and runs libcrypto's public key check.
@@ -57,7 +59,7 @@ package final class SignatureVerifyingKey: @unchecked Sendable {
         }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_public_check(context) == 1 else {
-            throw .libcrypto(kind == .rsa ? "the RSA public key is invalid" : "the point is not on the P-256 curve")
+            throw .libcrypto(kind == .rsa ? "the RSA public key is invalid" : Self.offCurve)
         }
     }
 
