@@ -31,7 +31,8 @@ package final class SignatureVerifyingKey: @unchecked Sendable {
         let builder = try KeyParameterBuilder()
         try builder.pushInteger(OSSL_PKEY_PARAM_RSA_N, bigEndian: modulus)
         try builder.pushInteger(OSSL_PKEY_PARAM_RSA_E, bigEndian: exponent)
-        try self.init(owning: try builder.makePublicKey(type: "RSA", refusal: "the RSA public key is invalid"), kind: .rsa)
+        try self.init(
+            owning: try builder.makePublicKey(type: "RSA", refusal: "the RSA public key is invalid"), kind: .rsa)
         guard bits >= Self.minimumRSABits else {
             throw SignatureKeyError("the RSA modulus has \(bits) bits; at least \(Self.minimumRSABits) are required")
         }

@@ -18,11 +18,11 @@ struct FileStamp: Equatable, Sendable {
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         #if canImport(Darwin)
-        modified = info.st_mtimespec
-        changed = info.st_ctimespec
+            modified = info.st_mtimespec
+            changed = info.st_ctimespec
         #else
-        modified = info.st_mtim
-        changed = info.st_ctim
+            modified = info.st_mtim
+            changed = info.st_ctim
         #endif
     }
 

@@ -19,7 +19,8 @@ extension JWTPolicy {
                 throw AuthenticationFailure(.invalid, "the JWT's nbf claim is not a number")
             }
             guard now + leeway >= notBefore else {
-                throw AuthenticationFailure(.expired, "the JWT is valid only in \(Self.wholeSeconds(notBefore - now)) s (nbf)")
+                throw AuthenticationFailure(
+                    .expired, "the JWT is valid only in \(Self.wholeSeconds(notBefore - now)) s (nbf)")
             }
         }
         guard claims["iss"]?.string == issuer else {

@@ -116,7 +116,9 @@ import Testing
         #expect(duplicate.message == "the same key hash as line 1")
         let path = directory.path("binary")
         try Data([0x73, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
-        #expect(throws: CredentialFileError(.unreadable, path: path, "is not UTF-8 text")) { try APIKeyFile(path: path) }
+        #expect(throws: CredentialFileError(.unreadable, path: path, "is not UTF-8 text")) {
+            try APIKeyFile(path: path)
+        }
         #expect(throws: CredentialFileError(.unreadable, path: directory.url.path, "is not a regular file")) {
             try APIKeyFile(path: directory.url.path)
         }

@@ -34,7 +34,9 @@ import Testing
         let authenticator = Authenticator(jwtFirst ? [jwt, apiKeys] : [apiKeys, jwt])
         let token = try await TestTokens.token(keys.rsa, in: directory.url)
         #expect(try authenticator.authenticate(authorization: "Bearer \(token)").tenant == "clinic-a")
-        #expect(try authenticator.authenticate(authorization: "bearer  opaque-key-31 ") == IngestScope(tenant: "lab", patientPrefix: "lab-"))
+        #expect(
+            try authenticator.authenticate(authorization: "bearer  opaque-key-31 ")
+                == IngestScope(tenant: "lab", patientPrefix: "lab-"))
         // A JWT-shaped token the JWKS does not know is refused by the JWT verifier (its reasons), not as a key.
         let unknownKid = try await TestTokens.token(keys.rsa2, in: directory.url)
         #expect(failure("Bearer \(unknownKid)", authenticator)?.message == "no key of the JWKS has the JWT's kid")

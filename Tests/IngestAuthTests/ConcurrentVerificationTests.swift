@@ -87,8 +87,10 @@ import Testing
             onReload: { _ in tally.reloads.add(1, ordering: .relaxed) })
         let stable = try await TestTokens.token(keys.rsa, in: directory.url)
         let rotated = [
-            try await TestTokens.token(keys.p256, claims: TestTokens.claims(["dvp_tenant": "alpha"]), in: directory.url),
-            try await TestTokens.token(keys.p256b, claims: TestTokens.claims(["dvp_tenant": "beta"]), in: directory.url),
+            try await TestTokens.token(
+                keys.p256, claims: TestTokens.claims(["dvp_tenant": "alpha"]), in: directory.url),
+            try await TestTokens.token(
+                keys.p256b, claims: TestTokens.claims(["dvp_tenant": "beta"]), in: directory.url),
         ]
         let directory = self.directory
         let versions: [() throws -> Void] = [

@@ -42,19 +42,27 @@ import Testing
     }
 
     @Test func refusesAFileWithoutUsableKeysAtStart() throws {
-        #expect(startError(#"{"keys": []}"#)?.message == "has no RS256 or ES256 signing key (0 of another type, curve, algorithm or use skipped)")
+        #expect(
+            startError(#"{"keys": []}"#)?.message
+                == "has no RS256 or ES256 signing key (0 of another type, curve, algorithm or use skipped)")
         #expect(startError(try json([["kty": "oct", "k": "c2VjcmV0"]]))?.code == .malformed)
         #expect(startError("not json")?.message == "is not a JWKS: not JSON")
         #expect(startError(#"{"kid": "x"}"#)?.message == "is not a JWKS: the document has no member keys")
-        #expect(startError(#"{"keys": [{"kty": "RSA", "kid": 7}]}"#)?.message == "is not a JWKS: keys[0].kid is not of the expected type")
+        #expect(
+            startError(#"{"keys": [{"kty": "RSA", "kid": 7}]}"#)?.message
+                == "is not a JWKS: keys[0].kid is not of the expected type")
         let missing = try #require(startError(try json([["kty": "RSA", "kid": "k", "e": "AQAB"]])))
-        #expect(missing == CredentialFileError(.malformed, path: directory.path("jwks.json"), "keys[0] (kid k): an RSA key without n"))
+        #expect(
+            missing
+                == CredentialFileError(
+                    .malformed, path: directory.path("jwks.json"), "keys[0] (kid k): an RSA key without n"))
     }
 
     @Test func refusesPrivateKeyMembersWithoutShowingThem() throws {
         let secret = Base64URL.encode([UInt8](repeating: 0x5A, count: 32))
         let error = try #require(startError(try json([keys.p256.jwk.merging(["d": secret]) { $1 }])))
-        #expect(error.message == "keys[0] (kid ec-1): holds private key members; the JWKS file must hold public keys only")
+        #expect(
+            error.message == "keys[0] (kid ec-1): holds private key members; the JWKS file must hold public keys only")
         #expect(!error.description.contains(secret))
     }
 
@@ -65,17 +73,24 @@ import Testing
 
     @Test func refusesAWeakRSAKeyAndAPointOffTheCurve() async throws {
         let weak = try await TestKeyPair.generate(.rsa, kid: "weak", rsaBits: 1024, in: directory.url)
-        #expect(startError(try json([weak.jwk]))?.message == "keys[0] (kid weak): the RSA modulus has 1024 bits; at least 2048 are required")
+        #expect(
+            startError(try json([weak.jwk]))?.message
+                == "keys[0] (kid weak): the RSA modulus has 1024 bits; at least 2048 are required")
         var offCurve = keys.p256.jwk
         let encodedY = try #require(offCurve["y"])
         var y = try #require(Base64URL.decode(encodedY))
         y[31] ^= 0x01
         offCurve["y"] = Base64URL.encode(y)
         let offCurveError = startError(try json([offCurve]))
-        #expect(offCurveError?.message.hasPrefix("keys[0] (kid ec-1): the point (x, y) is not on the P-256 curve (libcrypto: error:") == true, "\(String(describing: offCurveError))")
+        #expect(
+            offCurveError?.message.hasPrefix(
+                "keys[0] (kid ec-1): the point (x, y) is not on the P-256 curve (libcrypto: error:") == true,
+            "\(String(describing: offCurveError))")
         var short = keys.p256.jwk
         short["x"] = Base64URL.encode([1, 2, 3])
-        #expect(startError(try json([short]))?.message == "keys[0] (kid ec-1): a P-256 coordinate must be 32 bytes (x has 3, y has 32)")
+        #expect(
+            startError(try json([short]))?.message
+                == "keys[0] (kid ec-1): a P-256 coordinate must be 32 bytes (x has 3, y has 32)")
         var notBase64 = keys.rsa.jwk
         notBase64["n"] = "abc+/="
         #expect(startError(try json([notBase64]))?.message == "keys[0] (kid rsa-1): n is not unpadded base64url")
@@ -123,7 +138,9 @@ import Testing
         #expect(verifier.keyCount == 2)
         #expect(try verifier.verify(token).tenant == "clinic-a")
         try FileManager.default.removeItem(atPath: path)
-        #expect(verifier.reloadIfChanged() == .failed(CredentialFileError(.unreadable, path: path, "cannot be opened: No such file or directory")))
+        #expect(
+            verifier.reloadIfChanged()
+                == .failed(CredentialFileError(.unreadable, path: path, "cannot be opened: No such file or directory")))
         try directory.writeJWKS("jwks.json", [keys.p256])
         #expect(verifier.reloadIfChanged() == .loaded(path: path, entries: 1))
         #expect(verifier.lastReloadError == nil)

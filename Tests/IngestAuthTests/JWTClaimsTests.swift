@@ -83,7 +83,8 @@ import Testing
 
     @Test func requiresTheScope() async throws {
         let missing = try await token(keys.rsa, ["scope": nil])
-        #expect(refusal(missing) == AuthenticationFailure(.wrongAudience, "the JWT's scope claim lacks daily-values:write"))
+        #expect(
+            refusal(missing) == AuthenticationFailure(.wrongAudience, "the JWT's scope claim lacks daily-values:write"))
         #expect(refusal(try await token(keys.rsa, ["scope": "openid daily-values:read"]))?.code == .wrongAudience)
         // A scope that merely starts with the required one is another scope.
         #expect(refusal(try await token(keys.rsa, ["scope": "daily-values:writer"]))?.code == .wrongAudience)
@@ -92,7 +93,8 @@ import Testing
 
     @Test func requiresTheTenantAndPatientPrefixClaims() async throws {
         let noTenant = try await token(keys.rsa, ["dvp_tenant": nil])
-        #expect(refusal(noTenant) == AuthenticationFailure(.wrongAudience, "the JWT has no dvp_tenant claim (a string)"))
+        #expect(
+            refusal(noTenant) == AuthenticationFailure(.wrongAudience, "the JWT has no dvp_tenant claim (a string)"))
         #expect(refusal(try await token(keys.rsa, ["dvp_tenant": "clinic a"]))?.code == .wrongAudience)
         #expect(refusal(try await token(keys.rsa, ["dvp_tenant": 7]))?.code == .wrongAudience)
         #expect(refusal(try await token(keys.rsa, ["dvp_patient_prefix": nil]))?.code == .wrongAudience)

@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func refusesAlgNone() throws {
-        let unsigned = try TestTokens.part(["alg": "none", "typ": "JWT"]) + "." + TestTokens.part(TestTokens.validClaims())
+        let unsigned =
+            try TestTokens.part(["alg": "none", "typ": "JWT"]) + "." + TestTokens.part(TestTokens.validClaims())
         for token in [unsigned + ".", unsigned + "." + Base64URL.encode(Array("x".utf8))] {
             #expect(
                 refusal(token)
@@ -49,7 +50,9 @@ import Testing
         // Signed by the RSA key, yet naming the EC key: the key's type decides, never the header's alg alone.
         let token = try await TestTokens.token(
             keys.rsa, header: ["alg": "RS256", "kid": keys.p256.kid], in: directory.url)
-        #expect(refusal(token) == AuthenticationFailure(.invalid, "the JWT's kid names a key for ES256 but its alg is RS256"))
+        #expect(
+            refusal(token)
+                == AuthenticationFailure(.invalid, "the JWT's kid names a key for ES256 but its alg is RS256"))
         let converse = try await TestTokens.token(
             keys.p256, header: ["alg": "ES256", "kid": keys.rsa.kid], in: directory.url)
         #expect(refusal(converse)?.code == .invalid)
@@ -88,8 +91,9 @@ import Testing
         var signature = try #require(Base64URL.decode(parts[2]))
         #expect(try verifier.verify(token).tenant == "clinic-a")
         signature[signature.count / 2] ^= 0x01
-        #expect(refusal("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature))")?.message
-            == "the JWT's signature does not verify")
+        #expect(
+            refusal("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature))")?.message
+                == "the JWT's signature does not verify")
         // Truncated, or (ES256) openssl's DER form instead of JOSE's r ‖ s.
         #expect(refusal("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature.prefix(40)))")?.code == .invalid)
         #expect(refusal("\(parts[0]).\(parts[1]).")?.code == .invalid)
@@ -99,10 +103,14 @@ import Testing
         let input = try TestTokens.part(TestTokens.header(keys.p256)) + "." + TestTokens.part(TestTokens.validClaims())
         let url = directory.url.appendingPathComponent("input")
         try Data(input.utf8).write(to: url)
-        try await OpenSSL.run(["dgst", "-sha256", "-sign", keys.p256.privateKeyPath, "-out", url.path + ".sig", url.path])
+        try await OpenSSL.run([
+            "dgst", "-sha256", "-sign", keys.p256.privateKeyPath, "-out", url.path + ".sig", url.path,
+        ])
         let der = [UInt8](try Data(contentsOf: URL(fileURLWithPath: url.path + ".sig")))
         #expect(refusal(input + "." + Base64URL.encode(der))?.message == "the JWT's signature does not verify")
-        #expect(try verifier.verify(input + "." + Base64URL.encode(DERSignature.joseP256(fromDER: der))).tenant == "clinic-a")
+        #expect(
+            try verifier.verify(input + "." + Base64URL.encode(DERSignature.joseP256(fromDER: der))).tenant
+                == "clinic-a")
     }
 
     @Test func refusesMalformedTokens() throws {

@@ -23,8 +23,9 @@ struct TestKeys: Sendable {
         async let rsa2 = TestKeyPair.generate(.rsa, kid: "rsa-2", in: directory)
         async let p256 = TestKeyPair.generate(.p256, kid: "ec-1", in: directory)
         async let p256b = TestKeyPair.generate(.p256, kid: "ec-2", in: directory)
-        return TestKeys(rsa: try await rsa, rsa2: try await rsa2, p256: try await p256, p256b: try await p256b,
-                        directory: directory)
+        return TestKeys(
+            rsa: try await rsa, rsa2: try await rsa2, p256: try await p256, p256b: try await p256b,
+            directory: directory)
     }
 }
 
