@@ -54,7 +54,8 @@ let package = Package(
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
-        .target(name: "IngestAuth", dependencies: ["Hashing", "Essentials"], swiftSettings: swiftSettings),
+        .target(
+            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "DailyValueContract"], swiftSettings: swiftSettings),
         /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",

@@ -1,5 +1,5 @@
+import DailyValueContract
 import Essentials
-import Foundation
 
 /// A JWT in the JWS compact serialization (RFC 7515 §7.1): `header.payload.signature`, each part unpadded
 /// base64url. Parsing decodes all three parts and the header; the payload is decoded only once the signature
@@ -9,7 +9,7 @@ struct CompactJWS {
     static let maximumLength = 16 << 10
 
     /// The JOSE header's members.
-    let header: [String: JWTValue]
+    let header: [String: JSONValue]
     /// The bytes the signature covers: the token up to its second dot (`header.payload`, as sent).
     let signingInput: [UInt8]
     /// The decoded signature.
@@ -44,16 +44,23 @@ struct CompactJWS {
     }
 
     /// The claims set (the payload's members).
-    /// - Throws: ``AuthenticationFailure`` (`invalid`) when the payload is not a JSON object.
-    func claims() throws(AuthenticationFailure) -> [String: JWTValue] {
+    /// - Throws: ``AuthenticationFailure`` (`invalid`) when the payload is not a JSON object, or has a member twice.
+    func claims() throws(AuthenticationFailure) -> [String: JSONValue] {
         try Self.object(payload, "payload")
     }
 
-    private static func object(_ json: [UInt8], _ name: String) throws(AuthenticationFailure) -> [String: JWTValue] {
+    private static func object(_ json: [UInt8], _ name: String) throws(AuthenticationFailure) -> [String: JSONValue] {
+        let value: JSONValue
         do {
-            return try JSONDecoder().decode([String: JWTValue].self, from: Data(json))
+            value = try JSONValue.parse(json)
         } catch {
+            // Not the member's name: it is the token's text.
+            let reason = error.kind == .duplicateField ? "has a member twice" : "is not a JSON object"
+            throw AuthenticationFailure(.invalid, "the JWT's \(name) \(reason)")
+        }
+        guard let members = value.object else {
             throw AuthenticationFailure(.invalid, "the JWT's \(name) is not a JSON object")
         }
+        return members
     }
 }

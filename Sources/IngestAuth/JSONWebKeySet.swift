@@ -1,5 +1,5 @@
+import DailyValueContract
 import Essentials
-import Foundation
 import Hashing
 
 /// The signing keys of a JWKS file (RFC 7517 §5), parsed into libcrypto keys once per load.
@@ -20,43 +20,47 @@ struct JSONWebKeySet: CredentialFileContent {
 
     var entryCount: Int { keys.count }
 
-    /// A JWK's members, as far as they are read here.
-    private struct Member: Decodable {
-        var kty: String?
-        var kid: String?
-        var alg: String?
-        var use: String?
-        var crv: String?
-        var n: String?
-        var e: String?
-        var x: String?
-        var y: String?
-        var d: String?
-        var p: String?
-        var q: String?
-    }
+    /// A JWK's string members, as far as they are read here.
+    private struct Member {
+        var kty, kid, alg, use, crv, n, e, x, y: String?
+        /// Whether it holds a private key member (`d` of RSA and EC, RSA's primes).
+        var isPrivate: Bool
 
-    private struct Document: Decodable {
-        var keys: [Member]
+        init(_ object: [String: JSONValue], _ malformed: (String) -> CredentialFileError) throws(CredentialFileError) {
+            func text(_ name: String) throws(CredentialFileError) -> String? {
+                guard let value = object[name] else { return nil }
+                guard let string = value.string else { throw malformed("\(name) is not a string") }
+                return string
+            }
+            (kty, kid, alg, use, crv) = (
+                try text("kty"), try text("kid"), try text("alg"), try text("use"), try text("crv")
+            )
+            (n, e, x, y) = (try text("n"), try text("e"), try text("x"), try text("y"))
+            isPrivate = ["d", "p", "q"].contains { object[$0] != nil }
+        }
     }
 
     /// - Throws: ``CredentialFileError`` (`malformed`) naming the key by its index (and `kid`, a public name).
     init(parsing bytes: [UInt8], path: String) throws(CredentialFileError) {
-        let document: Document
+        let document: JSONValue
         do {
-            document = try JSONDecoder().decode(Document.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw CredentialFileError(.malformed, path: path, "is not a JWKS: \(Self.describe(error))")
+            document = try JSONValue.parse(bytes)
         } catch {
-            throw CredentialFileError(.malformed, path: path, "is not a JWKS")
+            let reason = error.kind == .duplicateField ? "the member \(error.field) appears twice" : error.rule
+            throw CredentialFileError(.malformed, path: path, "is not JSON: \(reason)")
+        }
+        guard let members = document["keys"]?.array else {
+            throw CredentialFileError(.malformed, path: path, "is not a JWKS: no keys array")
         }
         var skipped = 0
-        for (index, member) in document.keys.enumerated() {
-            let name = "keys[\(index)]" + (member.kid.map { " (kid \($0))" } ?? "")
+        for (index, value) in members.enumerated() {
             func malformed(_ message: String) -> CredentialFileError {
-                CredentialFileError(.malformed, path: path, "\(name): \(message)")
+                let kid = value["kid"]?.string.map { " (kid \($0))" } ?? ""
+                return CredentialFileError(.malformed, path: path, "keys[\(index)]\(kid): \(message)")
             }
-            guard member.d == nil, member.p == nil, member.q == nil else {
+            guard let object = value.object else { throw malformed("is not an object") }
+            let member = try Member(object, malformed)
+            guard !member.isPrivate else {
                 throw malformed("holds private key members; the JWKS file must hold public keys only")
             }
             guard let key = try Self.key(member, malformed) else {
@@ -120,35 +124,18 @@ struct JSONWebKeySet: CredentialFileContent {
             }
             return bytes
         }
-        do {
+        let (first, second) =
+            algorithm == .rs256
+            ? (try component(member.n, "n"), try component(member.e, "e"))
+            : (try component(member.x, "x"), try component(member.y, "y"))
+        do throws(SignatureKeyError) {
             let verifier =
-                switch algorithm {
-                case .rs256:
-                    try SignatureVerifyingKey(rsaModulus: component(member.n, "n"), exponent: component(member.e, "e"))
-                case .es256: try SignatureVerifyingKey(p256X: component(member.x, "x"), y: component(member.y, "y"))
-                }
+                algorithm == .rs256
+                ? try SignatureVerifyingKey(rsaModulus: first, exponent: second)
+                : try SignatureVerifyingKey(p256X: first, y: second)
             return Key(kid: member.kid, algorithm: algorithm, verifier: verifier)
-        } catch let error as SignatureKeyError {
-            throw malformed(error.message)
-        } catch let error as CredentialFileError {
-            throw error
         } catch {
-            throw malformed("cannot be used")
-        }
-    }
-
-    /// Where a JWKS breaks JSON or its shape: the member's path and the kind of problem, no values.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return keys.isEmpty ? "the document" : String(keys.drop { $0 == "." })
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context)) has no member \(key.stringValue)"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context)) is not of the expected type"
-        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "not JSON" : "\(path(context)) is invalid"
-        @unknown default: return "not a JWKS"
+            throw malformed(error.message)
         }
     }
 }

@@ -1,3 +1,4 @@
+import DailyValueContract
 import Hashing
 
 /// The JWS algorithms accepted: asymmetric signatures with SHA-256 only. `none`, the HMAC family (whose "key" an
@@ -19,7 +20,7 @@ enum JWTAlgorithm: String, Sendable, CaseIterable {
     /// The header's `alg`.
     /// - Throws: ``AuthenticationFailure`` (`invalid`) for anything but `RS256` or `ES256`, naming a registered JOSE
     ///   algorithm when it is one (never other text from the token).
-    init(header: [String: JWTValue]) throws(AuthenticationFailure) {
+    init(header: [String: JSONValue]) throws(AuthenticationFailure) {
         guard let alg = header["alg"]?.string else {
             throw AuthenticationFailure(.invalid, "the JWT header has no alg string")
         }

@@ -1,3 +1,4 @@
+import DailyValueContract
 import Essentials
 
 extension JWTPolicy {
@@ -6,7 +7,7 @@ extension JWTPolicy {
     ///   without a numeric `exp`, or with a non-numeric `nbf`; `wrongAudience` for another issuer or audience, a
     ///   missing scope, or a missing or unusable tenant or patient prefix claim. The messages name claims, never
     ///   their values.
-    func scope(of claims: [String: JWTValue], now: Double) throws(AuthenticationFailure) -> IngestScope {
+    func scope(of claims: [String: JSONValue], now: Double) throws(AuthenticationFailure) -> IngestScope {
         let leeway = self.leeway.seconds
         guard let expires = claims["exp"]?.number else {
             throw AuthenticationFailure(.invalid, "the JWT has no numeric exp claim")

@@ -1,3 +1,4 @@
+import DailyValueContract
 import Foundation
 import Hashing
 

@@ -46,11 +46,15 @@ import Testing
             startError(#"{"keys": []}"#)?.message
                 == "has no RS256 or ES256 signing key (0 of another type, curve, algorithm or use skipped)")
         #expect(startError(try json([["kty": "oct", "k": "c2VjcmV0"]]))?.code == .malformed)
-        #expect(startError("not json")?.message == "is not a JWKS: not JSON")
-        #expect(startError(#"{"kid": "x"}"#)?.message == "is not a JWKS: the document has no member keys")
+        #expect(startError("not json")?.message == "is not JSON: invalid value at byte 0")
+        #expect(startError(#"{"kid": "x"}"#)?.message == "is not a JWKS: no keys array")
         #expect(
             startError(#"{"keys": [{"kty": "RSA", "kid": 7}]}"#)?.message
-                == "is not a JWKS: keys[0].kid is not of the expected type")
+                == "keys[0]: kid is not a string")
+        #expect(
+            startError(#"{"keys": [{"kty": "EC", "kty": "RSA"}]}"#)?.message
+                == "is not JSON: the member kty appears twice")
+        #expect(startError(#"{"keys": ["RSA"]}"#)?.message == "keys[0]: is not an object")
         let missing = try #require(startError(try json([["kty": "RSA", "kid": "k", "e": "AQAB"]])))
         #expect(
             missing
@@ -131,7 +135,7 @@ import Testing
             onReload: { event in reloads.withLock { $0.append(event) } })
         let token = try await TestTokens.token(keys.p256, in: directory.url)
         try directory.write("jwks.json", #"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "half"#)
-        let failure = CredentialFileError(.malformed, path: path, "is not a JWKS: not JSON")
+        let failure = CredentialFileError(.malformed, path: path, "is not JSON: unterminated string at byte 52")
         #expect(verifier.reloadIfChanged() == .failed(failure))
         #expect(verifier.reloadIfChanged() == nil)  // reported once, until the file changes again
         #expect(verifier.lastReloadError == failure)

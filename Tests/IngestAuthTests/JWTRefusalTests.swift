@@ -139,6 +139,21 @@ import Testing
         #expect(refusal(token) == AuthenticationFailure(.invalid, "the JWT's payload is not a JSON object"))
     }
 
+    @Test func refusesAMemberWrittenTwice() async throws {
+        // Two readers of such a token could see different claims (the first exp or the last); it is refused instead.
+        let header = #"{"alg":"RS256","kid":"\#(keys.rsa.kid)","alg":"none"}"#
+        let claims = try TestTokens.part(TestTokens.validClaims())
+        #expect(
+            refusal("\(Base64URL.encode(Array(header.utf8))).\(claims).c2ln")
+                == AuthenticationFailure(.invalid, "the JWT's header has a member twice"))
+        let payload = String(
+            decoding: try JSONSerialization.data(withJSONObject: TestTokens.validClaims()), as: UTF8.self)
+        let twice = String(payload.dropLast()) + #","exp":\#(TestTokens.now + 86_400)}"#
+        let input = try TestTokens.part(TestTokens.header(keys.rsa)) + "." + Base64URL.encode(Array(twice.utf8))
+        let token = input + "." + Base64URL.encode(try await keys.rsa.sign(Array(input.utf8), in: directory.url))
+        #expect(refusal(token) == AuthenticationFailure(.invalid, "the JWT's payload has a member twice"))
+    }
+
     @Test func refusesCriticalHeaderExtensions() async throws {
         let header: [String: Any] = ["alg": "RS256", "kid": keys.rsa.kid, "b64": false, "crit": ["b64"]]
         let token = try await TestTokens.token(keys.rsa, header: header, in: directory.url)
