@@ -1,21 +1,8 @@
 import Hashing
 
-/// The parsed API key file: each key's SHA-256 digest with the scope it grants.
-///
-/// The format, one key per line (fields separated by spaces or tabs; blank lines and `#` comments ignored, also
-/// after the fields):
-///
-///     # tenant "clinic-a", its patients only
-///     sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08  tenant=clinic-a  patients=ca-
-///     sha256:60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752  tenant=ops  patients=*
-///
-/// - `sha256:` and the 64 hex digits of the key's SHA-256 (`printf %s "$KEY" | sha256sum`): the file never holds
-///   keys, so reading it does not let anyone in.
-/// - `tenant=` (required): ``IngestScope/tenantRule``.
-/// - `patients=` (required): ``IngestScope/patientPrefixRule``.
-///
-/// Errors name the line and the field, never the line's text (a key pasted where its hash belongs must not reach a
-/// log). A key's digest may appear on one line only.
+/// The parsed API key file (the format: ``APIKeyFile``, docs/INGEST-AUTH.md): each key's SHA-256 digest with the
+/// scope it grants. Errors name the line and the field, never the line's text (a key pasted where its hash belongs
+/// must not reach a log).
 struct APIKeyTable: CredentialFileContent {
     struct Entry: Sendable {
         var digest: [UInt8]

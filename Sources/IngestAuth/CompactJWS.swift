@@ -31,15 +31,16 @@ struct CompactJWS {
         guard dots.count == 2 else {
             throw AuthenticationFailure(.invalid, "the JWT does not have three dot-separated parts")
         }
-        let parts = [0..<dots[0], dots[0] + 1..<dots[1], dots[1] + 1..<bytes.count].map { range in
-            bytes.withUnsafeBytes { Base64URL.decode(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        let ranges = [0..<dots[0], dots[0] + 1..<dots[1], dots[1] + 1..<bytes.count]
+        var parts: [[UInt8]] = []
+        for (range, name) in zip(ranges, ["header", "payload", "signature"]) {
+            let part = bytes.withUnsafeBytes { Base64URL.decode(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            guard let part else { throw AuthenticationFailure(.invalid, "the JWT's \(name) is not unpadded base64url") }
+            parts.append(part)
         }
-        for (part, name) in zip(parts, ["header", "payload", "signature"]) where part == nil {
-            throw AuthenticationFailure(.invalid, "the JWT's \(name) is not unpadded base64url")
-        }
-        header = try Self.object(parts[0]!, "header")
-        payload = parts[1]!
-        signature = parts[2]!
+        header = try Self.object(parts[0], "header")
+        payload = parts[1]
+        signature = parts[2]
         signingInput = Array(bytes[..<dots[1]])
     }
 

@@ -5,13 +5,13 @@ import Hashing
 /// JWTs (JWS compact serialization) signed `RS256` or `ES256` with a key of a JWKS file; re-read when it changes.
 ///
 /// A token is checked in this order, and the first failure decides: its shape and base64url parts; the header's
-/// `alg` (`RS256` or `ES256` only: `none`, `HS*` and the rest are refused) and no `crit`; the key (`kid` selects
-/// it, and its type must be the `alg`'s; without a `kid` exactly one key of that type must exist); the signature over
-/// `header.payload` (`ES256` in JOSE's `r ‖ s` form); then the claims against the ``JWTPolicy``. Keys are parsed into
-/// libcrypto keys once per load of the JWKS (see ``JSONWebKeySet`` for which JWKs are kept), and the file is checked
-/// at most once per `checkInterval`, re-read when it changed; a re-read that fails keeps the keys in use and is
-/// reported (``lastReloadError``, `onReload`), so a key rotation is a replaced file (new keys first, old ones after
-/// their tokens expired).
+/// `alg` (`RS256` or `ES256` only: `none`, `HS*` and the rest are refused), no `crit` (`typ` is not read); the key
+/// (`kid` selects it, and its type must be the `alg`'s; without a `kid` exactly one key of that type must exist); the
+/// signature over `header.payload` (`ES256` in JOSE's `r ‖ s` form); then the claims against the ``JWTPolicy``.
+/// Keys are parsed into libcrypto keys once per load of the JWKS (``JSONWebKeySet`` says which JWKs are kept). The
+/// file is checked at most once per `checkInterval` and re-read when it changed; a re-read that fails keeps the keys
+/// in use and is reported (``lastReloadError``, `onReload`). A key rotation is a replaced file: the new key next to
+/// the old one first, the old one removed once its tokens expired (docs/INGEST-AUTH.md).
 public final class JWTVerifier: BearerTokenVerifier {
     /// What tokens must say.
     public let policy: JWTPolicy

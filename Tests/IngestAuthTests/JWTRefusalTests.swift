@@ -6,24 +6,12 @@ import Testing
 
 /// Tokens that must be refused before their claims count: algorithm confusion, key selection, signatures, and
 /// tokens that are not well-formed compact JWS.
-@Suite struct JWTRefusalTests {
+@Suite struct JWTRefusalTests: JWTVerifierSuite {
     let directory: CredentialDirectory
     let keys: TestKeys
     let verifier: JWTVerifier
 
-    init() async throws {
-        directory = try CredentialDirectory()
-        keys = try await TestKeys.shared
-        let jwks = try directory.writeJWKS("jwks.json", [keys.rsa, keys.p256])
-        verifier = try JWTVerifier(jwksPath: jwks, policy: TestTokens.policy)
-    }
-
-    private func refusal(_ token: String) -> AuthenticationFailure? {
-        do {
-            _ = try verifier.verify(token)
-            return nil
-        } catch { return error }
-    }
+    init() async throws { (directory, keys, verifier) = try await Self.makeVerifier() }
 
     @Test func refusesAlgNone() throws {
         let unsigned =
