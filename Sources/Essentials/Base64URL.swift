@@ -1,5 +1,5 @@
-/// Base64url without padding (RFC 4648 §5, as JOSE uses it: RFC 7515 §2): the one encoder and decoder of the
-/// package.
+/// Base64url without padding (RFC 4648 §5, as JOSE uses it: RFC 7515 §2): the package's one encoder and
+/// decoder.
 ///
 /// The decoder is strict: only the URL-safe alphabet (`A–Z a–z 0–9 - _`), no padding, no whitespace, and the unused
 /// low bits of the last character must be zero, so each byte string has exactly one accepted spelling.

@@ -2,7 +2,7 @@ import Dispatch
 import Essentials
 import Synchronization
 
-/// What a credential file parses into: it says how many entries it holds, for ``CredentialReload/loaded(path:entries:)``.
+/// What a credential file parses into; it says how many entries it holds (``CredentialReload/loaded(path:entries:)``).
 protocol CredentialFileContent: Sendable {
     var entryCount: Int { get }
 }

@@ -26,7 +26,7 @@ import Testing
         String(decoding: try JSONSerialization.data(withJSONObject: ["keys": members]), as: UTF8.self)
     }
 
-    @Test func keepsSigningKeysAndSkipsTheRest() throws {
+    @Test func keepsSigningKeysAndSkipsTheRest() async throws {
         let extra: [[String: Any]] = [
             ["kty": "oct", "kid": "hmac", "k": Base64URL.encode(Array("secret".utf8))],
             keys.rsa2.jwk.merging(["use": "enc"]) { $1 },
@@ -39,6 +39,14 @@ import Testing
         let verifier = try JWTVerifier(jwksPath: path, policy: TestTokens.policy)
         #expect(verifier.keyCount == 2)
         #expect(verifier.jwksPath == path)
+        for key in [keys.rsa, keys.p256] {
+            #expect(try verifier.verify(try await TestTokens.token(key, in: directory.url)).tenant == "clinic-a")
+        }
+        // The encryption key is not there to sign with, whatever the token says.
+        let encryptionKeySigned = try await TestTokens.token(keys.rsa2, in: directory.url)
+        #expect(throws: AuthenticationFailure(.invalid, "no key of the JWKS has the JWT's kid")) {
+            try verifier.verify(encryptionKeySigned)
+        }
     }
 
     @Test func refusesAFileWithoutUsableKeysAtStart() throws {
