@@ -1,0 +1,70 @@
+import CommandLineOptions
+import Dispatch
+import Foundation
+import Kafka
+import Observability
+
+/// The `ingest` process from arguments to exit status: parse the configuration, build the verifiers, start the
+/// service, turn SIGTERM/SIGINT into its graceful stop under one deadline, exit.
+///
+/// Exit status: 0 stopped cleanly; 1 a failure to start (e.g. the address is in use); 2 a configuration error;
+/// 3 the drain deadline passed or a second signal came.
+public enum IngestProcess {
+    /// Runs the gateway with `arguments` (without the program name) and exits.
+    public static func run(_ arguments: [String]) async -> Never {
+        let startupLogger = Logger(level: .info)
+        let configuration: IngestConfiguration
+        let authentication: IngestAuthentication
+        do {
+            guard let parsed = try IngestConfiguration.parse(arguments) else {
+                print(IngestHelp.text)
+                exit(0)
+            }
+            configuration = parsed
+            authentication = try IngestAuthentication.make(configuration.authentication)
+        } catch {
+            startupLogger.error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
+            exit(UsageError.exitStatus)
+        }
+        let logger = Logger(level: configuration.logLevel, fields: [("service", "ingest")])
+        let service: IngestService
+        do {
+            service = try IngestService(configuration: configuration, authentication: authentication, logger: logger)
+        } catch {
+            let status = exitStatus(for: error)
+            logger.error("ingest failed to start", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
+            exit(status)
+        }
+        let signals = Task { await stopOnSignals(service, drainTimeout: configuration.drainTimeout, logger: logger) }
+        await service.run()
+        signals.cancel()
+        exit(0)
+    }
+
+    /// A configuration error (the catalog, a librdkafka property) is 2; anything else that stops the start is 1.
+    static func exitStatus(for error: any Error) -> Int32 {
+        switch error {
+        case is IngestConfigurationError: UsageError.exitStatus
+        case let error as KafkaError where error.kind == .configuration: UsageError.exitStatus
+        default: 1
+        }
+    }
+
+    /// The first signal starts the drain and its one deadline; a second one, or the deadline, exits at once with 3.
+    private static func stopOnSignals(_ service: IngestService, drainTimeout: Duration, logger: Logger) async {
+        var received = 0
+        for await sig in SignalStream.make() {
+            received += 1
+            guard received == 1 else {
+                logger.error("second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
+                exit(3)
+            }
+            logger.info("stopping", [("signal", .string(SignalStream.name(sig)))])
+            service.requestStop()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double(drainTimeout.components.seconds)) {
+                logger.error("drain deadline exceeded; exiting without a clean close", [("exit_status", 3)])
+                exit(3)
+            }
+        }
+    }
+}
