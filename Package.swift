@@ -151,6 +151,13 @@ let package = Package(
             name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "IngestTests",
+            dependencies: [
+                "IngestGateway", "IngestAuth", "HTTPServer", "Gzip", "Kafka", "Observability", "TestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
