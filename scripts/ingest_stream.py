@@ -4,15 +4,16 @@
     ingest_stream.py --url http://127.0.0.1:PORT --events FILE --per-request N --threads T --out ANSWERS.jsonl
 
 FILE holds one event per line; it is cut into requests of N events (JSON arrays), sent by T threads, each request
-once (no retries: the test wants to see what the gateway said). Each answer is one line of ANSWERS: the request's
-first line number in FILE, its status, and for a 202 the receipts (partition, offset per record). A connection
-error is recorded as status 0. Exit status 0.
+once (no retries: the test wants to see what the gateway said), each thread pausing --pause-ms between its requests.
+Each answer is appended to ANSWERS as it comes (one line: the request's first line number in FILE, its status, and
+for a 202 the receipts, partition and offset per record). A connection error is recorded as status 0. Exit status 0.
 """
 import argparse
 import http.client
 import json
 import queue
 import threading
+import time
 import urllib.parse
 
 
@@ -24,6 +25,7 @@ def main():
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--out", required=True)
     parser.add_argument("--token")
+    parser.add_argument("--pause-ms", type=int, default=0)
     args = parser.parse_args()
     with open(args.events, encoding="utf-8") as f:
         lines = [line.rstrip("\n") for line in f if line.strip()]
@@ -31,8 +33,8 @@ def main():
     for start in range(0, len(lines), args.per_request):
         work.put(start)
     url = urllib.parse.urlparse(args.url)
-    answers = []
     lock = threading.Lock()
+    out = open(args.out, "w", encoding="utf-8")
 
     def send():
         while True:
@@ -58,16 +60,16 @@ def main():
                 answer["status"] = 0
                 answer["error"] = str(error)
             with lock:
-                answers.append(answer)
+                out.write(json.dumps(answer) + "\n")
+                out.flush()
+            time.sleep(args.pause_ms / 1000)
 
     threads = [threading.Thread(target=send) for _ in range(args.threads)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    with open(args.out, "w", encoding="utf-8") as f:
-        for answer in sorted(answers, key=lambda a: a["first"]):
-            f.write(json.dumps(answer) + "\n")
+    out.close()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ struct IngestFaultTests {
         let bodyBytes = Array(TestEvents.array(events).utf8)
 
         let slow = SlowClients(count: 20, host: "127.0.0.1", port: stack.port, interval: .milliseconds(200))
+        let slowSince = ContinuousClock.now
         let port = stack.port
         // Bodies that stop halfway and clients that leave while their answer is pending (the broker is slow).
         try await stack.control("rtt -1 700")
@@ -40,6 +41,8 @@ struct IngestFaultTests {
         #expect(await eventually(timeout: .seconds(15)) {
             (try? await stack.curl(["\(stack.url)/metrics"]).text)?.contains("dvp_ingest_in_flight_requests 0\n") == true
         }, "every slot is given back")
+        // The connection deadline is the request timeout + 5 s: past it (and a sweep), every slow client is cut off.
+        try await Task.sleep(until: slowSince + .seconds(7.5))
         let (open, total) = await slow.stop()
         #expect(total == 20)
         #expect(open == 0, "slow clients are cut off at the connection deadline (request timeout + 5 s)")
@@ -62,12 +65,16 @@ struct IngestFaultTests {
             try await runCommand(
                 python,
                 [TestEnvironment.script("ingest_stream.py"), "--url", url, "--events", events.path,
-                 "--per-request", "10", "--threads", "4", "--out", answersFile.path])
+                 "--per-request", "10", "--threads", "4", "--pause-ms", "20", "--out", answersFile.path])
         }
-        try await Task.sleep(for: .milliseconds(800))
+        func answered() -> Int {
+            ((try? String(contentsOf: answersFile, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        #expect(await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { answered() >= 40 })
         for broker in 1...3 { try await stack.control("down \(broker)") }
         try await Task.sleep(for: .seconds(3))
         for broker in 1...3 { try await stack.control("up \(broker)") }
+        #expect(answered() < 300, "the stream was still running when the brokers came back")
         let result = try await stream.value
         #expect(result.status == 0, "\(result.stderr)")
 

@@ -1,6 +1,10 @@
 import CMicroHTTPD
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The state of every ``HTTPServer/Responder`` of one daemon, under one lock: whether its request's handler is still
 /// running, its connection is suspended waiting for the answer, or the answer is ready for the access handler. The
 /// only code that suspends or resumes a connection.
@@ -32,6 +36,8 @@ final class MicroHTTPDResponders: Sendable {
         var entries: [UInt: Entry] = [:]
         /// Set by ``resumeAll(with:)``: the answer of every request still unanswered from then on.
         var stoppingAnswer: HTTPServer.Response?
+        /// The requests ``resumeAll(with:)`` answered whose state is not released yet (their answer not yet sent).
+        var answeredForStop: Set<UInt> = []
     }
 
     private let state = Mutex(State())
@@ -93,7 +99,10 @@ final class MicroHTTPDResponders: Sendable {
 
     /// Forgets a request that ended (its state is being released); later answers are ignored.
     func forget(_ id: UInt) {
-        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+        state.withLock { state in
+            state.entries[id] = nil
+            state.answeredForStop.remove(id)
+        }
     }
 
     /// Before the daemon stops: every suspended connection is resumed with `response`, and none is suspended again.
@@ -103,8 +112,18 @@ final class MicroHTTPDResponders: Sendable {
             for (id, entry) in state.entries {
                 guard case .suspended(let connection) = entry else { continue }
                 state.entries[id] = .answered(response)
+                state.answeredForStop.insert(id)
                 MHD_resume_connection(connection.pointer)
             }
+        }
+    }
+
+    /// Waits (blocking, polling every 5 ms) until the requests ``resumeAll(with:)`` answered have ended — their answer
+    /// sent, or their client gone — or `grace` has passed.
+    func waitForStopAnswers(grace: Duration) {
+        let deadline = ContinuousClock.now + grace
+        while state.withLock({ !$0.answeredForStop.isEmpty }), ContinuousClock.now < deadline {
+            usleep(5_000)
         }
     }
 

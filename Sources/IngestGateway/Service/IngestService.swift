@@ -6,6 +6,7 @@ import HTTPServer
 import Kafka
 import Observability
 import Producer
+import Synchronization
 
 /// The gateway's composition root: the publisher (the `Producer` library's, `acks=all` and idempotent), the HTTP
 /// server with its routes and their collaborators, the readiness probe; ``run()`` serves until ``requestStop()``,
@@ -24,6 +25,8 @@ public final class IngestService: Sendable {
     private let logger: Logger
     private let stopSignal: AsyncStream<Void>
     private let stopContinuation: AsyncStream<Void>.Continuation
+    /// When the stop began (its deadlines count from here).
+    private let stopStarted = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Creates the producer and starts serving on the configured address.
     /// - Throws: ``IngestConfigurationError`` (the catalog), `KafkaError` (the producer's configuration),
@@ -85,9 +88,10 @@ public final class IngestService: Sendable {
                 }
             }
             for await _ in stopSignal { break }
+            beginStop()
             group.cancelAll()
         }
-        await drain()
+        await drain(since: stopStarted.withLock { $0 } ?? .now)
     }
 
     /// Starts the graceful stop (``run()`` returns when it is done). Safe to call more than once.
@@ -97,15 +101,22 @@ public final class IngestService: Sendable {
 
     // MARK: - Stopping
 
-    private func drain() async {
-        let started = ContinuousClock.now
-        let timeout = configuration.drainTimeout
+    /// At once on the stop: not ready, no new connection, no new request.
+    private func beginStop() {
+        stopStarted.withLock { $0 = .now }
         health.markStopping()
         flow.stop()
         server.stopAccepting()
         logger.info(
             "stopping: no new connections; answering the requests in flight, then flushing the producer",
-            [("in_flight", .int(Int64(flow.inFlight.requests))), ("drain_timeout_s", .double(timeout.seconds))])
+            [("in_flight", .int(Int64(flow.inFlight.requests))),
+             ("drain_timeout_s", .double(configuration.drainTimeout.seconds))])
+    }
+
+    /// The requests in flight answered (or 503 at 80 % of the drain timeout), the server stopped, the producer
+    /// flushed and closed (until 97 %).
+    private func drain(since started: ContinuousClock.Instant) async {
+        let timeout = configuration.drainTimeout
         while flow.inFlight.requests > 0, ContinuousClock.now < started + timeout * 0.8 {
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -113,11 +124,18 @@ public final class IngestService: Sendable {
         if unanswered > 0 {
             logger.warning("drain: requests still waiting are answered 503", [("requests", .int(Int64(unanswered)))])
         }
-        server.shutdown(
-            answeringWaitingWith: IngestProblem.unavailable(
-                "the gateway stopped before the broker acknowledged every record; retry the same request",
-                retryAfterSeconds: 1
-            ).response)
+        let server = self.server
+        let stopped = IngestProblem.unavailable(
+            "the gateway stopped before the broker acknowledged every record; retry the same request",
+            retryAfterSeconds: 1
+        ).response
+        // Shutting the server down blocks (it joins its threads): on a queue, never the cooperative pool.
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "dvp.ingest-stop").async {
+                server.shutdown(answeringWaitingWith: stopped)
+                continuation.resume()
+            }
+        }
         let flushed = await publisher.close(timeout: max(started + timeout * 0.97 - .now, .milliseconds(100)))
         logger.info("stopped", [("producer_close", .string("\(flushed)"))])
     }
