@@ -161,7 +161,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
-                "TestSupport", "DeadLetters", "CommandLineOptions",
+                "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway",
             ],
             swiftSettings: swiftSettings
         ),

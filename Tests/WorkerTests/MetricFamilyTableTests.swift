@@ -1,4 +1,5 @@
 import Foundation
+import IngestGateway
 import TestSupport
 import Testing
 
@@ -61,10 +62,12 @@ import Testing
 
     /// Every `dvp_` name in the dashboard, the alert rules, their promtool tests and the docs (other than
     /// `dvp_dlq_…`, which `dlq stats` exports and scripts/check-monitoring.py checks against its output) is a
-    /// series of a declared family.
+    /// series of a declared family: the worker's, or for `dvp_ingest_…` the ingest gateway's.
     @Test("Every worker metric the chart and the docs name is declared")
     func chartAndDocsNameOnlyDeclaredMetrics() throws {
-        let declared = Set(Metrics.families.flatMap(\.seriesNames))
+        let declared = Set((Metrics.families + Metrics.ingestFamilies).flatMap(\.seriesNames))
+        #expect(Metrics.ingestFamilies.allSatisfy { $0.name.hasPrefix("dvp_ingest_") })
+        #expect(Metrics.families.allSatisfy { !$0.name.hasPrefix("dvp_ingest_") })
         var used: [String: Set<String>] = [:]
         for file in try Self.monitoringAndDocFiles() {
             let text = try String(contentsOf: TestEnvironment.root.appendingPathComponent(file), encoding: .utf8)
