@@ -24,7 +24,8 @@ struct HTTPServerDeferredTests {
         let parked = Mutex<[HTTPServer.Responder]>([])
 
         func admit(_ head: HTTPServer.Request) -> HTTPServer.HeadDecision<Ticket> {
-            head.path == "/refuse" ? .respond(.init(status: 429, headers: ["Retry-After": "1"], body: "busy\n")) : .proceed(Ticket())
+            head.path == "/refuse"
+                ? .respond(.init(status: 429, headers: ["Retry-After": "1"], body: "busy\n")) : .proceed(Ticket())
         }
 
         func respond(_ request: HTTPServer.Request, _ ticket: Ticket, _ responder: HTTPServer.Responder) {
@@ -48,7 +49,8 @@ struct HTTPServerDeferredTests {
     static func start(_ service: Service, threads: Int = 1) throws -> HTTPServer {
         var limits = HTTPServer.Limits(threads: threads)
         limits.maxRequestBodyBytes = 1024
-        return try HTTPServer(address: "127.0.0.1", port: 0, limits: limits, admit: service.admit, respond: service.respond)
+        return try HTTPServer(
+            address: "127.0.0.1", port: 0, limits: limits, admit: service.admit, respond: service.respond)
     }
 
     @Test("At once, later from another thread (one server thread serves others meanwhile), lost → 500, refused → 429")
@@ -57,7 +59,9 @@ struct HTTPServerDeferredTests {
         let server = try Self.start(service, threads: 1)
         defer { server.shutdown() }
         let port = server.port
-        let slow = Task { await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/later?800", timeout: .seconds(5)) } }
+        let slow = Task {
+            await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/later?800", timeout: .seconds(5)) }
+        }
         try await Task.sleep(for: .milliseconds(100))
         let quick = await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/now") }
         #expect(quick.response?.status == 200)
@@ -69,7 +73,9 @@ struct HTTPServerDeferredTests {
         let refused = await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/refuse") }
         #expect(refused.response?.status == 429)
         #expect(refused.response?.headers["retry-after"] == "1")
-        #expect(await eventually(timeout: .seconds(3)) { Ticket.alive.load(ordering: .relaxed) == 0 }, "tickets end with their requests")
+        #expect(
+            await eventually(timeout: .seconds(3)) { Ticket.alive.load(ordering: .relaxed) == 0 },
+            "tickets end with their requests")
     }
 
     @Test("Shutdown answers the waiting requests; a client gone while waiting leaves nothing behind")
@@ -78,7 +84,9 @@ struct HTTPServerDeferredTests {
         let server = try Self.start(service, threads: 2)
         let port = server.port
         // A client that sends its request and leaves while the answer is pending.
-        _ = await onThread { RawSocket(host: "127.0.0.1", port: port)?.send(Array("GET /later?300 HTTP/1.1\r\nHost: t\r\n\r\n".utf8)) }
+        _ = await onThread {
+            RawSocket(host: "127.0.0.1", port: port)?.send(Array("GET /later?300 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+        }
         let waiting = (0..<3).map { _ in
             Task { await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/wait", timeout: .seconds(5)) } }
         }

@@ -15,10 +15,14 @@ import Testing
     func flagsAndTwins() throws {
         let config = try #require(
             try Self.parse(
-                ["--brokers", "k1:9092", "--insecure-no-auth", "--max-records", "7", "--request-timeout", "2.5",
-                 "-X", "sasl.mechanism=PLAIN"],
-                environment: ["DVP_MAX_RECORDS": "9", "DVP_HTTP_PORT": "9000", "DVP_X_SASL_PASSWORD": "pw",
-                              "DVP_IDEMPOTENCY_TTL": "60", "DVP_MAX_IN_FLIGHT_BYTES": "8388608"]))
+                [
+                    "--brokers", "k1:9092", "--insecure-no-auth", "--max-records", "7", "--request-timeout", "2.5",
+                    "-X", "sasl.mechanism=PLAIN",
+                ],
+                environment: [
+                    "DVP_MAX_RECORDS": "9", "DVP_HTTP_PORT": "9000", "DVP_X_SASL_PASSWORD": "pw",
+                    "DVP_IDEMPOTENCY_TTL": "60", "DVP_MAX_IN_FLIGHT_BYTES": "8388608",
+                ]))
         #expect(config.brokers == "k1:9092")
         #expect(config.limits.maxRecords == 7)
         #expect(config.httpPort == 9000)
@@ -65,10 +69,14 @@ import Testing
         }
         options = IngestConfiguration.Authentication()
         options.apiKeysFile = "/keys"
-        #expect { _ = try IngestAuthentication.make(options) } throws: { "\($0)".contains("not available in this build") }
+        #expect { _ = try IngestAuthentication.make(options) } throws: {
+            "\($0)".contains("not available in this build")
+        }
         options = IngestConfiguration.Authentication()
         options.jwksFile = "/jwks"
-        #expect { _ = try IngestAuthentication.make(options) } throws: { "\($0)".contains("not available in this build") }
+        #expect { _ = try IngestAuthentication.make(options) } throws: {
+            "\($0)".contains("not available in this build")
+        }
     }
 
     @Test("Limits are checked; librdkafka's acks and idempotence cannot be weakened; -X never echoes a value")
@@ -92,9 +100,11 @@ import Testing
     func process() async throws {
         let help = try await runCommand(TestEnvironment.binary("ingest"), ["--help"])
         #expect(help.status == 0)
-        for flag in ["--http-port", "--brokers", "--topic", "-X", "--catalog", "--max-records", "--max-body-bytes",
-                     "--max-concurrent-requests", "--max-in-flight-bytes", "--request-timeout", "--idempotency-ttl",
-                     "--api-keys", "--jwks", "--jwt-audience", "--jwt-issuer", "--insecure-no-auth", "--drain-timeout"] {
+        for flag in [
+            "--http-port", "--brokers", "--topic", "-X", "--catalog", "--max-records", "--max-body-bytes",
+            "--max-concurrent-requests", "--max-in-flight-bytes", "--request-timeout", "--idempotency-ttl",
+            "--api-keys", "--jwks", "--jwt-audience", "--jwt-issuer", "--insecure-no-auth", "--drain-timeout",
+        ] {
             #expect(help.stdout.contains(flag), "\(flag)")
         }
         let noAuth = try await runCommand(TestEnvironment.binary("ingest"), ["--brokers", "127.0.0.1:1"])
@@ -110,7 +120,8 @@ import Testing
         #expect(gap.stderr.contains("not available in this build"))
         #expect(!gap.stderr.contains("hunter2"))
         let catalog = try await runCommand(
-            TestEnvironment.binary("ingest"), ["--brokers", "127.0.0.1:1", "--insecure-no-auth", "--catalog", "/nonexistent.json"])
+            TestEnvironment.binary("ingest"),
+            ["--brokers", "127.0.0.1:1", "--insecure-no-auth", "--catalog", "/nonexistent.json"])
         #expect(catalog.status == 2, "\(catalog.stderr)")
         #expect(catalog.stderr.contains("--catalog"))
     }

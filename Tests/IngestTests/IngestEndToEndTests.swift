@@ -44,7 +44,9 @@ struct IngestEndToEndTests {
             if Self.withoutRunInstants(a) != Self.withoutRunInstants(b) { different.append(identity) }
         }
         #expect(identities.count > 20)
-        #expect(different.isEmpty, "\(different.count) of \(identities.count) resources differ, e.g. \(different.first ?? "")")
+        #expect(
+            different.isEmpty,
+            "\(different.count) of \(identities.count) resources differ, e.g. \(different.first ?? "")")
     }
 
     /// Runs a worker on the stack's topic until it caught up; returns its SQLite store.
@@ -52,11 +54,15 @@ struct IngestEndToEndTests {
         let store = "sqlite:" + stack.directory.appendingPathComponent("\(name).sqlite").path
         let worker = try ChildProcess(
             TestEnvironment.binary("worker"),
-            ["--brokers-file", stack.bootstrapFile.path, "--store", store, "--until-caught-up", "--http-port", "0",
-             "--http-address", "127.0.0.1", "--batch-ms", "50", "--group", "e2e-\(name)"],
+            [
+                "--brokers-file", stack.bootstrapFile.path, "--store", store, "--until-caught-up", "--http-port", "0",
+                "--http-address", "127.0.0.1", "--batch-ms", "50", "--group", "e2e-\(name)",
+            ],
             directory: stack.directory, environment: ["DVP_ID_KEY": "ingest-e2e-id-key-0123456789abcdef"])
         let status = await worker.waitForExit(timeout: .seconds(120))
-        guard status == 0 else { throw TestSetupError("worker \(ChildProcess.describe(status)): \(worker.stderr.suffix(2000))") }
+        guard status == 0 else {
+            throw TestSetupError("worker \(ChildProcess.describe(status)): \(worker.stderr.suffix(2000))")
+        }
         return store
     }
 

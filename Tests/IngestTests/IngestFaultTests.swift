@@ -24,7 +24,8 @@ struct IngestFaultTests {
         try await stack.control("rtt -1 700")
         await onThread {
             for _ in 0..<6 {
-                let half = "POST /v1/daily-values HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                let half =
+                    "POST /v1/daily-values HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
                     + "Content-Length: \(bodyBytes.count)\r\n\r\n"
                 RawSocket(host: "127.0.0.1", port: port)?.send(Array(half.utf8) + bodyBytes.prefix(bodyBytes.count / 2))
                 let whole = RawSocket(host: "127.0.0.1", port: port)
@@ -38,9 +39,11 @@ struct IngestFaultTests {
             try await Task.sleep(for: .milliseconds(500))
         }
         try await stack.control("rtt -1 0")
-        #expect(await eventually(timeout: .seconds(15)) {
-            (try? await stack.curl(["\(stack.url)/metrics"]).text)?.contains("dvp_ingest_in_flight_requests 0\n") == true
-        }, "every slot is given back")
+        #expect(
+            await eventually(timeout: .seconds(15)) {
+                (try? await stack.curl(["\(stack.url)/metrics"]).text)?.contains("dvp_ingest_in_flight_requests 0\n")
+                    == true
+            }, "every slot is given back")
         // The connection deadline is the request timeout + 5 s: past it (and a sweep), every slow client is cut off.
         try await Task.sleep(until: slowSince + .seconds(7.5))
         let (open, total) = await slow.stop()
@@ -64,8 +67,10 @@ struct IngestFaultTests {
         let stream = Task {
             try await runCommand(
                 python,
-                [TestEnvironment.script("ingest_stream.py"), "--url", url, "--events", events.path,
-                 "--per-request", "10", "--threads", "4", "--pause-ms", "20", "--out", answersFile.path])
+                [
+                    TestEnvironment.script("ingest_stream.py"), "--url", url, "--events", events.path,
+                    "--per-request", "10", "--threads", "4", "--pause-ms", "20", "--out", answersFile.path,
+                ])
         }
         func answered() -> Int {
             ((try? String(contentsOf: answersFile, encoding: .utf8)) ?? "").split(separator: "\n").count
@@ -88,14 +93,16 @@ struct IngestFaultTests {
         #expect((statuses[202] ?? 0) > 0, "\(statuses)")
 
         let records = try await stack.records()
-        let byPosition = Dictionary(records.map { ("\($0.partition)@\($0.offset)", $0) }, uniquingKeysWith: { a, _ in a })
+        let byPosition = Dictionary(
+            records.map { ("\($0.partition)@\($0.offset)", $0) }, uniquingKeysWith: { a, _ in a })
         var checked = 0
         for answer in answers where answer["status"] as? Int == 202 {
             let first = try #require(answer["first"] as? Int)
             let receipts = try #require(answer["receipts"] as? [[Int]])
             for (index, receipt) in receipts.enumerated() {
                 let record = byPosition["\(receipt[0])@\(receipt[1])"]
-                #expect(record?.value == Array(lines[first + index].utf8), "receipt \(receipt) of line \(first + index)")
+                #expect(
+                    record?.value == Array(lines[first + index].utf8), "receipt \(receipt) of line \(first + index)")
                 checked += 1
             }
         }
@@ -109,7 +116,9 @@ struct IngestFaultTests {
         try await stack.startBroker()
         try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "10", "--drain-timeout", "20"])
         let events = try await TestEvents.lines(12, in: stack.directory)
-        let files = try (0..<4).map { try stack.file("part-\($0).json", TestEvents.array(Array(events[($0 * 3)..<($0 * 3 + 3)]))) }
+        let files = try (0..<4).map {
+            try stack.file("part-\($0).json", TestEvents.array(Array(events[($0 * 3)..<($0 * 3 + 3)])))
+        }
         try await stack.control("rtt -1 1500")
         let url = stack.url
         let directory = stack.directory

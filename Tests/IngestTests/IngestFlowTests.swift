@@ -11,7 +11,8 @@ struct IngestFlowTests {
     /// of the gateway's request slots (and its announced bytes) until closed.
     static func holdRequest(port: Int, contentLength: Int) throws -> RawSocket {
         let socket = try #require(RawSocket(host: "127.0.0.1", port: port))
-        let head = "POST /v1/daily-values HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        let head =
+            "POST /v1/daily-values HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(contentLength)\r\n\r\n["
         socket.send(Array(head.utf8))
         return socket
@@ -34,7 +35,10 @@ struct IngestFlowTests {
         #expect(third.headers["retry-after"] == "1")
         #expect(third.contentType == "application/problem+json")
         held.removeAll()
-        #expect(await eventually(timeout: .seconds(5)) { (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202 })
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202
+            })
 
         held = [try Self.holdRequest(port: stack.port, contentLength: 60_000)]
         try await Task.sleep(for: .milliseconds(300))
@@ -49,7 +53,9 @@ struct IngestFlowTests {
         #expect(metrics.contains(#"dvp_ingest_requests_total{status="429"} 2"#))
     }
 
-    @Test("Idempotency-Key: a retry after 202 gets the same receipt and publishes nothing; another body is 422; in flight 409")
+    @Test(
+        "Idempotency-Key: a retry after 202 gets the same receipt and publishes nothing; another body is 422; in flight 409"
+    )
     func idempotency() async throws {
         let stack = try GatewayStack()
         try await stack.startBroker()
@@ -60,14 +66,17 @@ struct IngestFlowTests {
         #expect(try await runCommand("/bin/sh", ["-c", "gzip -c '\(first.path)' > '\(firstGzip.path)'"]).status == 0)
         let other = try stack.file("other.json", TestEvents.array(Array(events[3..<6])))
 
-        let accepted = try await stack.curl(CurlResponse.post(stack.url, file: first, headers: ["Idempotency-Key: order-1"]))
+        let accepted = try await stack.curl(
+            CurlResponse.post(stack.url, file: first, headers: ["Idempotency-Key: order-1"]))
         #expect(accepted.status == 202)
         let replay = try await stack.curl(
-            CurlResponse.post(stack.url, file: firstGzip, headers: ["Idempotency-Key: order-1", "Content-Encoding: gzip"]))
+            CurlResponse.post(
+                stack.url, file: firstGzip, headers: ["Idempotency-Key: order-1", "Content-Encoding: gzip"]))
         #expect(replay.status == 202)
         #expect(replay.body == accepted.body, "the same receipt")
         #expect(replay.headers["idempotent-replayed"] == "true")
-        let reused = try await stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-1"]))
+        let reused = try await stack.curl(
+            CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-1"]))
         #expect(reused.status == 422, "\(reused.text)")
         #expect(reused.json?["type"] as? String == "urn:dvp:ingest:idempotency-key-reused")
         #expect(try await stack.records().count == 3, "the replay published nothing")
@@ -76,12 +85,14 @@ struct IngestFlowTests {
         try await stack.control("rtt -1 2500")
         async let slow = stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
         try await Task.sleep(for: .milliseconds(700))
-        let conflict = try await stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
+        let conflict = try await stack.curl(
+            CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
         #expect(conflict.status == 409, "\(conflict.text)")
         #expect(conflict.headers["retry-after"] != nil)
         #expect(try await slow.status == 202)
         try await stack.control("rtt -1 0")
-        let bad = try await stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: has space"]))
+        let bad = try await stack.curl(
+            CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: has space"]))
         #expect(bad.status == 400)
         #expect(try await stack.records().count == 6)
     }
@@ -100,12 +111,21 @@ struct IngestFlowTests {
         #expect(answer.headers["retry-after"] != nil)
         #expect(answer.contentType == "application/problem+json")
         #expect(waited >= .seconds(1.5) && waited < .seconds(6), "answered at the 2 s deadline, after \(waited)")
-        #expect(await eventually(timeout: .seconds(15)) { (try? await stack.curl(["\(stack.url)/readyz"]).text) == "broker-unavailable\n" })
+        #expect(
+            await eventually(timeout: .seconds(15)) {
+                (try? await stack.curl(["\(stack.url)/readyz"]).text) == "broker-unavailable\n"
+            })
         #expect(try await stack.curl(["\(stack.url)/healthz"]).status == 200, "alive while the brokers are down")
         for broker in 1...3 { try await stack.control("up \(broker)") }
-        #expect(await eventually(timeout: .seconds(30)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 200 })
-        #expect(await eventually(timeout: .seconds(30)) { (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202 })
+        #expect(
+            await eventually(timeout: .seconds(30)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 200 })
+        #expect(
+            await eventually(timeout: .seconds(30)) {
+                (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202
+            })
         let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
-        #expect(metrics.contains(#"dvp_ingest_unavailable_total{reason="deadline"}"#) || metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"}"#))
+        #expect(
+            metrics.contains(#"dvp_ingest_unavailable_total{reason="deadline"}"#)
+                || metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"}"#))
     }
 }

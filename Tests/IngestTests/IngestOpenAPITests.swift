@@ -26,7 +26,8 @@ struct IngestOpenAPITests {
             #expect(problems.isEmpty, "\(line["case"] ?? "?"): \(problems)")
         }
         #expect(lines.count == cases.count, "one verdict per case: \(result.stderr.suffix(1500))")
-        #expect(result.status == 0 || lines.contains { !($0["problems"] as? [String] ?? []).isEmpty }, "\(result.stderr)")
+        #expect(
+            result.status == 0 || lines.contains { !($0["problems"] as? [String] ?? []).isEmpty }, "\(result.stderr)")
         return lines.compactMap { $0["documented"] as? String }
     }
 
@@ -38,12 +39,15 @@ struct IngestOpenAPITests {
             "--insecure-no-auth", "--max-records", "5", "--max-body-bytes", "4096", "--max-in-flight-bytes", "1048576",
             "--max-concurrent-requests", "2", "--request-timeout", "3",
         ])
-        let events = try stack.file("events.jsonl", TestEvents.ndjson(try await TestEvents.lines(20, in: stack.directory)))
+        let events = try stack.file(
+            "events.jsonl", TestEvents.ndjson(try await TestEvents.lines(20, in: stack.directory)))
         var covered = try await Self.check(
-            ["accepted-array", "accepted-ndjson", "accepted-gzip", "replayed", "key-reused", "malformed-json",
-             "not-an-array", "bad-key", "too-many-records", "too-large", "too-large-gzip", "unsupported-type",
-             "unsupported-encoding", "invalid-records", "method", "probe-method:/healthz", "probe-method:/readyz",
-             "probe-method:/metrics", "healthz", "readyz", "metrics", "throttled"],
+            [
+                "accepted-array", "accepted-ndjson", "accepted-gzip", "replayed", "key-reused", "malformed-json",
+                "not-an-array", "bad-key", "too-many-records", "too-large", "too-large-gzip", "unsupported-type",
+                "unsupported-encoding", "invalid-records", "method", "probe-method:/healthz", "probe-method:/readyz",
+                "probe-method:/metrics", "healthz", "readyz", "metrics", "throttled",
+            ],
             url: stack.url, events: events)
 
         try await stack.control("rtt -1 2000")
@@ -51,14 +55,16 @@ struct IngestOpenAPITests {
         try await stack.control("rtt -1 0")
 
         for broker in 1...3 { try await stack.control("down \(broker)") }
-        #expect(await eventually(timeout: .seconds(15)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 503 })
+        #expect(
+            await eventually(timeout: .seconds(15)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 503 })
         covered += try await Self.check(["unavailable", "not-ready"], url: stack.url, events: events)
         for broker in 1...3 { try await stack.control("up \(broker)") }
 
         // 401 and 403 need a verifier: the same gateway in-process with the test-only one.
         let verifier = FixedTokenVerifier(scopes: ["test-nobody": IngestScope(tenant: "z", patientPrefix: "zz-")])
         try await InProcessGateway.run(verifier: verifier) { gateway in
-            covered += try await Self.check(["unauthorized", "forbidden"], url: gateway.url, events: events, token: "test-nobody")
+            covered += try await Self.check(
+                ["unauthorized", "forbidden"], url: gateway.url, events: events, token: "test-nobody")
         }
 
         let python = try await TestPython.executable().path
@@ -66,7 +72,9 @@ struct IngestOpenAPITests {
             python, [TestEnvironment.script("check_ingest_openapi.py"), "--spec", Self.spec, "--list-documented"])
         let documented = Set(listed.stdout.split(separator: "\n").map(String.init))
         #expect(documented.count >= 18)
-        #expect(documented.subtracting(covered).isEmpty, "documented but never answered: \(documented.subtracting(covered).sorted())")
+        #expect(
+            documented.subtracting(covered).isEmpty,
+            "documented but never answered: \(documented.subtracting(covered).sorted())")
         #expect(Set(covered).subtracting(documented).isEmpty)
     }
 }

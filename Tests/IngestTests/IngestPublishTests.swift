@@ -15,10 +15,12 @@ struct IngestPublishTests {
         try await stack.startGateway(["--insecure-no-auth"])
         let events = try await TestEvents.lines(30, in: stack.directory)
         let array = try stack.file("array.json", TestEvents.array(Array(events[0..<10])))
-        let lines = try stack.file("lines.ndjson", TestEvents.ndjson(Array(events[10..<20])).replacingOccurrences(of: "\n", with: "\r\n"))
+        let lines = try stack.file(
+            "lines.ndjson", TestEvents.ndjson(Array(events[10..<20])).replacingOccurrences(of: "\n", with: "\r\n"))
         let zipped = stack.directory.appendingPathComponent("zipped.json.gz")
         _ = try stack.file("zipped.json", TestEvents.array(Array(events[20..<30])))
-        let gzip = try await runCommand("/bin/sh", ["-c", "gzip -c '\(stack.directory.path)/zipped.json' > '\(zipped.path)'"])
+        let gzip = try await runCommand(
+            "/bin/sh", ["-c", "gzip -c '\(stack.directory.path)/zipped.json' > '\(zipped.path)'"])
         #expect(gzip.status == 0)
 
         var sent: [(line: String, receipt: [String: Any])] = []
@@ -55,7 +57,10 @@ struct IngestPublishTests {
         try await stack.startGateway(["--insecure-no-auth"])
         let events = try await TestEvents.lines(3, in: stack.directory)
         let cases: [(name: String, body: String, type: String, index: Int?, line: Int?)] = [
-            ("broken record", "[\n\(events[0]),\n{\"schema\":1,\"patient\":\n,\n\(events[1])]", "application/json", 1, 3),
+            (
+                "broken record", "[\n\(events[0]),\n{\"schema\":1,\"patient\":\n,\n\(events[1])]", "application/json",
+                1, 3
+            ),
             ("two objects in one element", "[\(events[0]) \(events[1])]", "application/json", 0, 1),
             ("not an array", events[0], "application/json", 0, 1),
             ("unterminated array", "[\(events[0]),\n\(events[1])", "application/json", 1, 2),
@@ -119,7 +124,9 @@ struct IngestPublishTests {
             #expect(answer.status == 415, "\(type)")
             #expect(answer.headers["accept-post"] == "application/json, application/x-ndjson")
         }
-        let noType = try await stack.curl(["-X", "POST", "-H", "Content-Type:", "--data-binary", "@\(body.path)", "\(stack.url)/v1/daily-values"])
+        let noType = try await stack.curl([
+            "-X", "POST", "-H", "Content-Type:", "--data-binary", "@\(body.path)", "\(stack.url)/v1/daily-values",
+        ])
         #expect(noType.status == 415)
         let brotli = try await stack.curl(CurlResponse.post(stack.url, file: body, headers: ["Content-Encoding: br"]))
         #expect(brotli.status == 415)
@@ -142,7 +149,8 @@ struct IngestPublishTests {
         try await stack.startBroker()
         try await stack.startGateway(["--insecure-no-auth", "--max-records", "5", "--max-body-bytes", "1048576"])
         let events = try await TestEvents.lines(6, in: stack.directory)
-        let six = try await stack.curl(CurlResponse.post(stack.url, file: try stack.file("six.json", TestEvents.array(events))))
+        let six = try await stack.curl(
+            CurlResponse.post(stack.url, file: try stack.file("six.json", TestEvents.array(events))))
         #expect(six.status == 413, "\(six.text)")
         #expect(six.contentType == "application/problem+json")
         let five = try await stack.curl(
@@ -155,11 +163,13 @@ struct IngestPublishTests {
 
         // 256 MiB of spaces in ~256 KB of gzip: refused after inflating 1 MiB.
         let bomb = stack.directory.appendingPathComponent("bomb.gz")
-        let made = try await runCommand("/bin/sh", ["-c", "head -c 268435456 /dev/zero | tr '\\0' ' ' | gzip -9 > '\(bomb.path)'"])
+        let made = try await runCommand(
+            "/bin/sh", ["-c", "head -c 268435456 /dev/zero | tr '\\0' ' ' | gzip -9 > '\(bomb.path)'"])
         #expect(made.status == 0)
         let pid = try #require(stack.gateway?.pid)
         let started = ContinuousClock.now
-        let refused = try await stack.curl(CurlResponse.post(stack.url, file: bomb, headers: ["Content-Encoding: gzip"]))
+        let refused = try await stack.curl(
+            CurlResponse.post(stack.url, file: bomb, headers: ["Content-Encoding: gzip"]))
         #expect(refused.status == 413, "\(refused.text)")
         #expect(refused.text.contains("inflates to more than 1048576 bytes"))
         #expect(ContinuousClock.now - started < .seconds(20))

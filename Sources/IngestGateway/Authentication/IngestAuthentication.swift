@@ -21,7 +21,9 @@ public enum IngestAuthentication: Sendable {
         // The verifiers of the other branch are appended here: `APIKeyFile` for --api-keys, `JWTVerifier` (with
         // --jwt-audience and --jwt-issuer) for --jwks; the configuration has checked the flags already.
         let verifiers: [any BearerTokenVerifier] = []
-        if options.apiKeysFile != nil { throw notAvailable("--api-keys", verifier: "the API-key verifier (APIKeyFile)") }
+        if options.apiKeysFile != nil {
+            throw notAvailable("--api-keys", verifier: "the API-key verifier (APIKeyFile)")
+        }
         if options.jwksFile != nil { throw notAvailable("--jwks", verifier: "the JWT verifier (JWTVerifier)") }
         guard !verifiers.isEmpty else {
             throw IngestConfigurationError("no credential configured (give --api-keys or --jwks)")

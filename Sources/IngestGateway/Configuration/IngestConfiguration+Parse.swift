@@ -46,7 +46,8 @@ extension IngestConfiguration {
         limits.maxBodyBytes = try args.integer("--max-body-bytes", in: 1024...(1 << 30)) ?? limits.maxBodyBytes
         limits.maxConcurrentRequests =
             try args.integer("--max-concurrent-requests", in: 1...65_536) ?? limits.maxConcurrentRequests
-        limits.maxInFlightBytes = try args.integer("--max-in-flight-bytes", in: 1024...(1 << 40)) ?? limits.maxInFlightBytes
+        limits.maxInFlightBytes =
+            try args.integer("--max-in-flight-bytes", in: 1024...(1 << 40)) ?? limits.maxInFlightBytes
         limits.requestTimeout = try seconds(args, "--request-timeout", in: 0.1...600) ?? limits.requestTimeout
         guard limits.maxInFlightBytes >= limits.maxBodyBytes else {
             throw IngestConfigurationError(

@@ -14,7 +14,8 @@ enum IngestOptions {
         .value(
             "--http-port", "PORT",
             help: "POST /v1/daily-values, /healthz, /readyz, /metrics (default 8080; 0 = any free port)"),
-        .value("--threads", "N", help: "HTTP threads polling the connections (default: the number of cores, at least 2)"),
+        .value(
+            "--threads", "N", help: "HTTP threads polling the connections (default: the number of cores, at least 2)"),
         .value("--max-connections", "N", help: "connections served at once (default 1024); more are refused"),
         .value(
             "--max-connections-per-address", "N",
@@ -91,7 +92,8 @@ enum IngestOptions {
                 API keys: a file of hashed keys, each with its tenant and patient-id prefix
                 (re-read when it changes)
                 """),
-        .value("--jwks", "FILE", help: "JWT verification keys (JWKS; RS256/ES256); needs --jwt-audience and --jwt-issuer"),
+        .value(
+            "--jwks", "FILE", help: "JWT verification keys (JWKS; RS256/ES256); needs --jwt-audience and --jwt-issuer"),
         .value("--jwt-audience", "AUD", help: "the `aud` a JWT must carry"),
         .value("--jwt-issuer", "ISS", help: "the `iss` a JWT must carry"),
         .flag(

@@ -34,9 +34,11 @@ struct IngestBody: Sendable {
             guard JSONRecordReader.startsWithArray(bytes) else {
                 throw .malformed(
                     "an application/json body must be one JSON array of events (JSON lines: application/x-ndjson)",
-                    errors: [IngestProblem.RecordError(
-                        index: 0, line: 1, pointer: "", reasonClass: "MalformedArray",
-                        reason: "the first character that is not whitespace must be '['")])
+                    errors: [
+                        IngestProblem.RecordError(
+                            index: 0, line: 1, pointer: "", reasonClass: "MalformedArray",
+                            reason: "the first character that is not whitespace must be '['")
+                    ])
             }
             records = JSONRecordReader.arrayRecords(bytes)
         case .lines:

@@ -77,7 +77,9 @@ struct IngestProblem: Error, Sendable {
 
 extension IngestProblem {
     static func notFound() -> Self {
-        Self(status: 404, slug: "not-found", title: "Not Found", detail: "try POST /v1/daily-values, /healthz, /readyz, /metrics")
+        Self(
+            status: 404, slug: "not-found", title: "Not Found",
+            detail: "try POST /v1/daily-values, /healthz, /readyz, /metrics")
     }
 
     static func methodNotAllowed(allow: String) -> Self {
@@ -93,7 +95,9 @@ extension IngestProblem {
     }
 
     static func unsupportedMediaType(_ detail: String, headers: HTTPServer.Headers) -> Self {
-        Self(status: 415, slug: "unsupported-media-type", title: "Unsupported Media Type", detail: detail, headers: headers)
+        Self(
+            status: 415, slug: "unsupported-media-type", title: "Unsupported Media Type", detail: detail,
+            headers: headers)
     }
 
     static func malformed(_ detail: String, errors: [RecordError] = []) -> Self {

@@ -1,7 +1,7 @@
 import Dispatch
 import Essentials
-import Hashing
 import HTTPServer
+import Hashing
 import IngestAuth
 import Observability
 import Producer
@@ -37,7 +37,8 @@ struct IngestRequestHandler: Sendable {
                 let tableKey = IdempotencyTable.Key(tenant: admission.scope.tenant, key: key)
                 switch idempotency.start(tableKey, fingerprint: fingerprint) {
                 case .fresh:
-                    reservation = PendingPublish.Reservation(table: idempotency, key: tableKey, fingerprint: fingerprint)
+                    reservation = PendingPublish.Reservation(
+                        table: idempotency, key: tableKey, fingerprint: fingerprint)
                 case .inFlight:
                     throw IngestProblem(
                         status: 409, slug: "idempotency-in-flight", title: "Conflict",

@@ -36,7 +36,8 @@ enum IngestValidation {
         guard !rejected.isEmpty else { return nil }
         return IngestProblem(
             status: 422, slug: "invalid-records", title: "Unprocessable Content",
-            detail: "\(rejected.count) of \(batch.count) record(s) break the DailyValue contract; nothing was published",
+            detail:
+                "\(rejected.count) of \(batch.count) record(s) break the DailyValue contract; nothing was published",
             errors: rejected.map { recordError($0.position, $0.error, records) })
     }
 

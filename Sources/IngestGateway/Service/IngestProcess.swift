@@ -32,7 +32,8 @@ public enum IngestProcess {
             service = try IngestService(configuration: configuration, authentication: authentication, logger: logger)
         } catch {
             let status = exitStatus(for: error)
-            logger.error("ingest failed to start", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
+            logger.error(
+                "ingest failed to start", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
             exit(status)
         }
         let signals = Task { await stopOnSignals(service, drainTimeout: configuration.drainTimeout, logger: logger) }
@@ -56,7 +57,8 @@ public enum IngestProcess {
         for await sig in SignalStream.make() {
             received += 1
             guard received == 1 else {
-                logger.error("second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
+                logger.error(
+                    "second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
                 exit(3)
             }
             logger.info("stopping", [("signal", .string(SignalStream.name(sig)))])

@@ -47,7 +47,8 @@ struct IngestRoutes: Sendable {
         switch flow.admit(bytes: announced) {
         case .stopping:
             metrics.increment(.ingestUnavailable, label: "stopping")
-            return refuse(.unavailable("the gateway is stopping; retry (another instance will answer)", retryAfterSeconds: 1))
+            return refuse(
+                .unavailable("the gateway is stopping; retry (another instance will answer)", retryAfterSeconds: 1))
         case .refused(let bound):
             metrics.increment(.ingestThrottled, label: bound.rawValue)
             return refuse(.tooManyRequests("the gateway is at its \(bound.rawValue) bound; retry after a second"))

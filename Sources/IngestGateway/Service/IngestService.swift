@@ -77,8 +77,10 @@ public final class IngestService: Sendable {
         metrics.set(.ingestInsecureNoAuth, insecure ? 1 : 0)
         logger.info(
             "ingest gateway listening",
-            [("port", .int(Int64(port))), ("topic", .string(configuration.topic)),
-             ("authentication", .string(insecure ? "none (--insecure-no-auth)" : "bearer tokens"))])
+            [
+                ("port", .int(Int64(port))), ("topic", .string(configuration.topic)),
+                ("authentication", .string(insecure ? "none (--insecure-no-auth)" : "bearer tokens")),
+            ])
         if insecure { warnInsecure() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.probeBrokers() }
@@ -109,8 +111,10 @@ public final class IngestService: Sendable {
         server.stopAccepting()
         logger.info(
             "stopping: no new connections; answering the requests in flight, then flushing the producer",
-            [("in_flight", .int(Int64(flow.inFlight.requests))),
-             ("drain_timeout_s", .double(configuration.drainTimeout.seconds))])
+            [
+                ("in_flight", .int(Int64(flow.inFlight.requests))),
+                ("drain_timeout_s", .double(configuration.drainTimeout.seconds)),
+            ])
     }
 
     /// The requests in flight answered (or 503 at 80 % of the drain timeout), the server stopped, the producer

@@ -27,7 +27,8 @@ struct CurlResponse: Sendable {
             try? FileManager.default.removeItem(at: body)
         }
         let result = try await runCommand(
-            "/usr/bin/curl", ["-sS", "--max-time", "60", "-D", head.path, "-o", body.path, "-w", "%{http_code}"] + arguments)
+            "/usr/bin/curl",
+            ["-sS", "--max-time", "60", "-D", head.path, "-o", body.path, "-w", "%{http_code}"] + arguments)
         guard result.status == 0, let status = Int(result.stdout) else {
             throw TestSetupError("curl \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
@@ -36,7 +37,8 @@ struct CurlResponse: Sendable {
         var headers: [String: String] = [:]
         for line in (blocks.last { !$0.isEmpty } ?? "").components(separatedBy: "\r\n").dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return CurlResponse(status: status, headers: headers, body: (try? Data(contentsOf: body)) ?? Data())
     }

@@ -32,8 +32,10 @@ final class GatewayStack: @unchecked Sendable {
     /// Starts `devbroker` (3 brokers) with the topic and waits for its bootstrap file.
     func startBroker() async throws {
         (broker, bootstrap) = try await TestBrokers.startDevBroker(
-            ["--brokers", "3", "--topic", "\(topic):\(partitions)", "--topic", "\(topic).dlq:1",
-             "--control", controlFIFO.path],
+            [
+                "--brokers", "3", "--topic", "\(topic):\(partitions)", "--topic", "\(topic).dlq:1",
+                "--control", controlFIFO.path,
+            ],
             bootstrapFile: bootstrapFile, directory: directory)
     }
 
