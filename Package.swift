@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "Essentials", swiftSettings: swiftSettings),
         /// glibc malloc settings for the worker process (arenas, trimming); CMalloc only.
         .target(name: "MallocTuning", dependencies: ["CMalloc"], swiftSettings: swiftSettings),
-        /// SHA-256 and HMAC-SHA256 over libcrypto.
+        /// SHA-256, HMAC-SHA256 and RS256/ES256 signature verification over libcrypto.
         .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
         .target(name: "SQLiteClient", dependencies: ["CSQLite", "Essentials"], swiftSettings: swiftSettings),
@@ -60,7 +60,8 @@ let package = Package(
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
-        .target(name: "IngestAuth", dependencies: ["Hashing", "Essentials"], swiftSettings: swiftSettings),
+        .target(
+            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "DailyValueContract"], swiftSettings: swiftSettings),
         /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
@@ -145,6 +146,9 @@ let package = Package(
             name: "DeadLettersTests", dependencies: ["DeadLetters", "Kafka", "DailyValueContract"],
             swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "IngestAuthTests", dependencies: ["IngestAuth", "Hashing", "Essentials", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(

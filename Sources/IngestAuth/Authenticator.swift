@@ -15,7 +15,9 @@ public struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw AuthenticationFailure(.missing, "the Authorization header is not a Bearer token")
         }
+        // RFC 6750 §2.1: `Bearer 1*SP b64token`; spaces or tabs around the token are not part of it.
         var token = Substring(parts[1])
+        while token.first == " " || token.first == "\t" { token.removeFirst() }
         while token.last == " " || token.last == "\t" { token.removeLast() }
         guard let verifier = verifiers.first(where: { $0.recognizes(String(token)) }) else {
             throw AuthenticationFailure(.invalid, "the bearer token is neither a known API key nor a JWT")

@@ -11,6 +11,11 @@ import Foundation
 public enum WorkerProcess {
     /// Runs the worker with `arguments` (without the program name) and exits.
     public static func run(_ arguments: [String], faults: WorkerFaults = .none) async -> Never {
+        // First of all: from here on SIGTERM/SIGINT never take their default action (exit 143 with nothing
+        // logged). A signal that arrives while the configuration is read waits in the stream and stops the service
+        // as soon as it exists.
+        let signalStream = SignalStream.make()
+        faults.beforeConfiguration()
         // Summaries and --help go to stdout with `print`; stderr carries JSON log lines only, the fatal exits too.
         let configuration: WorkerConfiguration
         do {
@@ -26,7 +31,9 @@ public enum WorkerProcess {
 
         let logger = Logger(level: configuration.logLevel, fields: [("worker_id", .string(configuration.workerID))])
         let service = WorkerService(configuration: configuration, logger: logger, faults: faults)
-        let signals = Task { await stopOnSignals(service, configuration: configuration, logger: logger) }
+        let signals = Task.detached {
+            await stopOnSignals(signalStream, service, configuration: configuration, logger: logger)
+        }
         do {
             let summary = try await service.run()
             if configuration.untilCaughtUp { print(summary) }
@@ -50,10 +57,10 @@ public enum WorkerProcess {
 
     /// The first signal starts the drain and its one deadline; a second one, or the deadline, exits at once.
     private static func stopOnSignals(
-        _ service: WorkerService, configuration: WorkerConfiguration, logger: Logger
+        _ signals: AsyncStream<Int32>, _ service: WorkerService, configuration: WorkerConfiguration, logger: Logger
     ) async {
         var received = 0
-        for await sig in SignalStream.make() {
+        for await sig in signals {
             received += 1
             if received == 1 {
                 logger.info(

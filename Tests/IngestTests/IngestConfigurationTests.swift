@@ -59,7 +59,7 @@ import Testing
         #expect(jwt.authentication.jwtAudience == "a" && jwt.authentication.jwtIssuer == "i")
     }
 
-    @Test("The verifier factory: --insecure-no-auth works; --api-keys and --jwks say they are not in this build")
+    @Test("The verifier factory: no verifier without auth; a key file that cannot be used is named, its text never")
     func verifierFactory() throws {
         var options = IngestConfiguration.Authentication()
         options.insecureNoAuth = true
@@ -67,16 +67,25 @@ import Testing
             Issue.record("--insecure-no-auth makes no verifier")
             return
         }
+        let directory = try TestEnvironment.temporaryDirectory("dvp-ingest-keys")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys")
+        try Data("sha256:\(String(repeating: "ab", count: 32))  tenant=t  patients=*\n".utf8).write(to: keys)
         options = IngestConfiguration.Authentication()
-        options.apiKeysFile = "/keys"
-        #expect { _ = try IngestAuthentication.make(options) } throws: {
-            "\($0)".contains("not available in this build")
+        options.apiKeysFile = keys.path
+        guard case .verified = try IngestAuthentication.make(options) else {
+            Issue.record("--api-keys makes the API-key verifier")
+            return
+        }
+        try Data("a-raw-key-pasted-here tenant=t patients=*\n".utf8).write(to: keys)
+        #expect { _ = try IngestAuthentication.make(options) } throws: { error in
+            "\(error)".contains("--api-keys") && "\(error)".contains("line 1") && !"\(error)".contains("a-raw-key")
         }
         options = IngestConfiguration.Authentication()
-        options.jwksFile = "/jwks"
-        #expect { _ = try IngestAuthentication.make(options) } throws: {
-            "\($0)".contains("not available in this build")
-        }
+        options.jwksFile = keys.path
+        options.jwtAudience = "a"
+        options.jwtIssuer = "i"
+        #expect { _ = try IngestAuthentication.make(options) } throws: { "\($0)".contains("--jwks") }
     }
 
     @Test("Limits are checked; librdkafka's acks and idempotence cannot be weakened; -X never echoes a value")
@@ -107,18 +116,20 @@ import Testing
         ] {
             #expect(help.stdout.contains(flag), "\(flag)")
         }
-        let noAuth = try await runCommand(TestEnvironment.binary("ingest"), ["--brokers", "127.0.0.1:1"])
+        let noAuth = try await ChildProcess.run(
+            TestEnvironment.binary("ingest"), ["--brokers", "127.0.0.1:1"], timeout: .seconds(60))
         #expect(noAuth.status == 2)
         #expect(noAuth.stderr.contains("authentication is required"))
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-ingest-keys-\(UUID().uuidString)")
-        try Data("# keys\n".utf8).write(to: keys)
+        try Data("# keys\nsha256:0123 tenant=t patients=*\n".utf8).write(to: keys)
         defer { try? FileManager.default.removeItem(at: keys) }
-        let gap = try await runCommand(
-            TestEnvironment.binary("ingest"), ["--brokers", "127.0.0.1:1", "--api-keys", keys.path],
-            environment: ["DVP_X_SASL_PASSWORD": "hunter2"])
-        #expect(gap.status == 2)
-        #expect(gap.stderr.contains("not available in this build"))
-        #expect(!gap.stderr.contains("hunter2"))
+        let refused = try await ChildProcess.run(
+            TestEnvironment.binary("ingest"),
+            ["--brokers", "127.0.0.1:1", "--http-address", "127.0.0.1", "--http-port", "0", "--api-keys", keys.path],
+            environment: ["DVP_X_SASL_PASSWORD": "hunter2"], timeout: .seconds(60))
+        #expect(refused.status == 2, "a malformed key file: \(refused.stderr)")
+        #expect(refused.stderr.contains("--api-keys") && refused.stderr.contains("line 2"))
+        #expect(!refused.stderr.contains("hunter2"))
         let catalog = try await runCommand(
             TestEnvironment.binary("ingest"),
             ["--brokers", "127.0.0.1:1", "--insecure-no-auth", "--catalog", "/nonexistent.json"])

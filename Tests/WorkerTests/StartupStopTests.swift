@@ -18,6 +18,33 @@ struct StartupStopTests {
         #expect(worker.stderr.contains("stopped while waiting for the store"))
     }
 
+    /// The first thing the worker does is take SIGTERM over: a signal while it has not read its configuration yet
+    /// (the test worker held there) stops it cleanly once it runs, never with the signal's default action (exit
+    /// 143, nothing logged; the soak saw that once for a worker stopped 4 s after its start on a loaded machine).
+    @Test("SIGTERM before the configuration is read: exit 0, not the signal's default action")
+    func sigtermBeforeTheConfigurationIsRead() async throws {
+        let harness = try PipelineHarness(partitions: 2)
+        try await harness.startBroker()
+        let release = harness.directory.appendingPathComponent("release-start")
+        let worker = try ChildProcess(
+            TestEnvironment.binary("dvp-fault-worker"),
+            ["--brokers-file", harness.bootstrapFile.path, "--topic", harness.topic, "--group", "early-stop",
+             "--store", "sqlite:\(harness.directory.path)/early.sqlite", "--http-port", "0",
+             "--http-address", "127.0.0.1"],
+            directory: harness.directory, name: "worker", environment: ["DVP_HOLD_AT_START": release.path])
+        defer { worker.terminate() }
+        let holding = await eventually(timeout: .seconds(30), interval: .milliseconds(20)) {
+            FileManager.default.fileExists(atPath: release.path + ".holding")
+        }
+        try #require(holding, "the worker never reached its start-up hold: \(worker.stderr.suffix(1000))")
+        worker.signal(SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        _ = FileManager.default.createFile(atPath: release.path, contents: nil)
+        let status = await worker.waitForExit(timeout: .seconds(30))
+        #expect(status == 0, "exit \(ChildProcess.describe(status)): \(worker.stderr.suffix(1500))")
+        #expect(worker.stderr.contains("SIGTERM"), "the stop was not logged: \(worker.stderr.suffix(1500))")
+    }
+
     /// The worker is given the devbroker's bootstrap file and no `-X` timings, as a first run would. SyncGroup is
     /// refused (REBALANCE_IN_PROGRESS) so the first worker stays between its JoinGroup response and a successful
     /// SyncGroup — the librdkafka 2.0.2 window in which closing sends no LeaveGroup — when it is stopped.

@@ -12,29 +12,33 @@ public enum IngestAuthentication: Sendable {
     /// The scope of every request without authentication: every patient, tenant `insecure-no-auth`.
     public static let insecureScope = IngestScope(tenant: "insecure-no-auth", patientPrefix: "")
 
-    /// The one place the configured credentials become verifiers.
-    /// - Throws: ``IngestConfigurationError`` when a configured verifier cannot be built. In this build the API-key
-    ///   and JWT verifiers (`APIKeyFile`, `JWTVerifier`, issue 26 item 2) are not part of the `IngestAuth` target
-    ///   yet: `--api-keys` and `--jwks` are refused with a message saying so, and only `--insecure-no-auth` starts.
-    public static func make(_ options: IngestConfiguration.Authentication) throws(IngestConfigurationError) -> Self {
+    /// The one place the configured credentials become verifiers: `APIKeyFile` for `--api-keys`, `JWTVerifier` for
+    /// `--jwks` (its ``JWTPolicy`` from `--jwt-audience` and `--jwt-issuer`; the scope `daily-values:write` and the
+    /// `dvp_tenant` / `dvp_patient_prefix` claims, docs/INGEST-AUTH.md). Both re-read their file when it changes.
+    /// - Parameter onReload: told of every re-read of a credential file after start (on a request's thread: log or
+    ///   count only).
+    /// - Throws: ``IngestConfigurationError`` naming the option and the file's problem (never its contents).
+    public static func make(
+        _ options: IngestConfiguration.Authentication, onReload: (@Sendable (CredentialReload) -> Void)? = nil
+    ) throws(IngestConfigurationError) -> Self {
         if options.insecureNoAuth { return .insecureNoAuth }
-        // The verifiers of the other branch are appended here: `APIKeyFile` for --api-keys, `JWTVerifier` (with
-        // --jwt-audience and --jwt-issuer) for --jwks; the configuration has checked the flags already.
-        let verifiers: [any BearerTokenVerifier] = []
-        if options.apiKeysFile != nil {
-            throw notAvailable("--api-keys", verifier: "the API-key verifier (APIKeyFile)")
+        var verifiers: [any BearerTokenVerifier] = []
+        do throws(CredentialFileError) {
+            if let path = options.apiKeysFile {
+                verifiers.append(try APIKeyFile(path: path, onReload: onReload))
+            }
+            if let path = options.jwksFile, let audience = options.jwtAudience, let issuer = options.jwtIssuer {
+                let policy = JWTPolicy(issuer: issuer, audience: audience)
+                verifiers.append(try JWTVerifier(jwksPath: path, policy: policy, onReload: onReload))
+            }
+        } catch {
+            let option = error.path == options.apiKeysFile ? "--api-keys" : "--jwks"
+            throw IngestConfigurationError("\(option): \(error)")
         }
-        if options.jwksFile != nil { throw notAvailable("--jwks", verifier: "the JWT verifier (JWTVerifier)") }
         guard !verifiers.isEmpty else {
             throw IngestConfigurationError("no credential configured (give --api-keys or --jwks)")
         }
         return .verified(Authenticator(verifiers))
-    }
-
-    private static func notAvailable(_ option: String, verifier: String) -> IngestConfigurationError {
-        IngestConfigurationError(
-            "\(option): \(verifier) is not available in this build (IngestAuth does not have it yet); "
-                + "use --insecure-no-auth for a local demo")
     }
 
     /// The scope a request's `Authorization` header grants.

@@ -89,11 +89,17 @@ enum IngestOptions {
         .value(
             "--api-keys", "FILE",
             help: """
-                API keys: a file of hashed keys, each with its tenant and patient-id prefix
-                (re-read when it changes)
+                API keys: a file of their SHA-256 hashes, each with its tenant and patient-id
+                prefix (`sha256:<hex>  tenant=T  patients=PREFIX`; re-read when it changes;
+                docs/INGEST-AUTH.md)
                 """),
         .value(
-            "--jwks", "FILE", help: "JWT verification keys (JWKS; RS256/ES256); needs --jwt-audience and --jwt-issuer"),
+            "--jwks", "FILE",
+            help: """
+                JWT verification keys (a JWKS; RS256/ES256; re-read when it changes); needs
+                --jwt-audience and --jwt-issuer. A JWT must grant the scope daily-values:write
+                and carry dvp_tenant and dvp_patient_prefix (docs/INGEST-AUTH.md)
+                """),
         .value("--jwt-audience", "AUD", help: "the `aud` a JWT must carry"),
         .value("--jwt-issuer", "ISS", help: "the `iss` a JWT must carry"),
         .flag(

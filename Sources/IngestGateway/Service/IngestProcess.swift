@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Dispatch
 import Foundation
+import IngestAuth
 import Kafka
 import Observability
 
@@ -12,21 +13,37 @@ import Observability
 public enum IngestProcess {
     /// Runs the gateway with `arguments` (without the program name) and exits.
     public static func run(_ arguments: [String]) async -> Never {
-        let startupLogger = Logger(level: .info)
+        // First of all: SIGTERM/SIGINT never take their default action from here on (exit 143 with nothing
+        // logged); a signal that arrives while starting waits in the stream and stops the service once it exists.
+        let signalStream = SignalStream.make()
         let configuration: IngestConfiguration
-        let authentication: IngestAuthentication
         do {
             guard let parsed = try IngestConfiguration.parse(arguments) else {
                 print(IngestHelp.text)
                 exit(0)
             }
             configuration = parsed
-            authentication = try IngestAuthentication.make(configuration.authentication)
         } catch {
-            startupLogger.error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
+            Logger(level: .error).error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
             exit(UsageError.exitStatus)
         }
         let logger = Logger(level: configuration.logLevel, fields: [("service", "ingest")])
+        let authentication: IngestAuthentication
+        do {
+            authentication = try IngestAuthentication.make(configuration.authentication) { reload in
+                switch reload {
+                case .loaded(path: let path, entries: let entries):
+                    logger.info("credentials re-read", [("file", .string(path)), ("entries", .int(Int64(entries)))])
+                case .failed(let error):
+                    logger.error(
+                        "a changed credential file is refused; the previous one stays in use",
+                        [("error", .string("\(error)"))])
+                }
+            }
+        } catch {
+            logger.error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
+            exit(UsageError.exitStatus)
+        }
         let service: IngestService
         do {
             service = try IngestService(configuration: configuration, authentication: authentication, logger: logger)
@@ -36,7 +53,9 @@ public enum IngestProcess {
                 "ingest failed to start", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
             exit(status)
         }
-        let signals = Task { await stopOnSignals(service, drainTimeout: configuration.drainTimeout, logger: logger) }
+        let signals = Task.detached {
+            await stopOnSignals(signalStream, service, drainTimeout: configuration.drainTimeout, logger: logger)
+        }
         await service.run()
         signals.cancel()
         exit(0)
@@ -52,9 +71,11 @@ public enum IngestProcess {
     }
 
     /// The first signal starts the drain and its one deadline; a second one, or the deadline, exits at once with 3.
-    private static func stopOnSignals(_ service: IngestService, drainTimeout: Duration, logger: Logger) async {
+    private static func stopOnSignals(
+        _ signals: AsyncStream<Int32>, _ service: IngestService, drainTimeout: Duration, logger: Logger
+    ) async {
         var received = 0
-        for await sig in SignalStream.make() {
+        for await sig in signals {
             received += 1
             guard received == 1 else {
                 logger.error(
