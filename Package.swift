@@ -165,7 +165,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
-                "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway",
+                "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway", "IngestAuth",
             ],
             swiftSettings: swiftSettings
         ),
