@@ -128,4 +128,27 @@ struct IngestFlowTests {
             metrics.contains(#"dvp_ingest_unavailable_total{reason="deadline"}"#)
                 || metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"}"#))
     }
+
+    @Test("A record the producer cannot deliver makes the whole request 503 (never 202), the others notwithstanding")
+    func partialFailure() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        // Records above 3,000 bytes are refused by the producer itself (message.max.bytes), well before the deadline.
+        try await stack.startGateway(["--insecure-no-auth", "-X", "message.max.bytes=3000", "--request-timeout", "10"])
+        let events = try await TestEvents.lines(3, in: stack.directory)
+        // An unknown member is ignored by the decoder (forward compatibility) but makes the record big.
+        let big = String(events[1].dropLast()) + #","note":""# + String(repeating: "x", count: 4000) + #""}"#
+        let body = try stack.file("mixed.json", TestEvents.array([events[0], big, events[2]]))
+        let started = ContinuousClock.now
+        let answer = try await stack.curl(CurlResponse.post(stack.url, file: body))
+        #expect(answer.status == 503, "\(answer.text)")
+        #expect(ContinuousClock.now - started < .seconds(5), "decided by the delivery reports, not the deadline")
+        #expect(answer.headers["retry-after"] != nil)
+        #expect(answer.text.contains("1 of 3 record(s) were not acknowledged"))
+        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        #expect(metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"} 1"#))
+        #expect(metrics.contains(#"dvp_ingest_records_accepted_total 0"#))
+        let small = try stack.file("small.json", TestEvents.array([events[0], events[2]]))
+        #expect(try await stack.curl(CurlResponse.post(stack.url, file: small)).status == 202)
+    }
 }

@@ -67,10 +67,12 @@ struct IngestRequestHandler: Sendable {
         }
     }
 
-    /// Hands the validated batch to the producer and arms the deadline.
+    /// Hands the validated batch to the producer and arms the deadline; nothing is published for a request whose
+    /// deadline passed already (a body that came slowly).
     private func publish(_ batch: PreparedBatch, answer: IngestAnswer, reservation: PendingPublish.Reservation?) {
         let pending = PendingPublish(answer: answer, reservation: reservation, topic: publisher.configuration.topic)
         let remaining = limits.requestTimeout - (ContinuousClock.now - answer.admission.started)
+        guard remaining > .zero else { return pending.expire() }
         deadlines.asyncAfter(deadline: .now() + max(remaining.seconds, 0)) { [weak pending] in pending?.expire() }
         publisher.send(batch) { results in pending.delivered(results) }
     }

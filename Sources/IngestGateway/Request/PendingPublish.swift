@@ -15,13 +15,14 @@ final class PendingPublish: Sendable {
         var fingerprint: [UInt8]
     }
 
-    private let answer: IngestAnswer
+    /// Until the answer is given: taken by the first of the delivery reports and the deadline, so the request's
+    /// admission (its share of the bounds) is not held past its answer while librdkafka still owns the records.
+    private let answer: Mutex<IngestAnswer?>
     private let reservation: Reservation?
     private let topic: String
-    private let answered = Atomic<Bool>(false)
 
     init(answer: IngestAnswer, reservation: Reservation?, topic: String) {
-        self.answer = answer
+        self.answer = Mutex(answer)
         self.reservation = reservation
         self.topic = topic
     }
@@ -40,7 +41,7 @@ final class PendingPublish: Sendable {
             receipt.partitions.append(partition)
             receipt.offsets.append(offset)
         }
-        guard claim() else { return }
+        guard let answer = claim() else { return }
         if failed == 0 {
             if let reservation {
                 let evicted = reservation.table.complete(
@@ -63,7 +64,7 @@ final class PendingPublish: Sendable {
 
     /// The request deadline passed first.
     func expire() {
-        guard claim() else { return }
+        guard let answer = claim() else { return }
         reservation.map { $0.table.abandon($0.key) }
         answer.metrics.increment(.ingestUnavailable, label: "deadline")
         answer.send(
@@ -73,9 +74,9 @@ final class PendingPublish: Sendable {
             ).response)
     }
 
-    /// Whether this caller decides the answer (the first one does).
-    private func claim() -> Bool {
-        answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    /// The answer to give, for the first caller only.
+    private func claim() -> IngestAnswer? {
+        answer.withLock { $0.take() }
     }
 }
 
