@@ -1,5 +1,5 @@
 import CommandLineOptions
-import Dispatch
+import Essentials
 import Foundation
 import IngestAuth
 import Kafka
@@ -54,7 +54,10 @@ public enum IngestProcess {
             exit(status)
         }
         let signals = Task.detached {
-            await stopOnSignals(signalStream, service, drainTimeout: configuration.drainTimeout, logger: logger)
+            await SignalStream.stopOnSignals(
+                signalStream, drainTimeoutSeconds: configuration.drainTimeout.seconds, logger: logger,
+                message: "stop requested"
+            ) { service.requestStop() }
         }
         await service.run()
         signals.cancel()
@@ -67,27 +70,6 @@ public enum IngestProcess {
         case is IngestConfigurationError: UsageError.exitStatus
         case let error as KafkaError where error.kind == .configuration: UsageError.exitStatus
         default: 1
-        }
-    }
-
-    /// The first signal starts the drain and its one deadline; a second one, or the deadline, exits at once with 3.
-    private static func stopOnSignals(
-        _ signals: AsyncStream<Int32>, _ service: IngestService, drainTimeout: Duration, logger: Logger
-    ) async {
-        var received = 0
-        for await sig in signals {
-            received += 1
-            guard received == 1 else {
-                logger.error(
-                    "second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
-                exit(3)
-            }
-            logger.info("stopping", [("signal", .string(SignalStream.name(sig)))])
-            service.requestStop()
-            DispatchQueue.global().asyncAfter(deadline: .now() + Double(drainTimeout.components.seconds)) {
-                logger.error("drain deadline exceeded; exiting without a clean close", [("exit_status", 3)])
-                exit(3)
-            }
         }
     }
 }
