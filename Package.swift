@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "devbroker", targets: ["DevBroker"]),
         .executable(name: "storectl", targets: ["StoreCtl"]),
         .executable(name: "dlq", targets: ["DLQ"]),
+        .executable(name: "ingest", targets: ["Ingest"]),
     ],
     targets: [
         // MARK: - C system libraries (Debian -dev packages)
@@ -28,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         /// glibc's `mallopt` (part of libc: nothing to link), for the worker's memory settings at start.
         .systemLibrary(name: "CMalloc"),
 
@@ -45,12 +47,16 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "Essentials"], swiftSettings: swiftSettings),
         /// The only importer of CMicroHTTPD: a hardened HTTP/1.1 server (limits, request bodies, typed errors).
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Essentials"], swiftSettings: swiftSettings),
+        /// The only importer of CZlib: gzip request bodies inflated up to a limit (a bomb stops at the limit).
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
         .target(name: "DailyValueContract", dependencies: ["Essentials"], swiftSettings: swiftSettings),
         /// One command-line parser for every executable: flags, environment twins, help text, exit status 2.
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
+        /// The services' JSON-lines logger, Prometheus registry (each process declares its families) and signal stream.
+        .target(name: "Observability", dependencies: ["DailyValueContract"], swiftSettings: swiftSettings),
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
@@ -77,11 +83,21 @@ let package = Package(
         .target(
             name: "DeadLetters", dependencies: ["Kafka", "DailyValueContract", "Essentials", "Hashing"],
             swiftSettings: swiftSettings),
+        /// The HTTP ingest gateway: configuration, routes, body decoding, validation with the workers' decoder,
+        /// publishing through the Producer library, backpressure, idempotency, metrics.
+        .target(
+            name: "IngestGateway",
+            dependencies: [
+                "CommandLineOptions", "DailyValueContract", "Essentials", "Gzip", "Hashing", "HTTPServer",
+                "IngestAuth", "Kafka", "Observability", "Producer",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WorkerCore",
             dependencies: [
                 "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "HTTPServer",
-                "StoreOptions", "DeadLetters",
+                "StoreOptions", "DeadLetters", "Observability",
             ],
             swiftSettings: swiftSettings
         ),
@@ -96,6 +112,7 @@ let package = Package(
         .executableTarget(
             name: "DLQ", dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
             swiftSettings: swiftSettings),
+        .executableTarget(name: "Ingest", dependencies: ["IngestGateway"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert", "StoreOptions"],
             swiftSettings: swiftSettings),
@@ -138,10 +155,17 @@ let package = Package(
             name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "IngestTests",
+            dependencies: [
+                "IngestGateway", "IngestAuth", "HTTPServer", "Gzip", "Kafka", "Observability", "TestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WorkerTests",
             dependencies: [
                 "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
-                "TestSupport", "DeadLetters", "CommandLineOptions",
+                "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway", "IngestAuth",
             ],
             swiftSettings: swiftSettings
         ),

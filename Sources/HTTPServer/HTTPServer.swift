@@ -9,11 +9,20 @@
 /// connection) and, unless the handler sets its own, `Cache-Control: no-store`.
 ///
 /// Which methods and paths exist is the caller's choice: the server answers nothing itself but those limits.
+///
+/// A handler either returns its response (``Handler``), or — for answers that wait on something else, such as a
+/// broker's acknowledgement — answers through a ``Responder`` from any thread, later
+/// (``init(address:port:limits:admit:respond:)``): the connection is suspended meanwhile, and no server thread waits.
 public final class HTTPServer: Sendable {
     /// Answers a request whose head and body have arrived within the limits. It runs on a server thread,
     /// possibly on several at once, and should return quickly: a slow answer delays the other connections its
     /// thread polls. A `HEAD` request's response is sent without its body.
     public typealias Handler = @Sendable (_ request: Request) -> Response
+
+    /// Handles a request of a deferred service: runs on a server thread like ``Handler`` (return quickly) and
+    /// answers through the ``Responder``, before returning or later from any thread.
+    public typealias DeferredHandler<Ticket: Sendable> =
+        @Sendable (_ request: Request, _ ticket: Ticket, _ responder: Responder) -> Void
 
     /// Sees a request as soon as its head has arrived, before any body is read (``Request/body`` is empty):
     /// a response it returns is sent at once and the body is never read (for 405, 401, 415, 429, …); nil lets
@@ -36,23 +45,70 @@ public final class HTTPServer: Sendable {
     /// - Throws: ``HTTPServerError``: `invalidAddress` for an address that is not an IP literal or a port out of
     ///   range, `invalidLimits`, `bindFailed` with the `errno` (in use, not an address of this host, …),
     ///   `startFailed` when libmicrohttpd would not start.
-    public init(
+    public convenience init(
         address: String, port: Int, limits: Limits = Limits(), beforeBody: HeadHandler? = nil,
         handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        try self.init(
+            address: address, port: port, limits: limits,
+            admit: { (head: Request) -> HeadDecision<any Sendable> in
+                beforeBody?(head).map { .respond($0) } ?? .proceed(())
+            },
+            respond: { request, _, responder in responder.send(handler(request)) })
+    }
+
+    /// Binds `address:port` and starts serving a deferred service: `admit` decides from each request's head (an
+    /// answer now, or a ticket), `respond` gets the request with its body, its ticket and the ``Responder`` to
+    /// answer through, now or later from any thread. Address, port and limits as in
+    /// ``init(address:port:limits:beforeBody:handler:)``.
+    /// - Throws: ``HTTPServerError`` as ``init(address:port:limits:beforeBody:handler:)``.
+    public convenience init<Ticket: Sendable>(
+        address: String, port: Int, limits: Limits = Limits(),
+        admit: @escaping @Sendable (_ head: Request) -> HeadDecision<Ticket>,
+        respond: @escaping DeferredHandler<Ticket>
+    ) throws(HTTPServerError) {
+        try self.init(
+            address: address, port: port, limits: limits,
+            admit: { (head: Request) -> HeadDecision<any Sendable> in
+                switch admit(head) {
+                case .respond(let response): .respond(response)
+                case .proceed(let ticket): .proceed(ticket)
+                }
+            },
+            respond: { request, ticket, responder in
+                // The ticket is always the one `admit` made for this request (the server never mixes them).
+                respond(request, ticket as! Ticket, responder)
+            })
+    }
+
+    private init(
+        address: String, port: Int, limits: Limits, admit: @escaping MicroHTTPDContext.Admit,
+        respond: @escaping MicroHTTPDContext.Respond
     ) throws(HTTPServerError) {
         try limits.validate()
         let listen = try HTTPListenAddress(address: address, port: port)
         let socket = try ListeningSocket(listen)
-        let context = MicroHTTPDContext(beforeBody: beforeBody, handler: handler, limits: limits)
+        let context = MicroHTTPDContext(admit: admit, respond: respond, limits: limits)
         daemon = try MicroHTTPDaemon(socket: socket, address: listen, limits: limits, context: context)
     }
 
     /// Requests begun and not yet completed: every one's state is released however it ended (for the tests).
     var liveRequests: Int { daemon.liveRequests }
 
-    /// Stops serving: closes the listening socket and every open connection, and returns once the server
-    /// threads have ended. Safe to call more than once.
-    public func shutdown() {
-        daemon.stop()
+    /// Requests of a deferred service waiting for their answer (their connections suspended).
+    public var waitingRequests: Int { daemon.suspendedRequests }
+
+    /// Stops taking new connections: new clients are refused, connections already accepted are served to the end
+    /// (for a graceful stop: answer what is in flight, then ``shutdown()``). Safe to call more than once.
+    public func stopAccepting() {
+        daemon.stopAccepting()
+    }
+
+    /// Stops serving: answers every request still waiting for its ``Responder`` with `waiting` (by default 503 with
+    /// `Retry-After: 1`; up to 2 s for those answers to be sent), closes the listening socket and every open
+    /// connection, and returns once the server threads have ended. Blocks the calling thread. Safe to call more than
+    /// once.
+    public func shutdown(answeringWaitingWith waiting: Response? = nil) {
+        daemon.stop(answeringWaitingWith: waiting ?? MicroHTTPDResponders.stopping)
     }
 }

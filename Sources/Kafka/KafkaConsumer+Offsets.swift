@@ -96,14 +96,7 @@ extension KafkaConsumer {
 
     /// The partition count of `topic` from broker metadata (asked on its own thread).
     public func partitionCount(topic: String, timeout: Duration) async throws(KafkaError) -> Int {
-        try client.checkOpen("partitionCount")
-        let client = self.client
-        let result: Result<Int, KafkaError> = await RDKafkaBlocking.run("kafka-metadata") {
-            do throws(KafkaError) {
-                return .success(try client.partitionCount(topic: topic, timeoutMs: KafkaProducer.milliseconds(timeout)))
-            } catch { return .failure(error) }
-        }
-        return try result.get()
+        try await client.partitionCount(topic: topic, timeout: timeout)
     }
 }
 

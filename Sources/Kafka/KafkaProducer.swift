@@ -71,6 +71,31 @@ public final class KafkaProducer: Sendable {
         return results
     }
 
+    /// Enqueues every record at once, never waiting, and calls `completion` once with one result per record, in the
+    /// order given, when the last delivery report arrived: for callers that must not wait on a thread or a task
+    /// (an HTTP server answering later). A full local queue is not waited out: that record fails with
+    /// ``KafkaError/Code/queueFull``. `completion` runs on the producer's poll thread (keep it quick), or on the
+    /// caller's thread before this returns when no record could be enqueued.
+    public func send(
+        _ messages: [KafkaOutgoingMessage],
+        completion: @escaping @Sendable ([Result<KafkaDeliveryReport, KafkaError>]) -> Void
+    ) {
+        guard !messages.isEmpty else { return completion([]) }
+        let batch = RDKafkaDeliveryBatch(count: messages.count, completion: completion)
+        for (index, message) in messages.enumerated() {
+            do throws(KafkaError) {
+                try client.checkOpen("send")
+                let id = try deliveries.register(batch, index: index)
+                if let error = client.produce(message, msgOpaque: id) {
+                    deliveries.cancel(id)
+                    batch.settle(index, .failure(error))
+                }
+            } catch {
+                batch.settle(index, .failure(error))
+            }
+        }
+    }
+
     private func enqueue(_ message: KafkaOutgoingMessage) async throws(KafkaError) -> UInt {
         try client.checkOpen("send")
         let id = try deliveries.register()
@@ -126,6 +151,16 @@ public final class KafkaProducer: Sendable {
 
     /// The number of records queued or in flight.
     public var outstandingCount: Int { client.outqueueLength }
+
+    /// The partition count of `topic` from broker metadata (asked on its own thread): a probe that the brokers
+    /// answer and know the topic.
+    /// - Throws: ``KafkaError`` when no broker answers within `timeout` or the topic is unknown.
+    public func partitionCount(topic: String, timeout: Duration) async throws(KafkaError) -> Int {
+        try await client.partitionCount(topic: topic, timeout: timeout)
+    }
+
+    /// The fatal error that made this producer unusable (idempotence broken), nil while it is usable.
+    public var fatalError: KafkaError? { client.fatalError() }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
         Int32(clamping: max(duration.milliseconds, 0))

@@ -1,62 +1,11 @@
+import Observability
+
 // Every metric family the worker exports, declared once. Call sites reference these values
-// (`metrics.increment(.recordsConsumed, by: n)`); a family that is not declared here cannot be written. Their table,
-// name, type and labels, is committed as charts/tests/worker-metric-families.json (checked by
-// MetricFamilyTableTests), which scripts/check-monitoring.py holds the dashboard and the alert rules to.
-
-// MARK: - Family kinds
-
-extension Metrics {
-    /// An unlabelled counter family: one series, rendered `0` until first incremented.
-    public struct Counter: Sendable {
-        /// The declaration.
-        public let family: MetricFamily
-
-        fileprivate init(_ name: String, help: String) { family = MetricFamily(name, .counter, help: help) }
-    }
-
-    /// A counter family with exactly one label: one series per label value, none rendered until one is incremented.
-    public struct LabelledCounter: Sendable {
-        /// The declaration (one label name).
-        public let family: MetricFamily
-
-        fileprivate init(_ name: String, label: String, help: String) {
-            family = MetricFamily(name, .counter, help: help, labelNames: [label])
-        }
-
-        /// One series as the exposition names it, e.g. `dvp_upserts_total{outcome="conflict"}` (for log lines that
-        /// point at it).
-        public func seriesName(label: String) -> String { Metrics.seriesKey(family, [label]) }
-    }
-
-    /// An unlabelled gauge family: one series, absent until first set.
-    public struct Gauge: Sendable {
-        /// The declaration.
-        public let family: MetricFamily
-
-        fileprivate init(_ name: String, help: String) { family = MetricFamily(name, .gauge, help: help) }
-    }
-
-    /// A gauge family with one series per topic partition (labels `topic` and `partition`); ``Metrics/clear(_:)``
-    /// drops every series, e.g. before the current assignment's values are set again.
-    public struct PartitionGauge: Sendable {
-        /// The declaration (labels `topic`, `partition`).
-        public let family: MetricFamily
-
-        fileprivate init(_ name: String, help: String) {
-            family = MetricFamily(name, .gauge, help: help, labelNames: ["topic", "partition"])
-        }
-    }
-
-    /// An unlabelled histogram family with fixed buckets.
-    public struct Histogram: Sendable {
-        /// The declaration (with its bucket upper bounds).
-        public let family: MetricFamily
-
-        fileprivate init(_ name: String, help: String, buckets: [Double]) {
-            family = MetricFamily(name, .histogram, help: help, buckets: buckets)
-        }
-    }
-}
+// (`metrics.increment(.recordsConsumed, by: n)`); a family that is not listed in `Metrics.families` below cannot be
+// written to the worker's registry (`Metrics()`). The kinds (`Metrics.Counter`, …) live with the registry in the
+// shared Observability target. Their table, name, type and labels, is committed as
+// charts/tests/worker-metric-families.json (checked by MetricFamilyTableTests), which scripts/check-monitoring.py
+// holds the dashboard and the alert rules to.
 
 // MARK: - Declarations
 
@@ -157,6 +106,11 @@ extension Metrics {
         Counter.retentionGaps.family,
     ]
 
-    /// The names in ``families``, for the debug check on every write.
+    /// The names in ``families``.
     static let declaredNames = Set(families.map(\.name))
+
+    /// The worker's registry: every family of ``families``, empty.
+    public convenience init() {
+        self.init(families: Self.families)
+    }
 }

@@ -32,7 +32,10 @@ public enum WorkerProcess {
         let logger = Logger(level: configuration.logLevel, fields: [("worker_id", .string(configuration.workerID))])
         let service = WorkerService(configuration: configuration, logger: logger, faults: faults)
         let signals = Task.detached {
-            await stopOnSignals(signalStream, service, configuration: configuration, logger: logger)
+            await SignalStream.stopOnSignals(
+                signalStream, drainTimeoutSeconds: configuration.drainTimeoutSeconds, logger: logger,
+                message: "stopping: finishing the in-flight batch, committing, leaving the group"
+            ) { service.requestStop() }
         }
         do {
             let summary = try await service.run()
@@ -52,32 +55,6 @@ public enum WorkerProcess {
         case WorkerError.configuration: UsageError.exitStatus
         case WorkerError.store: WorkerError.storeExitStatus
         default: 1
-        }
-    }
-
-    /// The first signal starts the drain and its one deadline; a second one, or the deadline, exits at once.
-    private static func stopOnSignals(
-        _ signals: AsyncStream<Int32>, _ service: WorkerService, configuration: WorkerConfiguration, logger: Logger
-    ) async {
-        var received = 0
-        for await sig in signals {
-            received += 1
-            if received == 1 {
-                logger.info(
-                    "stopping: finishing the in-flight batch, committing, leaving the group",
-                    [("signal", .string(SignalStream.name(sig))),
-                     ("drain_timeout_s", .double(configuration.drainTimeoutSeconds))])
-                service.requestStop()
-                // Every stop step has its share of the deadline; whatever still hangs then, the process ends.
-                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.drainTimeoutSeconds) {
-                    logger.error("drain deadline exceeded; exiting without a clean close", [("exit_status", 3)])
-                    exit(3)
-                }
-            } else {
-                logger.error(
-                    "second signal: exiting at once", [("signal", .string(SignalStream.name(sig))), ("exit_status", 3)])
-                exit(3)
-            }
         }
     }
 }

@@ -31,12 +31,15 @@ enum MicroHTTPDCallbacks {
         Unmanaged<MicroHTTPDRequest>.fromOpaque(state).release()
     }
 
-    /// Called once the head has arrived, once per piece of body, and once when the request is complete.
+    /// Called once the head has arrived, once per piece of body, and once when the request is complete (and once
+    /// more after a suspended connection was resumed with its answer).
     ///
-    /// First call: the `beforeBody` check, then the announced body size (413 at once when over the limit; an
-    /// answer now makes the daemon skip the body and close the connection after the response). Body calls: the
-    /// piece is kept while the body is within the limit, dropped after. Last call: 413 for a body past the limit,
-    /// else the handler's response.
+    /// First call: the head check (an answer now, or the request's ticket), then the announced body size (413 at
+    /// once when over the limit; an answer now makes the daemon skip the body and close the connection after the
+    /// response). Body calls: the piece is kept while the body is within the limit, dropped after. Last call: 413
+    /// for a body past the limit, else the handler runs with a responder: an answer given before it returns is
+    /// queued at once, else the connection is suspended until the answer resumes it, and the call after the resume
+    /// queues that answer.
     static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, data, size, requestContext in
         // `*req_cls` is always set: the URI logger runs first for every request.
         guard let cls, let connection, let size, let stateAddress = requestContext?.pointee else { return .NO }
@@ -46,8 +49,9 @@ enum MicroHTTPDCallbacks {
             let head = MicroHTTPDRequest.head(
                 of: connection, method: method.map { String(cString: $0) } ?? "", target: state.target)
             state.head = head
-            if let early = context.beforeBody?(head) {
-                return MicroHTTPDResponse.queue(early, on: connection)
+            switch context.admit(head) {
+            case .respond(let early): return MicroHTTPDResponse.queue(early, on: connection)
+            case .proceed(let ticket): state.ticket = ticket
             }
             if MicroHTTPDRequest.announcesBody(head, over: context.maxBodyBytes) {
                 return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
@@ -59,13 +63,22 @@ enum MicroHTTPDCallbacks {
             size.pointee = 0
             return .YES
         }
+        if let id = state.responderID {
+            // Resumed: the answer is ready (nothing else resumes a connection).
+            guard let answer = context.responders.takeAnswer(id) else { return .YES }
+            return MicroHTTPDResponse.queue(answer, on: connection)
+        }
         if state.overLimit {
             return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
         }
         var request = head
         request.body = state.body
         state.body = []
-        return MicroHTTPDResponse.queue(context.handler(request), on: connection)
+        let (id, responder) = context.responders.begin()
+        state.responderID = id
+        context.respond(request, state.ticket ?? (), responder)
+        guard let answer = context.responders.handlerReturned(id, connection: connection) else { return .YES }
+        return MicroHTTPDResponse.queue(answer, on: connection)
     }
 
     /// Tracks connections for their deadline (`MHD_OPTION_NOTIFY_CONNECTION`). The daemon reports a connection

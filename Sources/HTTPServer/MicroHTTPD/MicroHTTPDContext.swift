@@ -1,29 +1,35 @@
 import Synchronization
 
 /// What libmicrohttpd's callbacks reach through their `void *` closure argument: the Swift handlers, the body
-/// limit, the connection deadlines and the daemon's log while it starts.
+/// limit, the connection deadlines, the responders of requests answered later and the daemon's log while it starts.
 ///
 /// Lifetime rule: handed to the daemon *unretained* (`Unmanaged.passUnretained`) as the closure of the access
 /// handler, the URI logger, the completion and connection notifiers and the logger. ``MicroHTTPDaemon`` keeps it
 /// alive with a strong reference and calls `MHD_stop_daemon` (which joins every daemon thread; no callback runs
 /// after it returns) before that reference is released, so every callback sees a live context.
 final class MicroHTTPDContext: Sendable {
-    /// Both called on a daemon thread, possibly on several at once; they must answer quickly (they hold up the
+    /// The head check with its ticket type erased: an answer now, or the ticket the request carries to `respond`.
+    typealias Admit = @Sendable (HTTPServer.Request) -> HTTPServer.HeadDecision<any Sendable>
+    /// The handler with its ticket type erased; it answers through the responder, now or later.
+    typealias Respond = @Sendable (HTTPServer.Request, any Sendable, HTTPServer.Responder) -> Void
+
+    /// Both called on a daemon thread, possibly on several at once; they must return quickly (they hold up the
     /// other connections their thread polls).
-    let beforeBody: HTTPServer.HeadHandler?
-    let handler: HTTPServer.Handler
+    let admit: Admit
+    let respond: Respond
     /// ``HTTPServer/Limits/maxRequestBodyBytes``.
     let maxBodyBytes: Int
     let deadlines: HTTPConnectionDeadlines
+    let responders = MicroHTTPDResponders()
     /// Requests whose ``MicroHTTPDRequest`` is alive (begun and not yet completed); 0 once the daemon stopped.
     let liveRequests = Atomic<Int>(0)
     /// The daemon's messages while it starts (why it would not start); nil once started.
     private let startupLog = Mutex<[String]?>([])
     private static let maxStartupMessages = 16
 
-    init(beforeBody: HTTPServer.HeadHandler?, handler: @escaping HTTPServer.Handler, limits: HTTPServer.Limits) {
-        self.beforeBody = beforeBody
-        self.handler = handler
+    init(admit: @escaping Admit, respond: @escaping Respond, limits: HTTPServer.Limits) {
+        self.admit = admit
+        self.respond = respond
         self.maxBodyBytes = limits.maxRequestBodyBytes
         self.deadlines = HTTPConnectionDeadlines(lifetime: limits.connectionDeadline)
     }

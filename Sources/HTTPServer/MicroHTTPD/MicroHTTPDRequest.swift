@@ -1,8 +1,8 @@
 import CMicroHTTPD
 import Synchronization
 
-/// One request's state between libmicrohttpd's calls for it: its target, its head once parsed, and its body as it
-/// arrives (never more than the limit).
+/// One request's state between libmicrohttpd's calls for it: its target, its head once parsed, the ticket its head
+/// check gave it, its body as it arrives (never more than the limit), and its responder's id once the handler ran.
 ///
 /// Lifetime rule: made by the URI-log callback (the first callback of a request) and handed to the daemon
 /// *retained* as the request's context (`*req_cls`); released by the completion notifier, which libmicrohttpd
@@ -18,6 +18,10 @@ final class MicroHTTPDRequest {
     var body: [UInt8] = []
     /// The body passed the limit: the rest is read and dropped, and the answer is 413.
     var overLimit = false
+    /// What the head check handed on for the handler; dropped with this state, when the request has ended.
+    var ticket: (any Sendable)?
+    /// Set when the handler was called: the request's entry in ``MicroHTTPDContext/responders``.
+    var responderID: UInt?
 
     /// Counts this state while it lives (``MicroHTTPDContext/liveRequests``).
     private let context: MicroHTTPDContext
@@ -29,6 +33,7 @@ final class MicroHTTPDRequest {
     }
 
     deinit {
+        if let responderID { context.responders.forget(responderID) }
         context.liveRequests.subtract(1, ordering: .relaxed)
     }
 

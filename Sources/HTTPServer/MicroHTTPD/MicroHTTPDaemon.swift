@@ -12,12 +12,15 @@ import Synchronization
 /// Lifetime rule: the context is registered unretained (see ``MicroHTTPDContext``); this class holds it and stops
 /// the daemon in ``stop()`` or `deinit` before releasing it. The daemon owns (and closes on stop) a duplicate of
 /// the ``ListeningSocket``'s descriptor; the caller's own descriptor closes with its `ListeningSocket`, so neither
-/// is closed twice whatever libmicrohttpd does with its copy on a failed start.
+/// is closed twice whatever libmicrohttpd does with its copy on a failed start. After ``stopAccepting()`` the
+/// descriptor is this class's: shut down at once (the kernel stops accepting), closed after the daemon stopped.
 final class MicroHTTPDaemon: Sendable {
     /// The bound port (the chosen one when asked for port 0).
     let port: Int
     /// The daemon handle, nil once stopped. `OpaquePointer` is not `Sendable`; the `Mutex` makes it so.
     private let handle: Mutex<OpaquePointer?>
+    /// The listening descriptor taken back by ``stopAccepting()``, closed once the daemon stopped.
+    private let quiesced = Mutex<Int32?>(nil)
     private let context: MicroHTTPDContext
 
     /// Starts serving on `socket` (already bound and listening; `address` is for messages).
@@ -44,13 +47,37 @@ final class MicroHTTPDaemon: Sendable {
     /// Requests begun and not yet completed (see ``MicroHTTPDContext/liveRequests``).
     var liveRequests: Int { context.liveRequests.load(ordering: .relaxed) }
 
-    /// Stops the daemon: closes the listening socket and every connection and joins the daemon threads. Safe to
-    /// call more than once.
-    func stop() {
+    /// Stops taking new connections (`MHD_quiesce_daemon`, then `shutdown(2)` of the listening socket, so the kernel
+    /// refuses new clients instead of queueing them); connections already accepted are served on. Safe to call more
+    /// than once.
+    func stopAccepting() {
+        handle.withLock { daemon in
+            guard let daemon else { return }
+            quiesced.withLock { quiesced in
+                guard quiesced == nil else { return }
+                let fd = MHD_quiesce_daemon(daemon)
+                guard fd >= 0 else { return }
+                _ = shutdown(fd, Int32(SHUT_RDWR))
+                quiesced = fd
+            }
+        }
+    }
+
+    /// Stops the daemon: answers every request still waiting on a suspended connection with `waiting` (and waits up
+    /// to 2 s for those answers to go out), closes the listening socket and every connection and joins the daemon
+    /// threads. Safe to call more than once.
+    func stop(answeringWaitingWith waiting: HTTPServer.Response = MicroHTTPDResponders.stopping) {
         guard let daemon = handle.withLock({ $0.take() }) else { return }
         context.deadlines.stop()
+        // The resumed connections are sent their answer before the daemon closes every connection.
+        context.responders.resumeAll(with: waiting)
+        context.responders.waitForStopAnswers(grace: .seconds(2))
         MHD_stop_daemon(daemon)
+        if let fd = quiesced.withLock({ $0.take() }) { close(fd) }
     }
+
+    /// Requests waiting for an answer on a suspended connection.
+    var suspendedRequests: Int { context.responders.suspendedCount }
 
     // MARK: - Starting
 
@@ -59,7 +86,9 @@ final class MicroHTTPDaemon: Sendable {
         _ fd: Int32, port: UInt16, limits: HTTPServer.Limits, context: MicroHTTPDContext
     ) -> OpaquePointer? {
         let closure = Unmanaged.passUnretained(context).toOpaque()
-        let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue
+        // Suspend/resume (with the inter-thread channel it implies) lets a handler answer later from another thread.
+        let flags =
+            MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let options: [MHD_OptionItem] = [
             // The logger first, or the daemon reports problems with the options before it on stderr.
             item(.EXTERNAL_LOGGER, unsafeBitCast(MicroHTTPDCallbacks.log, to: Int.self), closure),

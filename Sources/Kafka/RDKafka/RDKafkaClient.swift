@@ -112,6 +112,17 @@ final class RDKafkaClient: @unchecked Sendable {
         return (low, high)
     }
 
+    /// ``partitionCount(topic:timeoutMs:)`` on a thread of its own (never the cooperative pool).
+    func partitionCount(topic: String, timeout: Duration) async throws(KafkaError) -> Int {
+        try checkOpen("partitionCount")
+        let result: Result<Int, KafkaError> = await RDKafkaBlocking.run("kafka-metadata") {
+            do throws(KafkaError) {
+                return .success(try self.partitionCount(topic: topic, timeoutMs: KafkaProducer.milliseconds(timeout)))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
     /// The number of partitions of `topic` from broker metadata. BLOCKING (up to `timeoutMs`).
     func partitionCount(topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
         guard let rkt = rd_kafka_topic_new(handle, topic, nil) else {

@@ -10,6 +10,8 @@ final class RDKafkaDeliveryRegistry: Sendable {
         case pending
         case waiting(CheckedContinuation<Outcome, Never>)
         case settled(Outcome)
+        /// The record at `index` of a batch sent with a completion (``RDKafkaDeliveryBatch``).
+        case batch(RDKafkaDeliveryBatch, index: Int)
     }
 
     private struct State {
@@ -31,11 +33,20 @@ final class RDKafkaDeliveryRegistry: Sendable {
 
     /// Reserves an id for a message about to be produced.
     func register() throws(KafkaError) -> UInt {
+        try register(.pending)
+    }
+
+    /// Reserves an id for the record at `index` of `batch`, whose delivery report settles it there.
+    func register(_ batch: RDKafkaDeliveryBatch, index: Int) throws(KafkaError) -> UInt {
+        try register(.batch(batch, index: index))
+    }
+
+    private func register(_ slot: Slot) throws(KafkaError) -> UInt {
         let result: Result<UInt, KafkaError> = state.withLock { state in
             if let error = state.closedError { return .failure(error) }
             let id = state.nextID
             state.nextID += 1
-            state.slots[id] = .pending
+            state.slots[id] = slot
             return .success(id)
         }
         return try result.get()
@@ -64,11 +75,18 @@ final class RDKafkaDeliveryRegistry: Sendable {
     // MARK: - Settlement
 
     func settle(_ id: UInt, _ outcome: Outcome) {
-        let continuation: CheckedContinuation<Outcome, Never>? = state.withLock { state in
+        enum Waiter {
+            case continuation(CheckedContinuation<Outcome, Never>)
+            case batch(RDKafkaDeliveryBatch, index: Int)
+        }
+        let waiter: Waiter? = state.withLock { state in
             switch state.slots[id] {
             case .waiting(let continuation):
                 state.slots[id] = nil
-                return continuation
+                return .continuation(continuation)
+            case .batch(let batch, let index):
+                state.slots[id] = nil
+                return .batch(batch, index: index)
             case .pending:
                 state.slots[id] = .settled(outcome)
                 return nil
@@ -76,18 +94,26 @@ final class RDKafkaDeliveryRegistry: Sendable {
                 return nil
             }
         }
-        continuation?.resume(returning: outcome)
+        switch waiter {
+        case .continuation(let continuation): continuation.resume(returning: outcome)
+        case .batch(let batch, let index): batch.settle(index, outcome)
+        case nil: break
+        }
     }
 
     /// Fails every unsettled id (the client was destroyed) and refuses new registrations.
     func failAll(_ error: KafkaError) {
-        let waiting: [CheckedContinuation<Outcome, Never>] = state.withLock { state in
+        let (waiting, batches) = state.withLock { state in
             state.closedError = error
             var waiting: [CheckedContinuation<Outcome, Never>] = []
+            var batches: [(RDKafkaDeliveryBatch, Int)] = []
             for (id, slot) in state.slots {
                 switch slot {
                 case .waiting(let continuation):
                     waiting.append(continuation)
+                    state.slots[id] = nil
+                case .batch(let batch, let index):
+                    batches.append((batch, index))
                     state.slots[id] = nil
                 case .pending:
                     state.slots[id] = .settled(.failure(error))
@@ -95,9 +121,10 @@ final class RDKafkaDeliveryRegistry: Sendable {
                     break
                 }
             }
-            return waiting
+            return (waiting, batches)
         }
         for continuation in waiting { continuation.resume(returning: .failure(error)) }
+        for (batch, index) in batches { batch.settle(index, .failure(error)) }
     }
 
     // MARK: - C callbacks

@@ -67,13 +67,17 @@ public final class JSONRecordReader {
 
     /// Consumes `buffer[position..<end]` plus `skip` bytes; `nil` for a blank line.
     private func take(upTo end: Int, skipping skip: Int) -> InputRecord? {
-        var last = end
-        if last > position, buffer[last - 1] == UInt8(ascii: "\r") { last -= 1 }
-        let bytes = Array(buffer[position..<last])
-        let line = nextLine
+        let record = Self.lineRecord(buffer[position..<end], line: nextLine)
         position = end + skip
         nextLine += 1
-        return bytes.allSatisfy(JSONArraySplitter.isWhitespace) ? nil : InputRecord(line: line, bytes: bytes)
+        return record
+    }
+
+    /// One JSON line (without its `\n`) as a record: a trailing `\r` removed; `nil` for a blank line.
+    static func lineRecord(_ bytes: ArraySlice<UInt8>, line: Int) -> InputRecord? {
+        var bytes = bytes
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return bytes.allSatisfy(JSONArraySplitter.isWhitespace) ? nil : InputRecord(line: line, bytes: Array(bytes))
     }
 
     // MARK: - Buffering

@@ -19,14 +19,18 @@ public final class DailyValuePublisher: Sendable {
 
     /// Creates the Kafka producer; every configuration error is thrown before the client exists.
     ///
-    /// - Parameter errorHandler: client-level Kafka errors (brokers down, fatal idempotence errors); `nil` lets
-    ///   librdkafka log them.
+    /// - Parameters:
+    ///   - errorHandler: client-level Kafka errors (brokers down, fatal idempotence errors); `nil` lets
+    ///     librdkafka log them.
+    ///   - logHandler: librdkafka's log lines (from its threads; keep it quick); `nil` writes them to stderr.
     /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/configuration`` naming the property.
     public init(
-        configuration: DailyValuePublisherConfiguration, errorHandler: (@Sendable (KafkaError) -> Void)? = nil
+        configuration: DailyValuePublisherConfiguration, errorHandler: (@Sendable (KafkaError) -> Void)? = nil,
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil
     ) throws(KafkaError) {
         self.configuration = configuration
-        producer = try KafkaProducer(configuration: configuration.producer, errorHandler: errorHandler)
+        producer = try KafkaProducer(
+            configuration: configuration.producer, errorHandler: errorHandler, logHandler: logHandler)
     }
 
     // MARK: - Publishing
@@ -77,11 +81,16 @@ public final class DailyValuePublisher: Sendable {
     ///
     /// - Returns: one result per line of the batch, in order.
     public func send(_ batch: PreparedBatch) async -> [PublishResult] {
-        var results = batch.rejections
-        for (position, result) in zip(batch.positions, await deliver(batch.messages)) {
-            results[position] = result
+        Self.results(of: batch, delivered: await deliver(batch.messages))
+    }
+
+    /// Sends a prepared batch without waiting: `completion` gets one result per line of the batch, in order, once
+    /// every delivery report arrived (on the producer's poll thread: keep it quick; at once when nothing was sent).
+    /// A full local producer queue is not waited out: those records are ``PublishResult/failed(_:)``.
+    public func send(_ batch: PreparedBatch, completion: @escaping @Sendable ([PublishResult]) -> Void) {
+        producer.send(batch.messages) { reports in
+            completion(Self.results(of: batch, delivered: reports.map(Self.result)))
         }
-        return results.map { $0! }
     }
 
     /// Publishes records exactly as given, without validation: for tests and tools that must put poison messages
@@ -104,6 +113,15 @@ public final class DailyValuePublisher: Sendable {
 
     // MARK: - Lifecycle
 
+    /// The partition count of the topic from broker metadata: a probe that the brokers answer and know the topic.
+    /// - Throws: ``KafkaError`` when no broker answers within `timeout` or the topic is unknown.
+    public func topicPartitionCount(timeout: Duration) async throws(KafkaError) -> Int {
+        try await producer.partitionCount(topic: configuration.topic, timeout: timeout)
+    }
+
+    /// The fatal producer error that makes this publisher unusable (recreate it), nil while it is usable.
+    public var fatalError: KafkaError? { producer.fatalError }
+
     /// Waits until every record handed over so far is delivered or failed.
     /// - Throws: ``KafkaError`` of kind ``KafkaError/Kind/timedOut`` when records are still outstanding.
     public func flush(timeout: Duration) async throws(KafkaError) {
@@ -124,12 +142,23 @@ public final class DailyValuePublisher: Sendable {
 
     private func deliver(_ messages: [KafkaOutgoingMessage]) async -> [PublishResult] {
         guard !messages.isEmpty else { return [] }
-        return await producer.send(messages).map { result in
-            switch result {
-            case .success(let report): .acknowledged(partition: report.partition, offset: report.offset)
-            case .failure(let error): .failed(error)
-            }
+        return await producer.send(messages).map(Self.result)
+    }
+
+    private static func result(_ report: Result<KafkaDeliveryReport, KafkaError>) -> PublishResult {
+        switch report {
+        case .success(let report): .acknowledged(partition: report.partition, offset: report.offset)
+        case .failure(let error): .failed(error)
         }
+    }
+
+    /// The batch's rejections with the delivery results of its records put in their positions.
+    private static func results(of batch: PreparedBatch, delivered: [PublishResult]) -> [PublishResult] {
+        var results = batch.rejections
+        for (position, result) in zip(batch.positions, delivered) {
+            results[position] = result
+        }
+        return results.map { $0! }
     }
 
     static func nowMilliseconds() -> Int64 {

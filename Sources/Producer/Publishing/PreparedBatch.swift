@@ -1,3 +1,4 @@
+import DailyValueContract
 import Kafka
 
 /// Lines validated by ``DailyValuePublisher/prepare(lines:)`` and not sent yet: the Kafka records for the valid
@@ -19,4 +20,17 @@ public struct PreparedBatch: Sendable {
     public var validCount: Int { messages.count }
     /// Number of lines rejected by validation.
     public var rejectedCount: Int { rejections.count - messages.count }
+
+    /// The rejected lines in input order: each one's position and the decoder's reason.
+    public var rejectedLines: [(position: Int, error: DailyValueError)] {
+        rejections.enumerated().compactMap { position, rejection in
+            guard case .rejected(let error)? = rejection else { return nil }
+            return (position, error)
+        }
+    }
+
+    /// The lines that will be sent, in input order: each one's position and record key (the patient id's UTF-8).
+    public var keyedLines: [(position: Int, key: [UInt8])] {
+        zip(positions, messages).map { ($0, $1.key ?? []) }
+    }
 }

@@ -20,13 +20,6 @@ struct KafkaLogForwarder: Sendable {
                     + "to the store (re-publish them from the source)", fields)
             return
         }
-        let level: Logger.Level =
-            switch entry.level {
-            case ...3: .error
-            case 4: .warning
-            case 5...6: .info
-            default: .debug
-            }
-        logger.log(level, "librdkafka", [("facility", .string(entry.facility)), ("message", .string(entry.message))])
+        logger.log(Logger.Level(syslogSeverity: entry.level), "librdkafka", [("facility", .string(entry.facility)), ("message", .string(entry.message))])
     }
 }

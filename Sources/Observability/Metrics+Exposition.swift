@@ -8,7 +8,7 @@ extension Metrics {
     public func render() -> String {
         let values = snapshot()
         var out = ""
-        for family in Self.families {
+        for family in families {
             out += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.kind.rawValue)\n"
             if family.kind == .histogram {
                 Self.renderHistogram(

@@ -20,6 +20,16 @@ public final class Logger: Sendable {
             }
         }
 
+        /// The level of a syslog severity (librdkafka's log lines): 0–3 error, 4 warning, 5–6 info, 7 debug.
+        public init(syslogSeverity severity: Int32) {
+            switch severity {
+            case ...3: self = .error
+            case 4: self = .warning
+            case 5...6: self = .info
+            default: self = .debug
+            }
+        }
+
         var name: String { ["debug", "info", "warning", "error"][rawValue] }
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }

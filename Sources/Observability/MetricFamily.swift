@@ -1,9 +1,9 @@
-/// One metric family as declared in `Metrics+Families.swift`: what its `# HELP` and `# TYPE` lines say and which
-/// labels its series carry.
+/// One metric family as a process declares it (the worker in `Metrics+Families.swift`): what its `# HELP` and
+/// `# TYPE` lines say and which labels its series carry.
 ///
 /// Call sites never build one: they reference a declared family through its typed handle (``Metrics/Counter``,
 /// ``Metrics/LabelledCounter``, ``Metrics/Gauge``, ``Metrics/PartitionGauge``, ``Metrics/Histogram``), whose
-/// `family` this is. ``Metrics/families`` lists every one in exposition order.
+/// `family` this is. A registry's ``Metrics/families`` lists its families in exposition order.
 public struct MetricFamily: Sendable, Hashable {
     /// The exposition type, as `# TYPE` writes it.
     public enum Kind: String, Sendable, Hashable {

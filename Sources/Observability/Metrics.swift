@@ -1,9 +1,10 @@
 import Synchronization
 
-/// The worker's Prometheus registry: the families declared in `Metrics+Families.swift`, written through their typed
-/// handles and rendered in the text exposition format (`Metrics+Exposition.swift`).
+/// A process's Prometheus registry: the families it declares (the worker's in `WorkerCore/Metrics+Families.swift`,
+/// the gateway's in `IngestGateway/IngestMetrics.swift`), written through their typed handles and rendered in the
+/// text exposition format (`Metrics+Exposition.swift`).
 ///
-/// Writes happen per batch (never per record); each takes the one lock once.
+/// Writes happen per batch or request (never per record); each takes the one lock once.
 ///
 ///     metrics.increment(.recordsConsumed, by: Double(messages.count))
 ///     metrics.increment(.upserts, label: outcome.rawValue, by: Double(n))
@@ -29,9 +30,17 @@ public final class Metrics: Sendable {
     }
 
     private let state = Mutex(Values())
+    /// The families this registry renders, in exposition order.
+    public let families: [MetricFamily]
+    /// Their names, for the debug check on every write.
+    let declaredNames: Set<String>
 
-    /// An empty registry: unlabelled counters render 0, everything else renders no series until written.
-    public init() {}
+    /// An empty registry of `families` (in exposition order): unlabelled counters render 0, everything else renders
+    /// no series until written. Writing a family that is not listed traps in debug builds.
+    public init(families: [MetricFamily]) {
+        self.families = families
+        self.declaredNames = Set(families.map(\.name))
+    }
 
     // MARK: - Writing
 
@@ -63,7 +72,7 @@ public final class Metrics: Sendable {
     /// Records one observation (for ``Histogram/batchDuration``: seconds).
     public func observe(_ histogram: Histogram, _ value: Double) {
         let family = histogram.family
-        assert(Self.declaredNames.contains(family.name), "\(family.name) is not listed in Metrics.families")
+        assert(declaredNames.contains(family.name), "\(family.name) is not listed in the registry's families")
         state.withLock { values in
             var h = values.histograms[family.name] ?? HistogramValues(bucketCount: family.buckets.count)
             for (i, bound) in family.buckets.enumerated() where value <= bound { h.bucketCounts[i] += 1 }
@@ -113,12 +122,12 @@ public final class Metrics: Sendable {
     // MARK: - Private
 
     private func add(_ value: Double, to family: MetricFamily, labels: [String]) {
-        assert(Self.declaredNames.contains(family.name), "\(family.name) is not listed in Metrics.families")
+        assert(declaredNames.contains(family.name), "\(family.name) is not listed in the registry's families")
         state.withLock { $0.series[family.name, default: [:]][labels, default: 0] += value }
     }
 
     private func store(_ value: Double, in family: MetricFamily, labels: [String]) {
-        assert(Self.declaredNames.contains(family.name), "\(family.name) is not listed in Metrics.families")
+        assert(declaredNames.contains(family.name), "\(family.name) is not listed in the registry's families")
         state.withLock { $0.series[family.name, default: [:]][labels] = value }
     }
 

@@ -1,0 +1,154 @@
+import CommandLineOptions
+import Foundation
+import Kafka
+import Observability
+
+extension IngestConfiguration {
+    /// Parses flags and environment.
+    /// - Returns: nil when `--help` was asked for.
+    /// - Throws: ``IngestConfigurationError`` saying which flag or variable is wrong and why (never a secret).
+    public static func parse(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(IngestConfigurationError) -> IngestConfiguration? {
+        do {
+            let args = try IngestOptions.parser.parse(arguments, environment: environment)
+            if args.wantsHelp { return nil }
+            return try parse(args)
+        } catch let error as IngestConfigurationError {
+            throw error
+        } catch let error as UsageError {
+            throw IngestConfigurationError(error.message)
+        } catch {
+            throw IngestConfigurationError("\(error)")
+        }
+    }
+
+    private static func parse(_ args: ParsedCommandLine) throws -> IngestConfiguration {
+        let (brokers, fromDevBroker) = try bootstrapServers(args)
+        var config = IngestConfiguration(brokers: brokers)
+        config.brokersFromDevBroker = fromDevBroker
+        if let v = args.value("--http-address") { config.httpAddress = v }
+        config.httpPort = try args.integer("--http-port", in: 0...65_535) ?? config.httpPort
+        config.threads = try args.integer("--threads", in: 1...64) ?? config.threads
+        config.maxConnections = try args.integer("--max-connections", in: 1...65_536) ?? config.maxConnections
+        config.maxConnectionsPerAddress =
+            try args.integer("--max-connections-per-address", in: 0...65_536) ?? config.maxConnectionsPerAddress
+        if let topic = args.value("--topic") {
+            guard !topic.isEmpty else { throw IngestConfigurationError("--topic: must not be empty") }
+            config.topic = topic
+        }
+        config.kafkaProperties = try args.kafkaPropertyFiles(
+            adding: try kafkaProperties(args), option: "--kafka-property-file")
+        config.catalogFile = args.value("--catalog")
+
+        var limits = config.limits
+        limits.maxRecords = try args.integer("--max-records", in: 1...1_000_000) ?? limits.maxRecords
+        limits.maxBodyBytes = try args.integer("--max-body-bytes", in: 1024...(1 << 30)) ?? limits.maxBodyBytes
+        limits.maxConcurrentRequests =
+            try args.integer("--max-concurrent-requests", in: 1...65_536) ?? limits.maxConcurrentRequests
+        limits.maxInFlightBytes =
+            try args.integer("--max-in-flight-bytes", in: 1024...(1 << 40)) ?? limits.maxInFlightBytes
+        limits.requestTimeout = try seconds(args, "--request-timeout", in: 0.1...600) ?? limits.requestTimeout
+        guard limits.maxInFlightBytes >= limits.maxBodyBytes else {
+            throw IngestConfigurationError(
+                "--max-in-flight-bytes: must be at least --max-body-bytes (one request of the largest size must fit)")
+        }
+        config.limits = limits
+
+        config.idempotency.ttl = try seconds(args, "--idempotency-ttl", in: 1...(30 * 86_400)) ?? config.idempotency.ttl
+        config.idempotency.maxKeys =
+            try args.integer("--idempotency-max-keys", in: 0...10_000_000) ?? config.idempotency.maxKeys
+        config.idempotency.maxRecords =
+            try args.integer("--idempotency-max-records", in: 0...1_000_000_000) ?? config.idempotency.maxRecords
+
+        config.authentication = try authentication(args)
+        config.drainTimeout = try seconds(args, "--drain-timeout", in: 1...3600) ?? config.drainTimeout
+        if let v = args.value("--log-level") {
+            guard let level = Logger.Level(name: v) else {
+                throw IngestConfigurationError("--log-level: not one of debug, info, warning, error")
+            }
+            config.logLevel = level
+        }
+        return config
+    }
+
+    /// The credential flags: at least one way in, `--insecure-no-auth` alone, JWTs with their audience and issuer.
+    static func authentication(_ args: ParsedCommandLine) throws(IngestConfigurationError) -> Authentication {
+        var auth = Authentication()
+        auth.apiKeysFile = args.value("--api-keys")
+        auth.jwksFile = args.value("--jwks")
+        auth.jwtAudience = args.value("--jwt-audience")
+        auth.jwtIssuer = args.value("--jwt-issuer")
+        auth.insecureNoAuth = args.isSet("--insecure-no-auth")
+        let verified = auth.apiKeysFile != nil || auth.jwksFile != nil
+        guard verified || auth.insecureNoAuth else {
+            throw IngestConfigurationError(
+                "authentication is required: give --api-keys FILE and/or --jwks FILE with --jwt-audience and "
+                    + "--jwt-issuer (--insecure-no-auth only for a local demo)")
+        }
+        guard !(verified && auth.insecureNoAuth) else {
+            throw IngestConfigurationError("--insecure-no-auth: cannot be combined with --api-keys or --jwks")
+        }
+        if auth.jwksFile != nil {
+            guard auth.jwtAudience?.isEmpty == false, auth.jwtIssuer?.isEmpty == false else {
+                throw IngestConfigurationError("--jwks: needs --jwt-audience and --jwt-issuer (both are checked)")
+            }
+        } else if auth.jwtAudience != nil || auth.jwtIssuer != nil {
+            throw IngestConfigurationError("--jwt-audience and --jwt-issuer: only used with --jwks")
+        }
+        for (option, path) in [("--api-keys", auth.apiKeysFile), ("--jwks", auth.jwksFile)] {
+            guard let path else { continue }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw IngestConfigurationError("\(option): cannot read '\(path)' (missing or not readable)")
+            }
+        }
+        return auth
+    }
+
+    /// The bootstrap list: `--brokers`, else `--brokers-file`, else `DVP_BROKERS`, else `DVP_BROKERS_FILE`.
+    /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
+    static func bootstrapServers(_ args: ParsedCommandLine) throws(IngestConfigurationError) -> (String, Bool) {
+        if let brokers = args.given("--brokers"), !brokers.isEmpty { return (brokers, false) }
+        if let path = args.given("--brokers-file") { return try bootstrapFile(path) }
+        if let brokers = args.fromEnvironment("--brokers") { return (brokers, false) }
+        if let path = args.fromEnvironment("--brokers-file") { return try bootstrapFile(path) }
+        throw IngestConfigurationError("--brokers (or DVP_BROKERS, or --brokers-file) is required")
+    }
+
+    private static func bootstrapFile(_ path: String) throws(IngestConfigurationError) -> (String, Bool) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw IngestConfigurationError("--brokers-file: cannot read '\(path)'")
+        }
+        let file = KafkaMockCluster.BootstrapFile(parsing: text)
+        guard !file.bootstrapServers.isEmpty else {
+            throw IngestConfigurationError("--brokers-file: '\(path)' holds no bootstrap list")
+        }
+        return (file.bootstrapServers, file.isLocalDevBroker)
+    }
+
+    /// `DVP_X_SASL_PASSWORD=…` → `sasl.password`, then `-X key=value` flags (which win).
+    static func kafkaProperties(_ args: ParsedCommandLine) throws(IngestConfigurationError) -> [String: String] {
+        var properties = args.environmentProperties(prefix: "DVP_X_")
+        do throws(KafkaError) {
+            for (key, value) in try KafkaProperties.parse(args.all("-X")) { properties[key] = value }
+        } catch {
+            throw IngestConfigurationError("-X: \(error.message)")
+        }
+        for key in ["enable.idempotence", "acks"] where properties[key] != nil {
+            throw IngestConfigurationError("-X \(key): the gateway always publishes idempotently with acks=all")
+        }
+        return properties
+    }
+
+    /// A number of seconds within `range`, nil when the option is absent.
+    static func seconds(
+        _ args: ParsedCommandLine, _ option: String, in range: ClosedRange<Double>
+    ) throws(IngestConfigurationError) -> Duration? {
+        guard let text = args.value(option) else { return nil }
+        guard let seconds = Double(text), range.contains(seconds) else {
+            throw IngestConfigurationError(
+                "\(option): must be a number of seconds in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+}

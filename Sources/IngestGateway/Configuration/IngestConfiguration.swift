@@ -1,0 +1,76 @@
+import Foundation
+import Observability
+
+/// Everything the gateway is told at start-up, from flags or their `DVP_*` environment twins, validated once
+/// (``parse(_:environment:)``).
+public struct IngestConfiguration: Sendable {
+    /// What one request, and all of them together, may cost.
+    public struct Limits: Sendable {
+        /// Records in one request; more: 413.
+        public var maxRecords = 10_000
+        /// Body bytes after `Content-Encoding: gzip` is undone; more: 413 (a gzip body stops inflating there).
+        public var maxBodyBytes = 4 * 1024 * 1024
+        /// Requests admitted and not yet answered; more: 429.
+        public var maxConcurrentRequests = 256
+        /// Body bytes (announced, then inflated) of the admitted requests together; more: 429.
+        public var maxInFlightBytes = 64 * 1024 * 1024
+        /// From a request's head to its answer: unacknowledged records by then make it 503.
+        public var requestTimeout: Duration = .seconds(10)
+
+        public init() {}
+    }
+
+    /// How the receipts of requests with an `Idempotency-Key` are kept.
+    public struct Idempotency: Sendable {
+        /// How long a receipt answers a retry with the same key and body.
+        public var ttl: Duration = .seconds(86_400)
+        /// Receipts kept at most (the oldest are dropped first).
+        public var maxKeys = 10_000
+        /// Records in the kept receipts at most.
+        public var maxRecords = 1_000_000
+
+        public init() {}
+    }
+
+    /// The credentials a request may carry (``IngestAuthentication/make(_:)`` turns them into verifiers).
+    public struct Authentication: Sendable, Equatable {
+        /// `--api-keys`: the file of hashed API keys with their scopes.
+        public var apiKeysFile: String?
+        /// `--jwks`: the JSON Web Key Set that verifies JWTs.
+        public var jwksFile: String?
+        /// `--jwt-audience`, `--jwt-issuer`: what every JWT must name.
+        public var jwtAudience: String?
+        public var jwtIssuer: String?
+        /// `--insecure-no-auth`: no credential at all (local demos only).
+        public var insecureNoAuth = false
+
+        public init() {}
+    }
+
+    public var httpAddress = "0.0.0.0"
+    public var httpPort = 8080
+    /// HTTP threads (libmicrohttpd's pool).
+    public var threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    public var maxConnections = 1024
+    /// 0: no per-address limit (a load balancer is one address).
+    public var maxConnectionsPerAddress = 0
+    public var brokers: String
+    /// The bootstrap list came from a local devbroker's bootstrap file.
+    public var brokersFromDevBroker = false
+    public var topic = "daily-values"
+    /// librdkafka properties passed through as-is (`-X key=value`, `DVP_X_*`, property files), applied last.
+    public var kafkaProperties: [String: String] = [:]
+    /// `--catalog`: the metric catalog overrides, as the worker reads them.
+    public var catalogFile: String?
+    public var limits = Limits()
+    public var idempotency = Idempotency()
+    public var authentication = Authentication()
+    /// One deadline for the whole stop.
+    public var drainTimeout: Duration = .seconds(30)
+    public var logLevel = Logger.Level.info
+
+    /// A configuration for `brokers` with every default.
+    public init(brokers: String) {
+        self.brokers = brokers
+    }
+}

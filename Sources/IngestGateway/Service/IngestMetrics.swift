@@ -1,0 +1,80 @@
+import Observability
+
+// Every metric family the gateway exports, declared once; call sites write through these handles
+// (`metrics.increment(.ingestRequests, label: "202")`), and `Metrics.ingestFamilies` is the gateway registry's list.
+
+extension Metrics.LabelledCounter {
+    /// `dvp_ingest_requests_total{status}`: answers to `POST /v1/daily-values`, by HTTP status.
+    public static let ingestRequests = Self(
+        "dvp_ingest_requests_total", label: "status", help: "Answers to POST /v1/daily-values, by HTTP status.")
+    /// `dvp_ingest_records_rejected_total{reason}`: records of requests that were not accepted, by why.
+    public static let ingestRecordsRejected = Self(
+        "dvp_ingest_records_rejected_total", label: "reason",
+        help: "Records of refused requests, by reason (invalid, malformed, out-of-scope, not-acknowledged).")
+    /// `dvp_ingest_throttled_total{limit}`: 429 answers, by the bound that was reached.
+    public static let ingestThrottled = Self(
+        "dvp_ingest_throttled_total", label: "limit",
+        help: "Requests answered 429, by the bound reached (concurrent-requests, in-flight-bytes).")
+    /// `dvp_ingest_unavailable_total{reason}`: 503 answers, by why.
+    public static let ingestUnavailable = Self(
+        "dvp_ingest_unavailable_total", label: "reason",
+        help: "Requests answered 503, by reason (deadline, not-acknowledged, stopping).")
+}
+
+extension Metrics.Counter {
+    /// `dvp_ingest_records_accepted_total`: records acknowledged by the broker and receipted with 202.
+    public static let ingestRecordsAccepted = Self(
+        "dvp_ingest_records_accepted_total", help: "Records the broker acknowledged and a 202 receipted.")
+    /// `dvp_ingest_received_bytes_total`: request body bytes as sent (gzip still applied).
+    public static let ingestReceivedBytes = Self(
+        "dvp_ingest_received_bytes_total", help: "Request body bytes as received (before gzip is undone).")
+    /// `dvp_ingest_decoded_bytes_total`: request body bytes after gzip was undone.
+    public static let ingestDecodedBytes = Self(
+        "dvp_ingest_decoded_bytes_total", help: "Request body bytes after gzip was undone.")
+    /// `dvp_ingest_idempotent_replays_total`: retries answered from a kept receipt, nothing published.
+    public static let ingestIdempotentReplays = Self(
+        "dvp_ingest_idempotent_replays_total",
+        help: "Requests with an Idempotency-Key answered from a kept receipt (nothing published again).")
+    /// `dvp_ingest_idempotency_evictions_total`: receipts dropped before their TTL to stay within the bounds.
+    public static let ingestIdempotencyEvictions = Self(
+        "dvp_ingest_idempotency_evictions_total",
+        help: "Kept receipts dropped before their TTL to stay within --idempotency-max-keys/-records.")
+}
+
+extension Metrics.Histogram {
+    /// `dvp_ingest_request_duration_seconds`: a POST's head to its answer.
+    public static let ingestRequestDuration = Self(
+        "dvp_ingest_request_duration_seconds", help: "Time from a POST's head to its answer.",
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+}
+
+extension Metrics.Gauge {
+    /// `dvp_ingest_in_flight_requests`: admitted and not yet answered.
+    public static let ingestInFlightRequests = Self(
+        "dvp_ingest_in_flight_requests", help: "POST requests admitted and not yet finished.")
+    /// `dvp_ingest_in_flight_bytes`: their body bytes.
+    public static let ingestInFlightBytes = Self(
+        "dvp_ingest_in_flight_bytes", help: "Body bytes of the POST requests admitted and not yet finished.")
+    /// `dvp_ingest_ready`: 1 when ready.
+    public static let ingestReady = Self(
+        "dvp_ingest_ready", help: "1 when the gateway is ready (the brokers answer; the producer is usable).")
+    /// `dvp_ingest_insecure_no_auth`: 1 when running without authentication.
+    public static let ingestInsecureNoAuth = Self(
+        "dvp_ingest_insecure_no_auth", help: "1 when the gateway runs with --insecure-no-auth (no authentication).")
+}
+
+extension Metrics {
+    /// Every family of the gateway, in exposition order.
+    public static let ingestFamilies: [MetricFamily] = [
+        LabelledCounter.ingestRequests.family, Counter.ingestRecordsAccepted.family,
+        LabelledCounter.ingestRecordsRejected.family, Counter.ingestReceivedBytes.family,
+        Counter.ingestDecodedBytes.family, Histogram.ingestRequestDuration.family,
+        Gauge.ingestInFlightRequests.family, Gauge.ingestInFlightBytes.family,
+        LabelledCounter.ingestThrottled.family, LabelledCounter.ingestUnavailable.family,
+        Counter.ingestIdempotentReplays.family, Counter.ingestIdempotencyEvictions.family,
+        Gauge.ingestReady.family, Gauge.ingestInsecureNoAuth.family,
+    ]
+
+    /// The gateway's registry: every family of ``ingestFamilies``, empty.
+    public static func ingest() -> Metrics { Metrics(families: ingestFamilies) }
+}

@@ -1,0 +1,75 @@
+import CommandLineOptions
+import Essentials
+import Foundation
+import IngestAuth
+import Kafka
+import Observability
+
+/// The `ingest` process from arguments to exit status: parse the configuration, build the verifiers, start the
+/// service, turn SIGTERM/SIGINT into its graceful stop under one deadline, exit.
+///
+/// Exit status: 0 stopped cleanly; 1 a failure to start (e.g. the address is in use); 2 a configuration error;
+/// 3 the drain deadline passed or a second signal came.
+public enum IngestProcess {
+    /// Runs the gateway with `arguments` (without the program name) and exits.
+    public static func run(_ arguments: [String]) async -> Never {
+        // First of all: SIGTERM/SIGINT never take their default action from here on (exit 143 with nothing
+        // logged); a signal that arrives while starting waits in the stream and stops the service once it exists.
+        let signalStream = SignalStream.make()
+        let configuration: IngestConfiguration
+        do {
+            guard let parsed = try IngestConfiguration.parse(arguments) else {
+                print(IngestHelp.text)
+                exit(0)
+            }
+            configuration = parsed
+        } catch {
+            Logger(level: .error).error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
+            exit(UsageError.exitStatus)
+        }
+        let logger = Logger(level: configuration.logLevel, fields: [("service", "ingest")])
+        let authentication: IngestAuthentication
+        do {
+            authentication = try IngestAuthentication.make(configuration.authentication) { reload in
+                switch reload {
+                case .loaded(path: let path, entries: let entries):
+                    logger.info("credentials re-read", [("file", .string(path)), ("entries", .int(Int64(entries)))])
+                case .failed(let error):
+                    logger.error(
+                        "a changed credential file is refused; the previous one stays in use",
+                        [("error", .string("\(error)"))])
+                }
+            }
+        } catch {
+            logger.error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
+            exit(UsageError.exitStatus)
+        }
+        let service: IngestService
+        do {
+            service = try IngestService(configuration: configuration, authentication: authentication, logger: logger)
+        } catch {
+            let status = exitStatus(for: error)
+            logger.error(
+                "ingest failed to start", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
+            exit(status)
+        }
+        let signals = Task.detached {
+            await SignalStream.stopOnSignals(
+                signalStream, drainTimeoutSeconds: configuration.drainTimeout.seconds, logger: logger,
+                message: "stop requested"
+            ) { service.requestStop() }
+        }
+        await service.run()
+        signals.cancel()
+        exit(0)
+    }
+
+    /// A configuration error (the catalog, a librdkafka property) is 2; anything else that stops the start is 1.
+    static func exitStatus(for error: any Error) -> Int32 {
+        switch error {
+        case is IngestConfigurationError: UsageError.exitStatus
+        case let error as KafkaError where error.kind == .configuration: UsageError.exitStatus
+        default: 1
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import IngestAuth
+import TestSupport
+import Testing
+
+/// Bearer tokens and scopes through the real gateway (in-process, mock cluster), with curl as the client: 401 with
+/// `WWW-Authenticate` for a missing, unknown or expired token (nothing read past the head, nothing published), 403
+/// for the whole request when any record's patient is outside the token's scope, 202 inside it.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct IngestAuthenticationTests {
+    static let verifier = FixedTokenVerifier(
+        scopes: [
+            "test-clinic-a": IngestScope(tenant: "clinic-a", patientPrefix: "p-0000"),
+            "test-everyone": IngestScope(tenant: "ops", patientPrefix: ""),
+            "test-nobody": IngestScope(tenant: "clinic-z", patientPrefix: "zz-"),
+        ],
+        expired: ["test-expired"])
+
+    @Test("401 with WWW-Authenticate for no, unknown, malformed or expired tokens; the token is never echoed")
+    func unauthorized() async throws {
+        try await InProcessGateway.run(verifier: Self.verifier) { gateway in
+            let events = try await TestEvents.lines(3, in: gateway.directory)
+            let body = try gateway.file("body.json", TestEvents.array(events))
+            let cases: [(header: String?, challenge: String)] = [
+                (nil, #"Bearer realm="dvp-ingest""#),
+                ("Authorization: Basic dXNlcjpwYXNz", #"Bearer realm="dvp-ingest""#),
+                ("Authorization: Bearer test-unknown-secret-42", #"Bearer realm="dvp-ingest", error="invalid_token""#),
+                ("Authorization: Bearer not-a-test-token", #"Bearer realm="dvp-ingest", error="invalid_token""#),
+                (
+                    "Authorization: Bearer test-expired",
+                    #"Bearer realm="dvp-ingest", error="invalid_token", error_description="the token expired""#
+                ),
+            ]
+            for (header, challenge) in cases {
+                let answer = try await gateway.curl(
+                    CurlResponse.post(gateway.url, file: body, headers: header.map { [$0] } ?? []))
+                #expect(answer.status == 401, "\(header ?? "no header"): \(answer.text)")
+                #expect(answer.headers["www-authenticate"] == challenge)
+                #expect(answer.contentType == "application/problem+json")
+                #expect(answer.json?["type"] as? String == "urn:dvp:ingest:unauthorized")
+                #expect(!answer.text.contains("secret-42") && !answer.text.contains("dXNlcjpwYXNz"))
+            }
+            #expect(try await gateway.records().isEmpty)
+        }
+    }
+
+    @Test("One record outside the token's scope refuses the request with 403; nothing of it is published")
+    func scopeViolation() async throws {
+        try await InProcessGateway.run(verifier: Self.verifier) { gateway in
+            let events = try await TestEvents.lines(6, in: gateway.directory)
+            // The generator's patients are p-000001…; clinic-a may send p-0000* only: rename one to p-1…
+            var mixed = events
+            mixed[4] = mixed[4].replacingOccurrences(of: #""patient":"p-0000"#, with: #""patient":"p-1000"#)
+            #expect(mixed[4] != events[4])
+            let body = try gateway.file("mixed.json", TestEvents.array(mixed))
+            let refused = try await gateway.curl(
+                CurlResponse.post(gateway.url, file: body, headers: ["Authorization: Bearer test-clinic-a"]))
+            #expect(refused.status == 403, "\(refused.text)")
+            #expect(refused.json?["type"] as? String == "urn:dvp:ingest:patient-out-of-scope")
+            #expect(refused.errors.map { $0["index"] as? Int } == [4])
+            #expect(refused.errors.first?["pointer"] as? String == "/patient")
+            #expect(!refused.text.contains("p-1000"), "the patient id is not echoed")
+            #expect(try await gateway.records().isEmpty, "nothing of a refused request is published")
+
+            let nobody = try await gateway.curl(
+                CurlResponse.post(gateway.url, file: body, headers: ["Authorization: Bearer test-nobody"]))
+            #expect(nobody.status == 403)
+            #expect(nobody.errors.count == 6)
+
+            let inside = try gateway.file("inside.json", TestEvents.array(events))
+            let accepted = try await gateway.curl(
+                CurlResponse.post(gateway.url, file: inside, headers: ["Authorization: Bearer test-clinic-a"]))
+            #expect(accepted.status == 202, "\(accepted.text)")
+            #expect(accepted.receipts.count == 6)
+            let everyone = try await gateway.curl(
+                CurlResponse.post(gateway.url, file: body, headers: ["Authorization: Bearer test-everyone"]))
+            #expect(everyone.status == 202, "an empty prefix allows every patient: \(everyone.text)")
+            #expect(try await gateway.records().count == 12)
+        }
+    }
+
+    @Test("Idempotency keys are per tenant: the same key from two tenants is two requests")
+    func idempotencyKeysPerTenant() async throws {
+        try await InProcessGateway.run(verifier: Self.verifier) { gateway in
+            let events = try await TestEvents.lines(2, in: gateway.directory)
+            let body = try gateway.file("body.json", TestEvents.array(events))
+            let first = try await gateway.curl(
+                CurlResponse.post(
+                    gateway.url, file: body, headers: ["Authorization: Bearer test-clinic-a", "Idempotency-Key: k-1"]))
+            let other = try await gateway.curl(
+                CurlResponse.post(
+                    gateway.url, file: body, headers: ["Authorization: Bearer test-everyone", "Idempotency-Key: k-1"]))
+            #expect(first.status == 202 && other.status == 202)
+            #expect(other.headers["idempotent-replayed"] == nil, "another tenant's key is not replayed")
+            #expect(try await gateway.records().count == 4)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Backpressure, idempotency and the broker's acknowledgement, on a real `ingest` process and devbroker: 429 from
+/// the head when a bound is reached, 409/422/replay for an `Idempotency-Key`, and 503 — never "accepted" — when the
+/// broker does not acknowledge within the request deadline.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct IngestFlowTests {
+    /// A connection that sent a POST head announcing `contentLength` bytes and only the first of them: it holds one
+    /// of the gateway's request slots (and its announced bytes) until closed.
+    static func holdRequest(port: Int, contentLength: Int) throws -> RawSocket {
+        let socket = try #require(RawSocket(host: "127.0.0.1", port: port))
+        let head =
+            "POST /v1/daily-values HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(contentLength)\r\n\r\n["
+        socket.send(Array(head.utf8))
+        return socket
+    }
+
+    @Test("429 with Retry-After at the bound on concurrent requests and on in-flight bytes, decided from the head")
+    func throttled() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        try await stack.startGateway([
+            "--insecure-no-auth", "--max-concurrent-requests", "2", "--max-body-bytes", "65536",
+            "--max-in-flight-bytes", "100000",
+        ])
+        let body = try stack.file("one.json", TestEvents.array(try await TestEvents.lines(1, in: stack.directory)))
+        var held = [try Self.holdRequest(port: stack.port, contentLength: 1000)]
+        held.append(try Self.holdRequest(port: stack.port, contentLength: 1000))
+        try await Task.sleep(for: .milliseconds(300))
+        let third = try await stack.curl(CurlResponse.post(stack.url, file: body))
+        #expect(third.status == 429, "\(third.text)")
+        #expect(third.headers["retry-after"] == "1")
+        #expect(third.contentType == "application/problem+json")
+        held.removeAll()
+        #expect(
+            await eventually(timeout: .seconds(5)) {
+                (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202
+            })
+
+        held = [try Self.holdRequest(port: stack.port, contentLength: 60_000)]
+        try await Task.sleep(for: .milliseconds(300))
+        let big = try stack.file("big.json", String(repeating: " ", count: 50_000) + "[]")
+        let bytes = try await stack.curl(CurlResponse.post(stack.url, file: big))
+        #expect(bytes.status == 429, "60,000 + 50,002 bytes pass the 100,000 in flight: \(bytes.text)")
+        #expect(try await stack.curl(CurlResponse.post(stack.url, file: body)).status == 202, "a small one still fits")
+        held.removeAll()
+        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        #expect(metrics.contains(#"dvp_ingest_throttled_total{limit="concurrent-requests"} 1"#))
+        #expect(metrics.contains(#"dvp_ingest_throttled_total{limit="in-flight-bytes"} 1"#))
+        #expect(metrics.contains(#"dvp_ingest_requests_total{status="429"} 2"#))
+    }
+
+    @Test(
+        "Idempotency-Key: a retry after 202 gets the same receipt and publishes nothing; another body is 422; in flight 409"
+    )
+    func idempotency() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "8"])
+        let events = try await TestEvents.lines(6, in: stack.directory)
+        let first = try stack.file("first.json", TestEvents.array(Array(events[0..<3])))
+        let firstGzip = stack.directory.appendingPathComponent("first.json.gz")
+        #expect(try await runCommand("/bin/sh", ["-c", "gzip -c '\(first.path)' > '\(firstGzip.path)'"]).status == 0)
+        let other = try stack.file("other.json", TestEvents.array(Array(events[3..<6])))
+
+        let accepted = try await stack.curl(
+            CurlResponse.post(stack.url, file: first, headers: ["Idempotency-Key: order-1"]))
+        #expect(accepted.status == 202)
+        let replay = try await stack.curl(
+            CurlResponse.post(
+                stack.url, file: firstGzip, headers: ["Idempotency-Key: order-1", "Content-Encoding: gzip"]))
+        #expect(replay.status == 202)
+        #expect(replay.body == accepted.body, "the same receipt")
+        #expect(replay.headers["idempotent-replayed"] == "true")
+        let reused = try await stack.curl(
+            CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-1"]))
+        #expect(reused.status == 422, "\(reused.text)")
+        #expect(reused.json?["type"] as? String == "urn:dvp:ingest:idempotency-key-reused")
+        #expect(try await stack.records().count == 3, "the replay published nothing")
+
+        // The broker answers slowly: the first request with key order-2 is still in flight when the second comes.
+        try await stack.control("rtt -1 2500")
+        async let slow = stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
+        try await Task.sleep(for: .milliseconds(700))
+        let conflict = try await stack.curl(
+            CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
+        #expect(conflict.status == 409, "\(conflict.text)")
+        #expect(conflict.headers["retry-after"] != nil)
+        #expect(try await slow.status == 202)
+        try await stack.control("rtt -1 0")
+        let bad = try await stack.curl(
+            CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: has space"]))
+        #expect(bad.status == 400)
+        #expect(try await stack.records().count == 6)
+    }
+
+    @Test("Brokers down: 503 with Retry-After at the request deadline, /readyz broker-unavailable; back up: 202")
+    func brokerUnavailable() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "2"])
+        let body = try stack.file("body.json", TestEvents.array(try await TestEvents.lines(4, in: stack.directory)))
+        for broker in 1...3 { try await stack.control("down \(broker)") }
+        let started = ContinuousClock.now
+        let answer = try await stack.curl(CurlResponse.post(stack.url, file: body))
+        let waited = ContinuousClock.now - started
+        #expect(answer.status == 503, "\(answer.text)")
+        #expect(answer.headers["retry-after"] != nil)
+        #expect(answer.contentType == "application/problem+json")
+        #expect(waited >= .seconds(1.5) && waited < .seconds(6), "answered at the 2 s deadline, after \(waited)")
+        #expect(
+            await eventually(timeout: .seconds(15)) {
+                (try? await stack.curl(["\(stack.url)/readyz"]).text) == "broker-unavailable\n"
+            })
+        #expect(try await stack.curl(["\(stack.url)/healthz"]).status == 200, "alive while the brokers are down")
+        for broker in 1...3 { try await stack.control("up \(broker)") }
+        #expect(
+            await eventually(timeout: .seconds(30)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 200 })
+        #expect(
+            await eventually(timeout: .seconds(30)) {
+                (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202
+            })
+        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        #expect(
+            metrics.contains(#"dvp_ingest_unavailable_total{reason="deadline"}"#)
+                || metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"}"#))
+    }
+
+    @Test("A record the producer cannot deliver makes the whole request 503 (never 202), the others notwithstanding")
+    func partialFailure() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        // Records above 3,000 bytes are refused by the producer itself (message.max.bytes), well before the deadline.
+        try await stack.startGateway(["--insecure-no-auth", "-X", "message.max.bytes=3000", "--request-timeout", "10"])
+        let events = try await TestEvents.lines(3, in: stack.directory)
+        // An unknown member is ignored by the decoder (forward compatibility) but makes the record big.
+        let big = String(events[1].dropLast()) + #","note":""# + String(repeating: "x", count: 4000) + #""}"#
+        let body = try stack.file("mixed.json", TestEvents.array([events[0], big, events[2]]))
+        let started = ContinuousClock.now
+        let answer = try await stack.curl(CurlResponse.post(stack.url, file: body))
+        #expect(answer.status == 503, "\(answer.text)")
+        #expect(ContinuousClock.now - started < .seconds(5), "decided by the delivery reports, not the deadline")
+        #expect(answer.headers["retry-after"] != nil)
+        #expect(answer.text.contains("1 of 3 record(s) were not acknowledged"))
+        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        #expect(metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"} 1"#))
+        #expect(metrics.contains(#"dvp_ingest_records_accepted_total 0"#))
+        let small = try stack.file("small.json", TestEvents.array([events[0], events[2]]))
+        #expect(try await stack.curl(CurlResponse.post(stack.url, file: small)).status == 202)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Kafka
+import TestSupport
+
+/// Real processes for the gateway's tests: the embedded broker (`devbroker`, with its fault-control FIFO) and an
+/// `ingest` process publishing to it, in a temporary directory. Every process is killed when the stack is released.
+final class GatewayStack: @unchecked Sendable {
+    let directory: URL
+    let topic = "daily-values"
+    let partitions: Int
+    private(set) var broker: ChildProcess?
+    private(set) var bootstrap = ""
+    private(set) var gateway: ChildProcess?
+    /// The gateway's bound port.
+    private(set) var port = 0
+
+    init(partitions: Int = 6) throws {
+        self.partitions = partitions
+        directory = try TestEnvironment.temporaryDirectory("dvp-ingest-test")
+    }
+
+    deinit {
+        gateway?.terminate()
+        broker?.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var bootstrapFile: URL { directory.appendingPathComponent("bootstrap") }
+    var controlFIFO: URL { directory.appendingPathComponent("control") }
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts `devbroker` (3 brokers) with the topic and waits for its bootstrap file.
+    func startBroker() async throws {
+        (broker, bootstrap) = try await TestBrokers.startDevBroker(
+            [
+                "--brokers", "3", "--topic", "\(topic):\(partitions)", "--topic", "\(topic).dlq:1",
+                "--control", controlFIFO.path,
+            ],
+            bootstrapFile: bootstrapFile, directory: directory)
+    }
+
+    /// Starts `ingest --brokers-file … --http-port 0` with `arguments` and waits until it listens and is ready.
+    func startGateway(_ arguments: [String], environment: [String: String] = [:]) async throws {
+        let process = try ChildProcess(
+            TestEnvironment.binary("ingest"),
+            ["--brokers-file", bootstrapFile.path, "--http-address", "127.0.0.1", "--http-port", "0"] + arguments,
+            directory: directory, environment: environment)
+        gateway = process
+        _ = await process.waitForStderr(timeout: .seconds(20)) { Self.listeningPort($0) != nil || !process.isRunning }
+        guard let port = Self.listeningPort(process.stderr) else {
+            throw TestSetupError("ingest did not start: \(process.stderr.suffix(2000))")
+        }
+        self.port = port
+        let ready = await eventually(timeout: .seconds(20), interval: .milliseconds(100)) {
+            (try? await self.curl(["\(self.url)/readyz"]).status) == 200
+        }
+        guard ready else { throw TestSetupError("ingest never became ready: \(process.stderr.suffix(2000))") }
+    }
+
+    /// Sends one fault-injection command to the broker (`down 1`, `rtt -1 2000`, …).
+    @discardableResult
+    func control(_ command: String) async throws -> String {
+        guard let broker else { throw TestSetupError("control '\(command)': the broker is not running") }
+        return try await DevBrokerControl.send(command, fifo: controlFIFO, broker: broker)
+    }
+
+    /// Runs curl against the gateway.
+    func curl(_ arguments: [String]) async throws -> CurlResponse {
+        try await CurlResponse.run(arguments, directory: directory)
+    }
+
+    /// Every record of the topic, ordered by partition and offset.
+    func records() async throws -> [KafkaMessage] {
+        try await KafkaConsumer.readAll(topic: topic, bootstrapServers: bootstrap, timeout: .seconds(30))
+    }
+
+    /// A file in the stack's directory holding `text`.
+    func file(_ name: String, _ text: String) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    /// The port of the gateway's "listening" log line in `stderr`.
+    static func listeningPort(_ stderr: String) -> Int? {
+        for line in stderr.split(separator: "\n") where line.contains("\"ingest gateway listening\"") {
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            if let port = object?["port"] as? Int { return port }
+        }
+        return nil
+    }
+}
