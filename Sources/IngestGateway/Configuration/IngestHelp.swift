@@ -11,7 +11,7 @@ public enum IngestHelp {
             USAGE: ingest --brokers HOST:PORT[,…] (--api-keys FILE | --jwks FILE … | --insecure-no-auth) [options]
 
             POST /v1/daily-values: a JSON array (application/json) or JSON lines (application/x-ndjson), optionally
-            Content-Encoding: gzip; Idempotency-Key optional. docs/ingest-openapi.json describes every answer.
+            Content-Encoding: gzip; Idempotency-Key optional. docs/ingest-openapi.yaml describes every answer.
             Every flag has an environment twin: DVP_ + the flag upper-cased with '-' as '_' (e.g. DVP_MAX_RECORDS).
             """,
         footer: """
