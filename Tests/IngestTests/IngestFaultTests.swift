@@ -33,9 +33,10 @@ struct IngestFaultTests {
             }
         }
         for _ in 0..<5 {
-            let started = ContinuousClock.now
-            #expect(try await stack.curl(["\(stack.url)/healthz"]).status == 200)
-            #expect(ContinuousClock.now - started < .seconds(1), "a probe is never held up by slow clients")
+            let probe = try await stack.curl(["\(stack.url)/healthz"])
+            #expect(probe.status == 200)
+            // Held up by the slow clients would mean until their connection deadline (6 s); slack for a loaded run.
+            #expect(probe.seconds < 3, "a probe is never held up by slow clients (\(probe.seconds) s)")
             try await Task.sleep(for: .milliseconds(500))
         }
         try await stack.control("rtt -1 0")

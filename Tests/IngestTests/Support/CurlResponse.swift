@@ -6,6 +6,9 @@ struct CurlResponse: Sendable {
     var status: Int
     var headers: [String: String]
     var body: Data
+    /// How long the exchange took by curl's own clock (`time_total`: from its start of the transfer to the end),
+    /// which a loaded machine's process start-up does not lengthen.
+    var seconds: Double = 0
 
     var text: String { String(decoding: body, as: UTF8.self) }
     /// The body as a JSON object, or nil.
@@ -28,8 +31,10 @@ struct CurlResponse: Sendable {
         }
         let result = try await runCommand(
             "/usr/bin/curl",
-            ["-sS", "--max-time", "60", "-D", head.path, "-o", body.path, "-w", "%{http_code}"] + arguments)
-        guard result.status == 0, let status = Int(result.stdout) else {
+            ["-sS", "--max-time", "60", "-D", head.path, "-o", body.path, "-w", "%{http_code} %{time_total}"] + arguments)
+        let written = result.stdout.split(separator: " ")
+        guard result.status == 0, written.count == 2, let status = Int(written[0]), let seconds = Double(written[1])
+        else {
             throw TestSetupError("curl \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
         // The last head block counts (after any `100 Continue`).
@@ -40,7 +45,8 @@ struct CurlResponse: Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        return CurlResponse(status: status, headers: headers, body: (try? Data(contentsOf: body)) ?? Data())
+        return CurlResponse(
+            status: status, headers: headers, body: (try? Data(contentsOf: body)) ?? Data(), seconds: seconds)
     }
 
     /// `curl` arguments of a POST of `file` to the gateway's ingest path.
