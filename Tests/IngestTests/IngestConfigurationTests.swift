@@ -91,10 +91,15 @@ import Testing
     @Test("Limits are checked; librdkafka's acks and idempotence cannot be weakened; -X never echoes a value")
     func limitsAndSecrets() throws {
         let base = ["--brokers", "k:1", "--insecure-no-auth"]
+        // A property file may not weaken the delivery guarantee either (its contents: `false`).
+        let weakening = FileManager.default.temporaryDirectory.appendingPathComponent("idempotence-\(UUID().uuidString)")
+        try Data("false".utf8).write(to: weakening)
+        defer { try? FileManager.default.removeItem(at: weakening) }
         for arguments in [
             ["--max-records", "0"], ["--request-timeout", "0"], ["--max-body-bytes", "100"],
             ["--max-body-bytes", "4194304", "--max-in-flight-bytes", "1048576"], ["--log-level", "loud"],
-            ["-X", "acks=1"], ["-X", "enable.idempotence=false"],
+            ["-X", "acks=1"], ["-X", "enable.idempotence=false"], ["-X", "request.required.acks=0"],
+            ["--kafka-property-file", "enable.idempotence=\(weakening.path)"],
         ] {
             #expect(throws: IngestConfigurationError.self, "\(arguments)") { _ = try Self.parse(base + arguments) }
         }

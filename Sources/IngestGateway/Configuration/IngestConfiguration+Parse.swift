@@ -39,6 +39,8 @@ extension IngestConfiguration {
         }
         config.kafkaProperties = try args.kafkaPropertyFiles(
             adding: try kafkaProperties(args), option: "--kafka-property-file")
+        // Checked on the merged set: a property file must not turn the delivery guarantee off either.
+        try refuseWeakerDelivery(config.kafkaProperties)
         config.catalogFile = args.value("--catalog")
 
         var limits = config.limits
@@ -134,10 +136,14 @@ extension IngestConfiguration {
         } catch {
             throw IngestConfigurationError("-X: \(error.message)")
         }
-        for key in ["enable.idempotence", "acks"] where properties[key] != nil {
-            throw IngestConfigurationError("-X \(key): the gateway always publishes idempotently with acks=all")
-        }
         return properties
+    }
+
+    /// Refuses the librdkafka properties that would weaken "202 only once the broker acknowledged".
+    static func refuseWeakerDelivery(_ properties: [String: String]) throws(IngestConfigurationError) {
+        for key in ["enable.idempotence", "acks", "request.required.acks"] where properties[key] != nil {
+            throw IngestConfigurationError("\(key): the gateway always publishes idempotently with acks=all")
+        }
     }
 
     /// A number of seconds within `range`, nil when the option is absent.
