@@ -82,9 +82,14 @@ struct IngestFlowTests {
         #expect(try await stack.records().count == 3, "the replay published nothing")
 
         // The broker answers slowly: the first request with key order-2 is still in flight when the second comes.
-        try await stack.control("rtt -1 2500")
+        try await stack.control("rtt -1 4000")
         async let slow = stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
-        try await Task.sleep(for: .milliseconds(700))
+        // Admitted, not a fixed sleep: under load curl's own start-up took over 700 ms and the two requests swapped.
+        #expect(
+            await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
+                (try? await stack.curl(["\(stack.url)/metrics"]).text)?.contains("dvp_ingest_in_flight_requests 1")
+                    == true
+            })
         let conflict = try await stack.curl(
             CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
         #expect(conflict.status == 409, "\(conflict.text)")
