@@ -40,11 +40,7 @@ struct IngestFaultTests {
             try await Task.sleep(for: .milliseconds(500))
         }
         try await stack.control("rtt -1 0")
-        #expect(
-            await eventually(timeout: .seconds(15)) {
-                (try? await stack.curl(["\(stack.url)/metrics"]).text)?.contains("dvp_ingest_in_flight_requests 0\n")
-                    == true
-            }, "every slot is given back")
+        #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 0\n"), "every slot is given back")
         // The connection deadline is the request timeout + 5 s: past it (and a sweep), every slow client is cut off.
         try await Task.sleep(until: slowSince + .seconds(7.5))
         let (open, total) = await slow.stop()
@@ -126,7 +122,7 @@ struct IngestFaultTests {
         let inFlight = files.map { file in
             Task { try await CurlResponse.run(CurlResponse.post(url, file: file), directory: directory) }
         }
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 4\n"), "all four admitted")
         let gateway = try #require(stack.gateway)
         gateway.signal(SIGTERM)
         try await Task.sleep(for: .milliseconds(300))

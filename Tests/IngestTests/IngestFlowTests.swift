@@ -29,7 +29,7 @@ struct IngestFlowTests {
         let body = try stack.file("one.json", TestEvents.array(try await TestEvents.lines(1, in: stack.directory)))
         var held = [try Self.holdRequest(port: stack.port, contentLength: 1000)]
         held.append(try Self.holdRequest(port: stack.port, contentLength: 1000))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 2\n"))
         let third = try await stack.curl(CurlResponse.post(stack.url, file: body))
         #expect(third.status == 429, "\(third.text)")
         #expect(third.headers["retry-after"] == "1")
@@ -41,7 +41,7 @@ struct IngestFlowTests {
             })
 
         held = [try Self.holdRequest(port: stack.port, contentLength: 60_000)]
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_bytes 60000\n"))
         let big = try stack.file("big.json", String(repeating: " ", count: 50_000) + "[]")
         let bytes = try await stack.curl(CurlResponse.post(stack.url, file: big))
         #expect(bytes.status == 429, "60,000 + 50,002 bytes pass the 100,000 in flight: \(bytes.text)")
@@ -85,11 +85,7 @@ struct IngestFlowTests {
         try await stack.control("rtt -1 4000")
         async let slow = stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
         // Admitted, not a fixed sleep: under load curl's own start-up took over 700 ms and the two requests swapped.
-        #expect(
-            await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
-                (try? await stack.curl(["\(stack.url)/metrics"]).text)?.contains("dvp_ingest_in_flight_requests 1")
-                    == true
-            })
+        #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 1\n"))
         let conflict = try await stack.curl(
             CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
         #expect(conflict.status == 409, "\(conflict.text)")

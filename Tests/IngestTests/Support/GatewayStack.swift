@@ -69,6 +69,14 @@ final class GatewayStack: @unchecked Sendable {
         try await CurlResponse.run(arguments, directory: directory)
     }
 
+    /// Whether `/metrics` comes to contain `line` within `timeout` (polled every 50 ms): a test waits for the
+    /// gateway's own state (a request admitted, every slot given back) rather than sleeping a fixed time.
+    func metricsEventually(contain line: String, timeout: Duration = .seconds(20)) async -> Bool {
+        await eventually(timeout: timeout, interval: .milliseconds(50)) {
+            (try? await self.curl(["\(self.url)/metrics"]).text)?.contains(line) == true
+        }
+    }
+
     /// Every record of the topic, ordered by partition and offset.
     func records() async throws -> [KafkaMessage] {
         try await KafkaConsumer.readAll(topic: topic, bootstrapServers: bootstrap, timeout: .seconds(30))
