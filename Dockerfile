@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 #
-# daily-values-worker image: the `worker` (ENTRYPOINT) plus `producer`, `devbroker`, `storectl` and `dlq` for ops.
+# daily-values-worker image: the `worker` (ENTRYPOINT), the `ingest` HTTP gateway (the chart's gateway Deployment runs
+# it as its command) plus `producer`, `devbroker`, `storectl` and `dlq` for ops.
 #
 #   docker build -t daily-values-worker:dev .
 #   docker run --rm daily-values-worker:dev --help
@@ -16,8 +17,8 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 
-# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD, CCurl), found
-# through pkg-config.
+# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD, CCurl, CZlib),
+# found through pkg-config (the same list as scripts/install-deps.sh).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         librdkafka-dev \
@@ -26,13 +27,14 @@ RUN apt-get update \
         libssl-dev \
         libmicrohttpd-dev \
         libcurl4-openssl-dev \
+        zlib1g-dev \
         pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
 
 # The manifest, the sources and Tests/ (.dockerignore keeps charts, scripts and local state out of the context):
-# Package.swift declares the test targets too and SwiftPM checks that their folders exist; only the four shipped
+# Package.swift declares the test targets too and SwiftPM checks that their folders exist; only the shipped
 # products are built.
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -42,12 +44,12 @@ COPY Tests ./Tests
 # patched by Debian security updates in the runtime image). The binaries are stripped (install -s): about 75 → 25 MB each;
 # crash backtraces then show addresses rather than Swift symbol names.
 RUN --mount=type=cache,target=/src/.build \
-    for product in worker producer devbroker storectl dlq; do \
+    for product in worker ingest producer devbroker storectl dlq; do \
         swift build -c release --static-swift-stdlib --product "$product" || exit 1; \
     done \
     && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
     && mkdir -p /staging \
-    && for product in worker producer devbroker storectl dlq; do \
+    && for product in worker ingest producer devbroker storectl dlq; do \
         install -s -m 0755 "$bin/$product" "/staging/$product"; \
     done
 
@@ -55,9 +57,9 @@ RUN --mount=type=cache,target=/src/.build \
 
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# Exactly what the binaries load (checked with ldd): the six C libraries, the C++ runtime and libgcc_s that the
-# statically linked Swift runtime still needs, zone data for Foundation's TimeZone (DST-correct local days) and CA
-# certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...)
+# Exactly what the binaries load (checked with ldd): the seven C libraries (zlib: the gateway's gzip bodies), the C++
+# runtime and libgcc_s that the statically linked Swift runtime still needs, zone data for Foundation's TimeZone
+# (DST-correct local days) and CA certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...)
 # come in as dependencies of these packages.
 ARG RUNTIME_PACKAGES="\
     ca-certificates \
@@ -69,7 +71,8 @@ ARG RUNTIME_PACKAGES="\
     libsqlite3-0 \
     libssl3 \
     libstdc++6 \
-    tzdata"
+    tzdata \
+    zlib1g"
 
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
@@ -96,8 +99,9 @@ LABEL org.opencontainers.image.title="daily-values-worker" \
 WORKDIR /tmp
 USER ${APP_UID}:${APP_GID}
 
-# /metrics, /healthz, /readyz (DVP_HTTP_PORT). No HEALTHCHECK: Kubernetes probes the HTTP endpoints instead.
-EXPOSE 9464
+# The worker's /metrics, /healthz, /readyz (DVP_HTTP_PORT); the gateway's POST /v1/daily-values and the same three
+# (ingest --http-port). No HEALTHCHECK: Kubernetes probes the HTTP endpoints instead.
+EXPOSE 9464 8080
 # The worker drains on SIGTERM within --drain-timeout, then leaves the consumer group and exits 0.
 STOPSIGNAL SIGTERM
 # The worker refuses to start without an id key (DVP_ID_KEY_FILE, mounted from a Secret, or DVP_ID_KEY).

@@ -8,8 +8,9 @@
 #      debugger, IDE and embedded-Swift parts left out). Keyed by the runtime base, `swift --version` and this list.
 #   3. `buildah bud` of ./Dockerfile with SWIFT_IMAGE / RUNTIME_IMAGE pointing at those: the build stage really runs
 #      (apt-get of the -dev packages, `swift build -c release --static-swift-stdlib`), the runtime stage installs
-#      RUNTIME_PACKAGES and copies the four binaries. The Dockerfile's cache mount (/src/.build) lives under
-#      /var/tmp on this machine, so a second build only recompiles what changed.
+#      RUNTIME_PACKAGES and copies the six binaries (worker, ingest, producer, devbroker, storectl, dlq). The
+#      Dockerfile's cache mount (/src/.build) lives under /var/tmp on this machine, so a second build only recompiles
+#      what changed.
 #   Prints the timing of each step and the image size.
 #
 # Usage: scripts/build-image.sh [--rebuild-bases] [--no-cache]

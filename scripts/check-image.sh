@@ -10,14 +10,17 @@
 #      /tmp is a tmpfs (the emptyDir), /proc is mounted and /dev holds only null/zero/random/urandom; processes run
 #      as the image's UID:GID with an empty environment.
 #   4. Checks: `ldd` of every binary (any "not found" fails), `<binary> --help` exits 0, and an embedded-broker
-#      round trip (devbroker → producer generate/publish → worker --until-caught-up into SQLite → storectl counts).
+#      round trip: devbroker → producer generate → the first half published by `producer publish`, the second half
+#      POSTed to the image's `ingest` gateway (an API key file as the chart mounts it; 202 expected, its /readyz
+#      first) → worker --until-caught-up into SQLite → storectl counts every (patient, metric, day) of both halves →
+#      the gateway stops on SIGTERM with exit 0.
 #   (buildah's own `run --isolation chroot` cannot keep the root read-only: it writes /run/.containerenv into it, so
 #   the chroot is set up here.)
 #
 # Usage: scripts/check-image.sh
 # Environment: DVP_IMAGE, DVP_IMAGE_CACHE (see scripts/image-common.sh), DVP_DOCKERFILE (default ./Dockerfile),
 #              DVP_CHECK_GENERATE_ARGS (arguments of `producer generate`, default below).
-# Needs: root, buildah, the image built by scripts/build-image.sh.
+# Needs: root, buildah, curl, the image built by scripts/build-image.sh.
 set -euo pipefail
 
 # MARK: - Settings
@@ -27,7 +30,8 @@ readonly ROOT_DIR
 # shellcheck source=scripts/image-common.sh
 source "$ROOT_DIR/scripts/image-common.sh"
 readonly DOCKERFILE="${DVP_DOCKERFILE:-$ROOT_DIR/Dockerfile}"
-readonly PRODUCTS=(worker producer devbroker storectl dlq)
+readonly PRODUCTS=(worker ingest producer devbroker storectl dlq)
+readonly INGEST_PORT=18080
 readonly TOPIC=daily-values
 readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
 
@@ -190,6 +194,38 @@ done
 
 # MARK: - Embedded-broker round trip
 
+# post_through_gateway BROKERS: runs the image's `ingest` like the chart's gateway pod (an API key file, --drain-timeout,
+# the port as DVP_HTTP_PORT), waits for /readyz, POSTs /tmp/posted.jsonl as NDJSON (202 expected), then stops it with
+# SIGTERM (exit 0 expected).
+post_through_gateway() {
+    local brokers="$1" key status=0 waited=0 answer pid
+    key="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    printf 'sha256:%s  tenant=image-check  patients=*\n' "$(printf %s "$key" | sha256sum | cut -d' ' -f1)" \
+        > "$jail/tmp/api-keys"
+    chmod 0444 "$jail/tmp/api-keys"
+    "${jail_exec[@]}" DVP_BROKERS="$brokers" DVP_TOPIC="$TOPIC" DVP_HTTP_PORT="$INGEST_PORT" \
+        DVP_HTTP_ADDRESS=127.0.0.1 DVP_API_KEYS=/tmp/api-keys /usr/local/bin/ingest --drain-timeout 10 \
+        > "$workdir/ingest.log" 2>&1 &
+    pid=$!
+    background_pids+=("$pid")
+    until curl -fsS -o /dev/null "http://127.0.0.1:$INGEST_PORT/readyz" 2> /dev/null; do
+        if ((waited++ >= 100)) || ! kill -0 "$pid" 2> /dev/null; then
+            echo "the gateway was not ready in 20 s"
+            cat "$workdir/ingest.log"
+            return 1
+        fi
+        sleep 0.2
+    done
+    answer="$(curl -sS -o "$workdir/ingest-answer.json" -w '%{http_code}' -H "Authorization: Bearer $key" \
+        -H 'Content-Type: application/x-ndjson' --data-binary "@$jail/tmp/posted.jsonl" \
+        "http://127.0.0.1:$INGEST_PORT/v1/daily-values")" || answer="curl failed"
+    echo "gateway answered $answer to $(wc -l < "$jail/tmp/posted.jsonl") records: $(head -c 300 "$workdir/ingest-answer.json")"
+    [[ "$answer" == 202 ]] || { cat "$workdir/ingest.log"; return 1; }
+    kill -TERM "$pid"
+    wait "$pid" || status=$?
+    ((status == 0)) || { echo "the gateway exited $status on SIGTERM"; cat "$workdir/ingest.log"; return 1; }
+}
+
 round_trip() {
     local bootstrap_file="$jail/tmp/bootstrap" brokers waited=0 expected counts_output status=0
     "${jail_exec[@]}" /usr/local/bin/devbroker --brokers 1 --topic "$TOPIC:3" --bootstrap-file /tmp/bootstrap \
@@ -209,7 +245,12 @@ round_trip() {
     # shellcheck disable=SC2086 # GENERATE_ARGS is a word list by design
     in_jail /usr/local/bin/producer generate $GENERATE_ARGS > "$jail/tmp/events.jsonl" || return 1
     [[ -s "$jail/tmp/events.jsonl" ]] || { echo "producer generate wrote nothing"; return 1; }
-    in_jail /usr/local/bin/producer publish --brokers "$brokers" --topic "$TOPIC" /tmp/events.jsonl || return 1
+    local lines half
+    lines="$(wc -l < "$jail/tmp/events.jsonl")" half=$(((lines + 1) / 2))
+    head -n "$half" "$jail/tmp/events.jsonl" > "$jail/tmp/published.jsonl"
+    tail -n +"$((half + 1))" "$jail/tmp/events.jsonl" > "$jail/tmp/posted.jsonl"
+    in_jail /usr/local/bin/producer publish --brokers "$brokers" --topic "$TOPIC" /tmp/published.jsonl || return 1
+    post_through_gateway "$brokers" || return 1
 
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$jail/tmp/id-key"
     chmod 0444 "$jail/tmp/id-key"
