@@ -138,12 +138,56 @@ idKey.allowDevelopmentKey, a schema rule) the worker needs --allow-development-k
 {{- add .Values.worker.drainTimeoutSeconds .Values.worker.terminationGraceMarginSeconds -}}
 {{- end -}}
 
-{{/* Environment shared by the worker Deployment and the backfill Job (everything but group/start/mode). */}}
-{{- define "dvw.env" -}}
+{{/*
+The Kafka connection every process of the release shares (the worker, its Jobs, the ingest gateway): brokers, topic,
+security protocol, SASL, TLS material and the secret librdkafka properties, each secret a file of a mounted Secret
+(dvw.kafkaVolumes) or a secretKeyRef. Tuning properties are each process's own (kafka.properties, ingest.kafkaProperties).
+*/}}
+{{- define "dvw.kafkaConnectionEnv" -}}
 - name: DVP_BROKERS
   value: {{ .Values.kafka.brokers | quote }}
 - name: DVP_TOPIC
   value: {{ .Values.kafka.topic | quote }}
+- name: DVP_X_SECURITY_PROTOCOL
+  value: {{ include "dvw.securityProtocol" . | quote }}
+{{- if .Values.kafka.sasl.enabled }}
+- name: DVP_X_SASL_MECHANISM
+  value: {{ .Values.kafka.sasl.mechanism | quote }}
+- name: DVP_X_SASL_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.kafka.sasl.existingSecret }}
+      key: {{ .Values.kafka.sasl.usernameKey }}
+{{- if .Values.kafka.sasl.mountPasswordAsFile }}
+- name: DVP_XFILE_SASL_PASSWORD
+  value: {{ printf "/etc/daily-values/kafka-sasl/%s" .Values.kafka.sasl.passwordKey | quote }}
+{{- else }}
+- name: DVP_X_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.kafka.sasl.existingSecret }}
+      key: {{ .Values.kafka.sasl.passwordKey }}
+{{- end }}
+{{- end }}
+{{- range $property, $ref := .Values.kafka.secretProperties }}
+- name: {{ printf "DVP_XFILE_%s" ($property | replace "." "_" | upper) }}
+  value: {{ printf "/etc/daily-values/kafka-secret-%s/%s" ($property | replace "." "-" | replace "_" "-" | lower) $ref.key | quote }}
+{{- end }}
+{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
+- name: DVP_X_SSL_CA_LOCATION
+  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.caKey | quote }}
+{{- if .Values.kafka.tls.certKey }}
+- name: DVP_X_SSL_CERTIFICATE_LOCATION
+  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.certKey | quote }}
+- name: DVP_X_SSL_KEY_LOCATION
+  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.keyKey | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Environment shared by the worker Deployment and the backfill Job (everything but group/start/mode). */}}
+{{- define "dvw.env" -}}
+{{ include "dvw.kafkaConnectionEnv" . }}
 - name: DVP_DLQ_TOPIC
   value: {{ default (printf "%s.dlq" .Values.kafka.topic) .Values.kafka.dlqTopic | quote }}
 - name: DVP_BATCH_SIZE
@@ -207,41 +251,6 @@ idKey.allowDevelopmentKey, a schema rule) the worker needs --allow-development-k
 - name: DVP_CATALOG
   value: {{ printf "/etc/daily-values/catalog/%s" .Values.worker.catalog.key | quote }}
 {{- end }}
-- name: DVP_X_SECURITY_PROTOCOL
-  value: {{ include "dvw.securityProtocol" . | quote }}
-{{- if .Values.kafka.sasl.enabled }}
-- name: DVP_X_SASL_MECHANISM
-  value: {{ .Values.kafka.sasl.mechanism | quote }}
-- name: DVP_X_SASL_USERNAME
-  valueFrom:
-    secretKeyRef:
-      name: {{ .Values.kafka.sasl.existingSecret }}
-      key: {{ .Values.kafka.sasl.usernameKey }}
-{{- if .Values.kafka.sasl.mountPasswordAsFile }}
-- name: DVP_XFILE_SASL_PASSWORD
-  value: {{ printf "/etc/daily-values/kafka-sasl/%s" .Values.kafka.sasl.passwordKey | quote }}
-{{- else }}
-- name: DVP_X_SASL_PASSWORD
-  valueFrom:
-    secretKeyRef:
-      name: {{ .Values.kafka.sasl.existingSecret }}
-      key: {{ .Values.kafka.sasl.passwordKey }}
-{{- end }}
-{{- end }}
-{{- range $property, $ref := .Values.kafka.secretProperties }}
-- name: {{ printf "DVP_XFILE_%s" ($property | replace "." "_" | upper) }}
-  value: {{ printf "/etc/daily-values/kafka-secret-%s/%s" ($property | replace "." "-" | replace "_" "-" | lower) $ref.key | quote }}
-{{- end }}
-{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
-- name: DVP_X_SSL_CA_LOCATION
-  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.caKey | quote }}
-{{- if .Values.kafka.tls.certKey }}
-- name: DVP_X_SSL_CERTIFICATE_LOCATION
-  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.certKey | quote }}
-- name: DVP_X_SSL_KEY_LOCATION
-  value: {{ printf "/etc/daily-values/kafka-tls/%s" .Values.kafka.tls.keyKey | quote }}
-{{- end }}
-{{- end }}
 {{- range $property, $value := .Values.kafka.properties }}
 - name: {{ printf "DVP_X_%s" ($property | replace "." "_" | upper) }}
   value: {{ include "dvw.number" $value | quote }}
@@ -298,15 +307,13 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 {{- end }}
 {{- end -}}
 
-{{/* Volume mounts shared by the Deployment and the Job: /tmp, the id key, TLS material, catalog, SQLite dir, FHIR secrets. */}}
-{{- define "dvw.volumeMounts" -}}
+{{/*
+Volume mounts every process of the release shares: /tmp, the Kafka TLS material, SASL password and secret properties
+(dvw.kafkaConnectionEnv names their files), and the metric catalog (the gateway validates with the workers' catalog).
+*/}}
+{{- define "dvw.sharedVolumeMounts" -}}
 - name: tmp
   mountPath: /tmp
-{{- if .Values.idKey.existingSecret }}
-- name: id-key
-  mountPath: /etc/daily-values/id-key
-  readOnly: true
-{{- end }}
 {{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
 - name: kafka-tls
   mountPath: /etc/daily-values/kafka-tls
@@ -317,11 +324,6 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
   mountPath: /etc/daily-values/catalog
   readOnly: true
 {{- end }}
-{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
-- name: store-dsn
-  mountPath: /etc/daily-values/store
-  readOnly: true
-{{- end }}
 {{- if and .Values.kafka.sasl.enabled .Values.kafka.sasl.mountPasswordAsFile }}
 - name: kafka-sasl
   mountPath: /etc/daily-values/kafka-sasl
@@ -330,6 +332,21 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 {{- range $property, $ref := .Values.kafka.secretProperties }}
 - name: {{ printf "kafka-secret-%s" ($property | replace "." "-" | replace "_" "-" | lower) | trunc 63 | trimSuffix "-" }}
   mountPath: {{ printf "/etc/daily-values/kafka-secret-%s" ($property | replace "." "-" | replace "_" "-" | lower) }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* Volume mounts of the worker Deployment and the Job: the shared ones, the id key, the store's DSN, SQLite dir, FHIR secrets. */}}
+{{- define "dvw.volumeMounts" -}}
+{{ include "dvw.sharedVolumeMounts" . }}
+{{- if .Values.idKey.existingSecret }}
+- name: id-key
+  mountPath: /etc/daily-values/id-key
+  readOnly: true
+{{- end }}
+{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
+- name: store-dsn
+  mountPath: /etc/daily-values/store
   readOnly: true
 {{- end }}
 {{- if eq .Values.store.type "sqlite" }}
@@ -355,19 +372,11 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 {{- end }}
 {{- end -}}
 
-{{- define "dvw.volumes" -}}
+{{/* The volumes of dvw.sharedVolumeMounts. */}}
+{{- define "dvw.sharedVolumes" -}}
 - name: tmp
   emptyDir:
     sizeLimit: 64Mi
-{{- if .Values.idKey.existingSecret }}
-- name: id-key
-  secret:
-    secretName: {{ .Values.idKey.existingSecret }}
-    defaultMode: 0400
-    items:
-      - key: {{ .Values.idKey.key }}
-        path: {{ .Values.idKey.key }}
-{{- end }}
 {{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
 - name: kafka-tls
   secret:
@@ -378,15 +387,6 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: catalog
   configMap:
     name: {{ .Values.worker.catalog.configMap }}
-{{- end }}
-{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
-- name: store-dsn
-  secret:
-    secretName: {{ .Values.store.postgres.existingSecret }}
-    defaultMode: 0400
-    items:
-      - key: {{ .Values.store.postgres.dsnKey }}
-        path: {{ .Values.store.postgres.dsnKey }}
 {{- end }}
 {{- if and .Values.kafka.sasl.enabled .Values.kafka.sasl.mountPasswordAsFile }}
 - name: kafka-sasl
@@ -405,6 +405,29 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
     items:
       - key: {{ $ref.key }}
         path: {{ $ref.key }}
+{{- end }}
+{{- end -}}
+
+{{/* The volumes of dvw.volumeMounts. */}}
+{{- define "dvw.volumes" -}}
+{{ include "dvw.sharedVolumes" . }}
+{{- if .Values.idKey.existingSecret }}
+- name: id-key
+  secret:
+    secretName: {{ .Values.idKey.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ .Values.idKey.key }}
+        path: {{ .Values.idKey.key }}
+{{- end }}
+{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.mountAsFile }}
+- name: store-dsn
+  secret:
+    secretName: {{ .Values.store.postgres.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ .Values.store.postgres.dsnKey }}
+        path: {{ .Values.store.postgres.dsnKey }}
 {{- end }}
 {{- if eq .Values.store.type "sqlite" }}
 - name: sqlite
