@@ -6,41 +6,59 @@ import Testing
 
 @testable import WorkerCore
 
-/// The metric families are declared once (`Sources/WorkerCore/Metrics+Families.swift`); every other copy is derived
-/// from or checked against them: `charts/tests/worker-metric-families.json` is their rendered table, which
-/// `scripts/check-monitoring.py` holds the Grafana dashboard, the PrometheusRule and their promtool tests to, and every
-/// worker metric the chart and the docs name must be declared.
+/// The metric families are declared once, per process (`Sources/WorkerCore/Metrics+Families.swift`,
+/// `Sources/IngestGateway/Service/IngestMetrics.swift`); every other copy is derived from or checked against them:
+/// `charts/tests/worker-metric-families.json` and `charts/tests/ingest-metric-families.json` are their rendered
+/// tables, which `scripts/check-monitoring.py` holds the Grafana dashboard, the PrometheusRule and their promtool tests
+/// to, and every metric the chart and the docs name must be declared.
 @Suite struct MetricFamilyTableTests {
-    static let tableFile = "charts/tests/worker-metric-families.json"
     static let regenerate = "DVP_WRITE_METRIC_FAMILIES=1 swift test --filter MetricFamilyTableTests"
 
-    @Test("The committed family table is the declarations' table")
-    func committedTableIsTheDeclarations() throws {
-        let url = TestEnvironment.root.appendingPathComponent(Self.tableFile)
-        let rendered = Self.table(Metrics.families)
+    /// One process's declarations and their committed table.
+    struct Declarations: Sendable, CustomTestStringConvertible {
+        var process: String
+        /// The Swift file declaring every family of the process.
+        var source: String
+        var families: [MetricFamily]
+        var declaredNames: Set<String> { Set(families.map(\.name)) }
+        var tableFile: String { "charts/tests/\(process)-metric-families.json" }
+        var testDescription: String { process }
+    }
+
+    static let processes = [
+        Declarations(process: "worker", source: "Sources/WorkerCore/Metrics+Families.swift", families: Metrics.families),
+        Declarations(
+            process: "ingest", source: "Sources/IngestGateway/Service/IngestMetrics.swift",
+            families: Metrics.ingestFamilies),
+    ]
+
+    @Test("The committed family table is the declarations' table", arguments: processes)
+    func committedTableIsTheDeclarations(_ process: Declarations) throws {
+        let url = TestEnvironment.root.appendingPathComponent(process.tableFile)
+        let rendered = Self.table(process)
         if ProcessInfo.processInfo.environment["DVP_WRITE_METRIC_FAMILIES"] == "1" {
             try rendered.write(to: url, atomically: true, encoding: .utf8)
         }
         let committed = try? String(contentsOf: url, encoding: .utf8)
-        let stale = "\(Self.tableFile) is out of date with Sources/WorkerCore/Metrics+Families.swift"
+        let stale = "\(process.tableFile) is out of date with \(process.source)"
         #expect(committed == rendered, "\(stale): run `\(Self.regenerate)` and commit it")
     }
 
-    @Test("Every family declared in Metrics+Families.swift is in Metrics.families (so it renders)")
-    func everyDeclarationIsListed() throws {
+    @Test("Every family declared in the process's declarations file is in its family list (so it renders)",
+          arguments: processes)
+    func everyDeclarationIsListed(_ process: Declarations) throws {
         let source = try String(
-            contentsOf: TestEnvironment.root.appendingPathComponent("Sources/WorkerCore/Metrics+Families.swift"),
-            encoding: .utf8)
+            contentsOf: TestEnvironment.root.appendingPathComponent(process.source), encoding: .utf8)
         let declared = source.matches(of: #/static let \w+ = Self\(\s*"([a-z_:][a-z0-9_:]*)"/#).map { String($0.1) }
-        #expect(declared.count == Metrics.families.count)
-        #expect(Set(declared) == Metrics.declaredNames)
+        #expect(declared.count == process.families.count)
+        #expect(Set(declared) == process.declaredNames)
     }
 
-    @Test("Names, labels, help texts and buckets are well-formed and unique")
-    func familiesAreWellFormed() {
-        let names = Metrics.families.map(\.name)
+    @Test("Names, labels, help texts and buckets are well-formed and unique", arguments: processes)
+    func familiesAreWellFormed(_ process: Declarations) {
+        let names = process.families.map(\.name)
         #expect(Set(names).count == names.count, "duplicate family names")
-        for family in Metrics.families {
+        for family in process.families {
             #expect(family.name.wholeMatch(of: #/dvp_[a-z0-9_]+/#) != nil, "\(family.name)")
             #expect(family.name.hasSuffix("_total") == (family.kind == .counter), "\(family.name): counters end _total")
             #expect(!family.help.isEmpty, "\(family.name)")
@@ -57,7 +75,7 @@ import Testing
             }
         }
         // Series names of one family must not collide with another family (a histogram's `_count`, …).
-        let series = Metrics.families.flatMap(\.seriesNames)
+        let series = process.families.flatMap(\.seriesNames)
         #expect(Set(series).count == series.count)
     }
 
@@ -111,7 +129,7 @@ import Testing
 
     /// The table as committed: one family per line (name, type, labels, the series names a query may use, a
     /// histogram's buckets, help), in exposition order.
-    static func table(_ families: [MetricFamily]) -> String {
+    static func table(_ process: Declarations) -> String {
         func string(_ text: String) -> String {
             var out = "\""
             for scalar in text.unicodeScalars {
@@ -125,7 +143,7 @@ import Testing
             return out + "\""
         }
         func list(_ items: [String]) -> String { "[" + items.joined(separator: ", ") + "]" }
-        let lines = families.map { family in
+        let lines = process.families.map { family in
             var fields = [
                 "\"name\": \(string(family.name))", "\"type\": \(string(family.kind.rawValue))",
                 "\"labels\": \(list(family.labelNames.map(string)))",
@@ -137,7 +155,7 @@ import Testing
         }
         return """
             {
-              "about": "The worker's metric families, rendered from Sources/WorkerCore/Metrics+Families.swift by \
+              "about": "The \(process.process) metric families, rendered from \(process.source) by \
             Tests/WorkerTests/MetricFamilyTableTests.swift (\(regenerate)). scripts/check-monitoring.py checks the \
             dashboard, the alert rules and their tests against it. Do not edit by hand.",
               "families": [
