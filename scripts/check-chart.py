@@ -129,13 +129,18 @@ def render_ok(chart: Chart, override: dict[str, Any]) -> list[dict[str, Any]]:
 # MARK: - Assertions on rendered objects
 
 
-def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) -> None:
+def check_locked_down(
+    pod: dict[str, Any], values: dict[str, Any], container_name: str, literal_store: bool = False
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, str], dict[str, Any]]:
+    """The pod every process of the chart runs in: no service-account token, non-root with the chart's UID, seccomp
+    RuntimeDefault, one container with a read-only root, no privilege escalation and no capability, /tmp an
+    emptyDir, Secret volumes 0400, secrets never literal env values, the chart's image. Returns (container, env by
+    name, mounts by path, volumes by name)."""
     spec = pod["spec"]
     assert spec["automountServiceAccountToken"] is False, "service-account token is mounted"
     security = spec["securityContext"]
     assert security["runAsNonRoot"] is True and security["runAsUser"] == values["podSecurityContext"]["runAsUser"]
     assert security["seccompProfile"] == {"type": "RuntimeDefault"}, "seccomp is not RuntimeDefault"
-    check_shutdown_deadline(spec, values)
     (container,) = spec["containers"]
     assert container["name"] == container_name
     context = container["securityContext"]
@@ -150,11 +155,23 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
     for name, entry in env.items():
         # A literal is allowed for a secret-looking name only where it is not the secret: the SQLite path, the FHIR
         # URL (the schema keeps credentials out of it) or the path of a file in a mounted Secret (DVP_FHIR_CLIENT_KEY).
-        literal_ok = (name == "DVP_STORE" and values["store"]["type"] in ("sqlite", "fhir")) or (
+        literal_ok = (name == "DVP_STORE" and literal_store) or (
             "value" in entry and secret_file(entry["value"], mounts, volumes) is not None
         )
         if SECRET_ENV.match(name) and not literal_ok:
             assert "value" not in entry, f"{name} carries a literal value; secrets must be references"
+    for volume in volumes.values():
+        if "secret" in volume:
+            mode = volume["secret"].get("defaultMode")
+            assert mode == 0o400, f"Secret volume {volume['name']} has defaultMode {mode!r}, not 0400"
+    check_image(container, values)
+    return container, env, mounts, volumes
+
+
+def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) -> None:
+    container, env, mounts, volumes = check_locked_down(
+        pod, values, container_name, literal_store=values["store"]["type"] in ("sqlite", "fhir"))
+    check_shutdown_deadline(pod["spec"], values)
     check_id_key(container, env, mounts, volumes, values)
     for name, key in (("DVP_IDENTIFIER_SYSTEM", "identifierSystem"), ("DVP_SOURCE_EXTENSION_URL", "sourceExtensionURL")):
         assert env[name]["value"] == values["worker"][key] != "", f"{name} is not worker.{key}"
@@ -204,11 +221,6 @@ def check_pod(pod: dict[str, Any], values: dict[str, Any], container_name: str) 
         found = secret_file(env[name]["value"], mounts, volumes)
         assert found == (ref["existingSecret"], ref["key"]), f"{name} is {found}, not a mounted Secret file"
         assert "DVP_X_" + prop.replace(".", "_").upper() not in env, f"{prop} also as a plain env var"
-    for volume in volumes.values():
-        if "secret" in volume:
-            mode = volume["secret"].get("defaultMode")
-            assert mode == 0o400, f"Secret volume {volume['name']} has defaultMode {mode!r}, not 0400"
-    check_image(container, values)
 
 
 def check_image(container: dict[str, Any], values: dict[str, Any]) -> None:
@@ -364,9 +376,22 @@ def check_development_key(chart: Chart, override: dict[str, Any]) -> str:
     return detail
 
 
+def is_gateway(o: dict[str, Any]) -> bool:
+    return o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "ingest"
+
+
 def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[str]) -> str:
-    objects = render_ok(chart, override)
+    """The worker's objects (of `expected_kinds`, each once), and the gateway's exactly when ingest.enabled."""
+    rendered = render_ok(chart, override)
     values = chart.values_with(override)
+    assert not by_kind(rendered, "Secret"), "the chart must never create Secrets"
+    objects = [o for o in rendered if not is_gateway(o)]
+    gateway = [o for o in rendered if is_gateway(o)]
+    if values["ingest"]["enabled"]:
+        gateway_detail = "; gateway: " + check_ingest(gateway, objects, values)
+    else:
+        assert not gateway, f"gateway objects although ingest.enabled is false: {[o['kind'] for o in gateway]}"
+        gateway_detail = ""
     kinds = sorted(o["kind"] for o in objects)
     assert set(kinds) == expected_kinds, f"kinds {kinds}, expected {sorted(expected_kinds)}"
     assert len(kinds) == len(set(kinds)), f"duplicate kinds {kinds}"
@@ -412,7 +437,129 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         assert not (selector.items() <= job_pod["metadata"]["labels"].items()), "Job pods match the Deployment selector"
     for cronjob in by_kind(objects, "CronJob"):
         check_finalize(cronjob, values, selector)
-    return f"{len(objects)} objects: {', '.join(kinds)}"
+    return f"{len(objects)} objects: {', '.join(kinds)}{gateway_detail}"
+
+
+# The gateway's flags set from ingest.settings: values key -> the flag's environment twin.
+INGEST_SETTINGS = {
+    "maxRecords": "DVP_MAX_RECORDS", "maxBodyBytes": "DVP_MAX_BODY_BYTES",
+    "maxConcurrentRequests": "DVP_MAX_CONCURRENT_REQUESTS", "maxInFlightBytes": "DVP_MAX_IN_FLIGHT_BYTES",
+    "requestTimeoutSeconds": "DVP_REQUEST_TIMEOUT", "idempotencyTTLSeconds": "DVP_IDEMPOTENCY_TTL",
+    "idempotencyMaxKeys": "DVP_IDEMPOTENCY_MAX_KEYS", "idempotencyMaxRecords": "DVP_IDEMPOTENCY_MAX_RECORDS",
+    "threads": "DVP_THREADS", "maxConnections": "DVP_MAX_CONNECTIONS",
+    "maxConnectionsPerAddress": "DVP_MAX_CONNECTIONS_PER_ADDRESS",
+}
+# The Kafka connection the gateway shares with the workers: the same env entries in both containers.
+KAFKA_CONNECTION = re.compile(r"^(DVP_BROKERS|DVP_TOPIC|DVP_X_SECURITY_PROTOCOL|DVP_X_SASL_.*|DVP_XFILE_.*|DVP_X_SSL_.*_LOCATION)$")
+
+
+def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], values: dict[str, Any]) -> str:
+    """The gateway's objects: its Deployment in the workers' locked-down pod (command `ingest`, one shutdown
+    deadline after a preStop sleep, probes), credentials and Kafka material as files of the Secrets the values name,
+    the workers' Kafka connection, the settings given and no others; its Service, HPA, PDB and ServiceMonitor
+    selecting its pods only, and the workers' selecting none of them."""
+    ingest = values["ingest"]
+    kinds = sorted(o["kind"] for o in gateway)
+    expected = ["Deployment", "Service"] + (["HorizontalPodAutoscaler"] if ingest["autoscaling"]["enabled"] else []) + (
+        ["PodDisruptionBudget"] if ingest["podDisruptionBudget"]["enabled"] else []) + (
+        ["ServiceMonitor"] if values["serviceMonitor"]["enabled"] else [])
+    assert kinds == sorted(expected), f"gateway kinds {kinds}, expected {sorted(expected)}"
+    (deployment,) = by_kind(gateway, "Deployment")
+    (worker,) = [d for d in by_kind(workers, "Deployment")]
+    pod = deployment["spec"]["template"]
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    assert selector.items() <= pod["metadata"]["labels"].items(), "gateway selector does not match its pod labels"
+    worker_selector = worker["spec"]["selector"]["matchLabels"]
+    assert not worker_selector.items() <= pod["metadata"]["labels"].items(), "the workers' selector matches gateway pods"
+    assert not selector.items() <= worker["spec"]["template"]["metadata"]["labels"].items(), "selects worker pods"
+    for job in by_kind(workers, "Job") + by_kind(workers, "CronJob"):
+        labels = (job["spec"]["template"] if job["kind"] == "Job" else job["spec"]["jobTemplate"]["spec"]["template"])
+        assert not selector.items() <= labels["metadata"]["labels"].items(), f"selects {job['kind']} pods"
+    container, env, mounts, volumes = check_locked_down(pod, values, "ingest")
+    spec = pod["spec"]
+    assert container["command"] == ["/usr/local/bin/ingest"], container["command"]
+    # One shutdown deadline: preStop sleep, then --drain-timeout, then a margin before SIGKILL.
+    drain = drain_timeout_argument(container)
+    assert drain == ingest["drainTimeoutSeconds"] and "DVP_DRAIN_TIMEOUT" not in env, f"--drain-timeout {drain}"
+    sleep = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert sleep == ["/bin/sleep", str(ingest["preStopSleepSeconds"])], f"preStop {sleep}"
+    grace = spec["terminationGracePeriodSeconds"]
+    assert grace == ingest["preStopSleepSeconds"] + drain + ingest["terminationGraceMarginSeconds"], f"grace {grace}"
+    assert grace >= ingest["preStopSleepSeconds"] + drain + MINIMUM_GRACE_MARGIN, f"grace {grace} leaves no margin"
+    port = ingest["httpPort"]
+    assert container["ports"] == [{"name": "http", "containerPort": port, "protocol": "TCP"}], container["ports"]
+    assert env["DVP_HTTP_PORT"]["value"] == str(port), "DVP_HTTP_PORT is not ingest.httpPort"
+    probes = {k: (container[k]["httpGet"]["path"], container[k]["httpGet"]["port"]) for k in ("livenessProbe", "readinessProbe")}
+    assert probes == {"livenessProbe": ("/healthz", "http"), "readinessProbe": ("/readyz", "http")}, probes
+    assert "startupProbe" not in container, "a startup probe (the gateway is up in well under a second)"
+    if ingest["autoscaling"]["enabled"]:
+        assert "replicas" not in deployment["spec"], "replicas set while the HPA owns them"
+    else:
+        assert deployment["spec"]["replicas"] == ingest["replicaCount"]
+    # Credentials: files of the Secrets the values name, exactly those in use.
+    auth = ingest["auth"]
+    for name, block in (("DVP_API_KEYS", auth["apiKeys"]), ("DVP_JWKS", auth["jwt"])):
+        if block["existingSecret"]:
+            found = secret_file(env[name]["value"], mounts, volumes)
+            assert found == (block["existingSecret"], block["key"]), f"{name} is {found}, not a mounted Secret file"
+        else:
+            assert name not in env, f"{name} without its Secret"
+    jwt = {"DVP_JWT_AUDIENCE": auth["jwt"]["audience"], "DVP_JWT_ISSUER": auth["jwt"]["issuer"]}
+    for name, value in jwt.items():
+        assert env.get(name, {}).get("value", "") == (value if auth["jwt"]["existingSecret"] else ""), name
+    args = [str(a) for a in container["args"]]
+    assert ("--insecure-no-auth" in args) == auth["insecureNoAuth"] == (
+        not auth["apiKeys"]["existingSecret"] and not auth["jwt"]["existingSecret"]), f"args {args}"
+    # The workers' Kafka connection, entry for entry; each secret a mounted Secret file or a secretKeyRef.
+    worker_env = {e["name"]: e for e in worker["spec"]["template"]["spec"]["containers"][0]["env"]}
+    shared = {n: e for n, e in env.items() if KAFKA_CONNECTION.match(n)}
+    assert shared == {n: e for n, e in worker_env.items() if KAFKA_CONNECTION.match(n)}, "not the workers' Kafka connection"
+    for name, entry in shared.items():
+        if name.startswith("DVP_XFILE_") or name.endswith("_LOCATION"):
+            assert secret_file(entry["value"], mounts, volumes), f"{name}: {entry['value']} is not a mounted Secret file"
+    # Tuning: the gateway's own properties and settings, nothing of the consumers', nothing not given.
+    for prop, value in values["kafka"]["properties"].items():
+        name = "DVP_X_" + prop.replace(".", "_").upper()
+        assert name not in env or prop in ingest["kafkaProperties"], f"the consumers' {prop} given to the gateway"
+    for prop, value in ingest["kafkaProperties"].items():
+        rendered = env["DVP_X_" + prop.replace(".", "_").upper()]["value"]
+        assert rendered == (str(value).lower() if isinstance(value, bool) else str(value)), f"property {prop}"
+    for key, name in INGEST_SETTINGS.items():
+        value = ingest["settings"][key]
+        got = env.get(name, {}).get("value")
+        assert got == (None if value is None else str(value)), f"{name} is {got!r}, ingest.settings.{key} {value!r}"
+    catalog = env.get("DVP_CATALOG", {}).get("value")
+    assert catalog == (f"/etc/daily-values/catalog/{values['worker']['catalog']['key']}"
+                       if values["worker"]["catalog"]["configMap"] else None), "not the workers' catalog"
+    assert ingest["logLevel"] == env.get("DVP_LOG_LEVEL", {}).get("value", ""), "DVP_LOG_LEVEL"
+    (service,) = by_kind(gateway, "Service")
+    assert service["spec"]["selector"] == selector, "the gateway Service selects other pods"
+    assert service["spec"]["ports"] == [{"name": "http", "port": ingest["service"]["port"], "targetPort": "http",
+                                         "protocol": "TCP"}], service["spec"]["ports"]
+    for hpa in by_kind(gateway, "HorizontalPodAutoscaler"):
+        scaling = ingest["autoscaling"]
+        assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+        assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (scaling["minReplicas"], scaling["maxReplicas"])
+        metrics = {m["type"]: m for m in hpa["spec"]["metrics"]}
+        assert metrics["Resource"]["resource"]["target"]["averageUtilization"] == scaling["targetCPUUtilizationPercentage"]
+        if scaling["inFlightRequestsPerPod"]:
+            pods = metrics["Pods"]["pods"]
+            assert pods["metric"]["name"] == "dvp_ingest_in_flight_requests"
+            assert pods["target"]["averageValue"] == str(scaling["inFlightRequestsPerPod"]), pods
+        else:
+            assert set(metrics) == {"Resource"}, f"HPA metrics {sorted(metrics)}"
+    for pdb in by_kind(gateway, "PodDisruptionBudget"):
+        assert pdb["spec"]["selector"]["matchLabels"] == selector, "the gateway PDB selects other pods"
+        assert pdb["spec"]["maxUnavailable"] == ingest["podDisruptionBudget"]["maxUnavailable"]
+    for monitor in by_kind(gateway, "ServiceMonitor"):
+        assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+        assert monitor["spec"]["endpoints"][0]["port"] == "http"
+        assert not monitor["spec"]["selector"]["matchLabels"].items() <= worker["metadata"]["labels"].items()
+    for rule in by_kind(workers, "PrometheusRule"):
+        (group,) = [g for g in rule["spec"]["groups"] if g["name"] == "daily-values-ingest"]
+        job = f'job="{service["metadata"]["name"]}"'
+        assert all(job in r["expr"] for r in group["rules"]), "a gateway alert does not select the gateway's job"
+    return f"{len(gateway)} objects: {', '.join(kinds)}; grace {grace}"
 
 
 def check_finalize(cronjob: dict[str, Any], values: dict[str, Any], selector: dict[str, str]) -> None:
@@ -519,6 +666,8 @@ CI = {path.stem: yaml.safe_load(path.read_text()) for path in sorted((CHART / "c
 BASE = CI["postgres-values"]
 FHIR_URL = "https://fhir.acme-health.test/fhir/R4"
 FHIR_TOKEN_URL = "https://login.acme-health.test/oauth2/token"
+# The gateway with API keys, the least it needs.
+INGEST_API_KEYS = {"ingest": {"enabled": True, "auth": {"apiKeys": {"existingSecret": "daily-values-ingest-api-keys"}}}}
 
 
 def fhir_store(**settings: Any) -> dict[str, Any]:
@@ -773,6 +922,47 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
         fhir_store(url="http://fhir.local:8080/fhir", tls={"existingSecret": "t", "caKey": "ca.crt"}),
         "store.fhir.tls applies to an https:// store.fhir.url only",
     ),
+    # The gateway.
+    ("gateway without a credential", {"ingest": {"enabled": True}},
+     "ingest.enabled needs ingest.auth.apiKeys.existingSecret and/or ingest.auth.jwt.existingSecret"),
+    ("gateway without authentication, not acknowledged", {"ingest": {"enabled": True, "auth": {"insecureNoAuth": True}}},
+     "set ingest.auth.acknowledgeInsecureNoAuth=true as well"),
+    (
+        "gateway without authentication beside API keys",
+        merge(INGEST_API_KEYS, {"ingest": {"auth": {"insecureNoAuth": True, "acknowledgeInsecureNoAuth": True}}}),
+        "ingest.auth.insecureNoAuth excludes ingest.auth.apiKeys and ingest.auth.jwt",
+    ),
+    ("gateway JWKS without audience and issuer", {"ingest": {"enabled": True, "auth": {"jwt": {"existingSecret": "j"}}}},
+     "ingest.auth.jwt.existingSecret needs ingest.auth.jwt.audience and ingest.auth.jwt.issuer"),
+    ("gateway JWT audience without a JWKS", merge(INGEST_API_KEYS, {"ingest": {"auth": {"jwt": {"audience": "a"}}}}),
+     "ingest.auth.jwt.audience/issuer need ingest.auth.jwt.existingSecret"),
+    ("gateway API key file inline", merge(INGEST_API_KEYS, {"ingest": {"auth": {"apiKeys": {"value": "sha256:ab"}}}}),
+     "at '/ingest/auth/apiKeys': additional properties 'value' not allowed"),
+    ("gateway producer with acks", merge(INGEST_API_KEYS, {"ingest": {"kafkaProperties": {"acks": "1"}}}),
+     "invalid propertyName 'acks'"),
+    ("gateway producer without idempotence",
+     merge(INGEST_API_KEYS, {"ingest": {"kafkaProperties": {"enable_idempotence": False}}}),
+     "invalid propertyName 'enable_idempotence'"),
+    ("gateway secret librdkafka property", merge(INGEST_API_KEYS, {"ingest": {"kafkaProperties": {"sasl.password": "x"}}}),
+     "invalid propertyName 'sasl.password'"),
+    ("gateway no-auth through extraEnv",
+     merge(INGEST_API_KEYS, {"ingest": {"extraEnv": [{"name": "DVP_INSECURE_NO_AUTH", "value": "1"}]}}),
+     "at '/ingest/extraEnv/0'"),
+    ("gateway secret env var by value",
+     merge(INGEST_API_KEYS, {"ingest": {"extraEnv": [{"name": "DVP_X_SASL_PASSWORD", "value": "x"}]}}),
+     "at '/ingest/extraEnv/0'"),
+    ("gateway records per request of 0", merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxRecords": 0}}}),
+     "at '/ingest/settings/maxRecords': minimum: got 0, want 1"),
+    ("gateway body limit below 1 KiB", merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxBodyBytes": 1000}}}),
+     "at '/ingest/settings/maxBodyBytes': minimum"),
+    ("gateway drain timeout above its limit", merge(INGEST_API_KEYS, {"ingest": {"drainTimeoutSeconds": 3601}}),
+     "at '/ingest/drainTimeoutSeconds': maximum"),
+    ("gateway grace margin below minimum", merge(INGEST_API_KEYS, {"ingest": {"terminationGraceMarginSeconds": 4}}),
+     "at '/ingest/terminationGraceMarginSeconds': minimum: got 4, want 5"),
+    ("gateway log level it rejects", merge(INGEST_API_KEYS, {"ingest": {"logLevel": "critical"}}),
+     "at '/ingest/logLevel': value must be one of"),
+    ("gateway 5xx alert ratio above 1", {"prometheusRule": {"ingest": {"serverErrorRatio": 2}}},
+     "at '/prometheusRule/ingest/serverErrorRatio': maximum"),
     (
         "finalize with SQLite",
         {"store": {"type": "sqlite"}, "replicaCount": 1, "finalize": {"enabled": True}},
@@ -819,6 +1009,22 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         {"kafka": {"properties": {"client.id": "x"}, "secretProperties": {"client.id": {"existingSecret": "s", "key": "k"}}}},
         "kafka.secretProperties.client.id is also in kafka.properties",
     ),
+    (
+        "gateway HPA min above max",
+        merge(INGEST_API_KEYS, {"ingest": {"autoscaling": {"minReplicas": 5, "maxReplicas": 4}}}),
+        "ingest.autoscaling.minReplicas must not exceed ingest.autoscaling.maxReplicas",
+    ),
+    (
+        "gateway bytes in flight below one request's body",
+        merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxBodyBytes": 8388608, "maxInFlightBytes": 4194304}}}),
+        "ingest.settings.maxInFlightBytes must be at least ingest.settings.maxBodyBytes",
+    ),
+    (
+        "gateway producer property also a secret property",
+        merge(INGEST_API_KEYS, {"ingest": {"kafkaProperties": {"client.id": "g"}},
+                                "kafka": {"secretProperties": {"client.id": {"existingSecret": "s", "key": "k"}}}}),
+        "ingest.kafkaProperties.client.id is also in kafka.secretProperties",
+    ),
 ]
 
 # Every integer the chart renders, far above 999999 where the schema allows it: YAML gives templates float64s, which
@@ -843,6 +1049,36 @@ LARGE_NUMBERS: list[tuple[str, Any]] = [
     ("resources.limits.memory", 2147483648),
     ("prometheusRule.lagThreshold", 25000000),
 ]
+
+# The gateway beside ci/postgres-values.yaml (prometheusRule on: its alert group is checked too).
+INGEST_SCENARIOS: dict[str, dict[str, Any]] = {
+    "API keys, defaults": merge(INGEST_API_KEYS, {"prometheusRule": {"enabled": True}}),
+    "JWT only, fixed replicas, no PDB, producer tuning": {
+        "ingest": {"enabled": True, "replicaCount": 3, "autoscaling": {"enabled": False},
+                   "podDisruptionBudget": {"enabled": False}, "kafkaProperties": {"linger.ms": 5, "enable.gzip": True},
+                   "auth": {"jwt": {"existingSecret": "ingest-jwks", "key": "keys.json",
+                                    "audience": "https://ingest.acme-health.test", "issuer": "https://idp.test/"}}},
+        "kafka": {"properties": {"fetch.max.bytes": 52428800}},
+        "prometheusRule": {"enabled": True},
+    },
+    # Every setting at its schema maximum (the largest integers the chart renders: never 1e+12).
+    "every setting at its maximum": merge(INGEST_API_KEYS, {"prometheusRule": {"enabled": True}, "ingest": {"settings": {
+        "maxRecords": 1000000, "maxBodyBytes": 1073741824, "maxConcurrentRequests": 65536,
+        "maxInFlightBytes": 1099511627776, "requestTimeoutSeconds": 600, "idempotencyTTLSeconds": 2592000,
+        "idempotencyMaxKeys": 10000000, "idempotencyMaxRecords": 1000000000, "threads": 64, "maxConnections": 65536,
+        "maxConnectionsPerAddress": 65536}}}),
+}
+# (drain, preStop sleep, margin) at the schema's corners.
+INGEST_DEADLINES = [(1, 0, 5), (30, 5, 10), (3600, 120, 600)]
+
+
+def check_insecure_gateway(chart: Chart) -> str:
+    override = merge(BASE, {"ingest": {"enabled": True, "auth": {"insecureNoAuth": True, "acknowledgeInsecureNoAuth": True}}})
+    detail = check_scenario(chart, override, {"Deployment", "Service", "ServiceAccount", "PodDisruptionBudget"})
+    notes = helmchart.notes(override)
+    assert "WARNING ingest.auth.insecureNoAuth=true" in notes, "NOTES.txt does not warn about the gateway without auth"
+    return detail
+
 
 # Shutdown deadline at the schema's corners, with the backfill Job rendered too (Deployment + Job = 2 pod specs).
 WITH_JOB = {"backfill": {"enabled": True, "group": "backfill-deadline"}}
@@ -995,6 +1231,7 @@ def main() -> int:
         "hpa-values": {"Deployment", "Service", "HorizontalPodAutoscaler"},
         "keda-sasl-tls-values": base_kinds | {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "Job", "CronJob"},
         "fhir-values": base_kinds | {"ScaledObject", "Job"},
+        "ingest-values": base_kinds | {"ServiceMonitor", "PrometheusRule"},
     }
     assert set(scenarios) == set(CI), f"ci/ files {sorted(CI)} differ from the scenarios {sorted(scenarios)}"
     for name, kinds in scenarios.items():
@@ -1061,6 +1298,25 @@ def main() -> int:
         check.run(
             f"render ci/postgres-values.yaml + NetworkPolicy ({name})",
             lambda o=override: check_scenario(chart, o, base_kinds | {"NetworkPolicy"}),
+        )
+
+    for name, override in INGEST_SCENARIOS.items():
+        check.run(f"render the gateway: {name}",
+                  lambda o=merge(BASE, override): check_scenario(chart, o, base_kinds | {"PrometheusRule"}))
+        check.run(f"helm lint --strict (gateway: {name})", lambda o=merge(BASE, override): helm_lint(o))
+    check.run(
+        "render the gateway with ci/keda-sasl-tls-values.yaml (SASL password as an env var, consumer properties)",
+        lambda: check_scenario(chart, merge(CI["keda-sasl-tls-values"], merge(files_off, INGEST_API_KEYS)),
+                               scenarios["keda-sasl-tls-values"]),
+    )
+    check.run("gateway with insecureNoAuth acknowledged: --insecure-no-auth, NOTES warn",
+              lambda: check_insecure_gateway(chart))
+    for drain, sleep, margin in INGEST_DEADLINES:
+        override = merge(INGEST_API_KEYS, {"ingest": {"drainTimeoutSeconds": drain, "preStopSleepSeconds": sleep,
+                                                      "terminationGraceMarginSeconds": margin}})
+        check.run(
+            f"gateway pod: grace = preStop {sleep} + --drain-timeout {drain} + margin {margin}",
+            lambda o=merge(BASE, override): check_scenario(chart, o, base_kinds),
         )
 
     for drain, margin in DEADLINES:

@@ -57,7 +57,7 @@ The gateway's arguments: one shutdown deadline (a flag, so no environment entry 
 {{- define "dvw.ingest.args" -}}
 - --drain-timeout
 - {{ .Values.ingest.drainTimeoutSeconds | int64 | quote }}
-{{- if .Values.ingest.auth.insecureNoAuth }}
+{{- if and .Values.ingest.auth.insecureNoAuth .Values.ingest.auth.acknowledgeInsecureNoAuth }}
 - --insecure-no-auth
 {{- end }}
 {{- end -}}
