@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 /// `helm template` of `charts/daily-values-worker` with the real helm: the worker containers it renders (the
-/// Deployment's and the backfill Job's), each with its arguments and environment. helm prints YAML; the test venv's
+/// Deployment's and the backfill Job's) and the ingest gateway's, each with its arguments and environment. helm prints YAML; the test venv's
 /// PyYAML turns it into JSON.
 struct RenderedChart: Sendable {
     static let directory = TestEnvironment.root.appendingPathComponent("charts/daily-values-worker")
@@ -36,6 +36,8 @@ struct RenderedChart: Sendable {
     }
 
     var workerContainers: [WorkerContainer]
+    /// The gateway Deployment's container (`ingest.enabled`), the same shape.
+    var ingestContainers: [WorkerContainer]
 
     /// Renders with values.yaml, then each of `files` (paths under the chart, e.g. `ci/postgres-values.yaml`), then each
     /// JSON document in `overrides`; later ones win, as with helm's repeated `-f`.
@@ -59,17 +61,23 @@ struct RenderedChart: Sendable {
         guard let objects = try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]] else {
             throw Failure(description: "helm printed no list of objects")
         }
-        return RenderedChart(workerContainers: objects.flatMap(workerContainers(in:)))
+        return RenderedChart(
+            workerContainers: objects.flatMap { containers(in: $0, component: nil) },
+            ingestContainers: objects.flatMap { containers(in: $0, component: "ingest") })
     }
 
-    /// The Deployment's containers, and the backfill Job's (the other Jobs and CronJobs run `dlq` or `storectl`).
-    private static func workerContainers(in object: [String: Any]) -> [WorkerContainer] {
+    /// With `component` nil the worker's: the Deployment's containers, and the backfill Job's (the other Jobs and
+    /// CronJobs run `dlq` or `storectl`); with `ingest` the gateway Deployment's.
+    private static func containers(in object: [String: Any], component: String?) -> [WorkerContainer] {
         let metadata = object["metadata"] as? [String: Any] ?? [:]
         let labels = metadata["labels"] as? [String: String] ?? [:]
         let kind = object["kind"] as? String ?? ""
-        guard kind == "Deployment" || (kind == "Job" && labels["app.kubernetes.io/component"] == "backfill") else {
-            return []
-        }
+        let own = labels["app.kubernetes.io/component"]
+        let wanted =
+            component == nil
+            ? (kind == "Deployment" && own == nil) || (kind == "Job" && own == "backfill")
+            : kind == "Deployment" && own == component
+        guard wanted else { return [] }
         let spec = (object["spec"] as? [String: Any])?["template"] as? [String: Any]
         let containers = (spec?["spec"] as? [String: Any])?["containers"] as? [[String: Any]] ?? []
         return containers.map { container in
