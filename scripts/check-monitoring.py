@@ -221,8 +221,9 @@ def scrape_when(url: str, awaited: list[str], who: str) -> str:
 
 
 def post_to_gateway(bin_dir: Path, work: Path, bootstrap: Path, awaited: list[str]) -> str:
-    """Starts `ingest` with an API key file on the devbroker, POSTs one valid and one invalid event (202, 422) and
-    returns its /metrics once each family of `awaited` has a series; stops it with SIGTERM (exit 0)."""
+    """Starts `ingest` with an API key file on the devbroker, POSTs one valid and one invalid event (a JSON array
+    each; 202, 422) and returns its /metrics once each family of `awaited` has a series; stops it with SIGTERM
+    (exit 0)."""
     key = "check-monitoring-" + "7" * 32
     (work / "api-keys").write_text(f"sha256:{hashlib.sha256(key.encode()).hexdigest()}  tenant=monitoring  patients=*\n")
     run([bin_dir / "producer", "generate", "--patients", "1", "--days", "1", "--seed", "4", "--out", work / "valid.jsonl"])
@@ -245,7 +246,7 @@ def post_to_gateway(bin_dir: Path, work: Path, bootstrap: Path, awaited: list[st
             time.sleep(0.2)
         for body, status in ((event, 202), ({**event, "metric": "no_such_metric"}, 422)):
             request = urllib.request.Request(
-                f"{base}/v1/daily-values", data=json.dumps(body).encode(), method="POST",
+                f"{base}/v1/daily-values", data=json.dumps([body]).encode(), method="POST",
                 headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
             try:
                 answer = urllib.request.urlopen(request, timeout=20).status
