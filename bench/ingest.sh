@@ -17,8 +17,8 @@
 #                       default N), so that its timing is not dominated by its start
 #   --warmup S          seconds of wrk against each server before it is measured (default 3; not counted)
 #   --report FILE       the markdown report (default bench/REPORT-ingest.md)
-#   --perf              after the rounds, one more gateway run (not counted) under `perf record -g`; its top
-#                       symbols go into the report
+#   --perf / --no-perf  after the rounds, one more gateway run (not counted) under `perf record -g`, its top
+#                       symbols in the report: always / never (default: when a target is not met and perf exists)
 #   --no-build          use the existing release build
 #   --bin DIR           use ingest, producer and devbroker from DIR (implies --no-build)
 #
@@ -40,7 +40,7 @@ EVENTS=100000
 PARTITIONS=32
 PASSES=10
 WARMUP=3
-PERF=0
+PERF=auto
 BUILD=1
 BIN_DIR=""
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,6 +59,7 @@ while [ $# -gt 0 ]; do
         --warmup) WARMUP=${2:?}; shift 2 ;;
         --report) REPORT=$(realpath -m "${2:?}"); shift 2 ;;
         --perf) PERF=1; shift ;;
+        --no-perf) PERF=0; shift ;;
         --no-build) BUILD=0; shift ;;
         --bin) BIN_DIR=${2:?}; BUILD=0; shift 2 ;;
         -h|--help) usage ;;
@@ -300,6 +301,7 @@ measure_http() {
     # the window runs to the settled end offsets, a little longer than wrk.
     other=$(calc "(($busy1 - $busy0) - ($c1 - $c0) - ($b1 - $b0) - ($wu + $ws)) / $seconds" 2)
     put "${label}_other_cores" "$other"
+    put "${label}_busy_cores" "$(calc "($busy1 - $busy0) / $seconds" 2)"
     # Accepted events in the topic against the client's count: every 2xx answer put its 100 events there before it
     # was sent; at most the requests in flight when wrk stopped (C × 100 events) may add some without an answer.
     local flags=""
@@ -347,6 +349,7 @@ measure_publish() {
     put "${label}_cpu_us" "$(calc "($user + $sys) * 1e6 / $expected" 2)"
     put "${label}_broker_cpu_us" "$(calc "($b1 - $b0) * 1e6 / $expected" 2)"
     put "${label}_other_cores" "$(calc "(($busy1 - $busy0) - ($user + $sys) - ($b1 - $b0)) / ($t1 - $t0)" 2)"
+    put "${label}_busy_cores" "$(calc "($busy1 - $busy0) / ($t1 - $t0)" 2)"
     local flags=""
     [ "$events" -ne "$expected" ] && flags="topic grew by $events, not $expected"
     put "${label}_flags" "$(echo "$flags" | tr ' ' '_')"
@@ -363,10 +366,14 @@ perf_profile() {
     run_wrk "$DURATION" "$OUT/perf.wrk"
     wait "$perf_pid" || true
     stop_server
-    perf report -i "$OUT/perf.data" --no-children --sort comm,dso,symbol --stdio 2>/dev/null |
-        grep -E '^ +[0-9.]+%' | head -n 30 >"$OUT/perf.txt" || true
-    perf report -i "$OUT/perf.data" --no-children --sort comm --stdio 2>/dev/null |
-        grep -E '^ +[0-9.]+%' | head -n 12 >"$OUT/perf-comm.txt" || true
+    perf_top comm,dso,symbol 30 >"$OUT/perf.txt"
+    perf_top comm 12 >"$OUT/perf-comm.txt"
+    perf_top dso 12 >"$OUT/perf-dso.txt"
+}
+# perf_top SORT N: the first N lines of `perf report --no-children --sort SORT`, Swift symbols demangled.
+perf_top() {
+    perf report -i "$OUT/perf.data" -g none --no-children --sort "$1" --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' |
+        head -n "$2" | sed 's/[[:space:]-]*$//' | { swift demangle --simplified 2>/dev/null || cat; } | cut -c1-160 || true
 }
 
 # MARK: - Run
@@ -385,10 +392,7 @@ for r in $(seq 1 "$ROUNDS"); do
         sleep 1
     done
 done
-[ "$PERF" -eq 1 ] && perf_profile
 put load_at_end "$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')"
-
-# MARK: - Report
 
 # median KEY-SUFFIX SIDE: the median over the rounds of rN_SIDE_SUFFIX.
 median() {
@@ -396,6 +400,11 @@ median() {
     for r in $(seq 1 "$ROUNDS"); do get "r${r}_$2_$1"; done | sort -g |
         awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+TARGETS_MET=$(awk -v g="$(median rate gw)" -v p="$(median rate peer)" -v u="$(median rate pub)" \
+    -v g99="$(median p99_ms gw)" -v p99="$(median p99_ms peer)" 'BEGIN { print (g >= 3 * p && g99 <= p99 && g >= 0.5 * u) ? 1 : 0 }')
+if [ "$PERF" = 1 ] || { [ "$PERF" = auto ] && [ "$TARGETS_MET" = 0 ]; }; then perf_profile; fi
+
+# MARK: - Report
 flag_text() { local f; f=$(get "$1_flags" | tr '_' ' '); echo "${f:-—}"; }
 
 http_row() {
@@ -403,7 +412,7 @@ http_row() {
     echo "| $1 | $name | $(fmt "$(get "${l}_rate")")/s | $(get "${l}_req_rate") | $(get "${l}_p50_ms") | $(get "${l}_p99_ms") |" \
         "$(get "${l}_max_ms") | $(get "${l}_2xx") | $(get "${l}_non2xx") | $(get "${l}_socket_errors") |" \
         "$(get "${l}_cpu_us") µs ($(get "${l}_cores") cores) | $(get "${l}_broker_cpu_us") µs | $(get "${l}_wrk_cpu_us") µs |" \
-        "$(get "${l}_other_cores") | $(flag_text "$l") |"
+        "$(get "${l}_busy_cores") / $(get "${l}_other_cores") | $(flag_text "$l") |"
 }
 
 write_ingest_report() {
@@ -439,8 +448,10 @@ compares figures of this run.
 ## Machine
 - \`nproc\`: $(nproc); CPU: $cpu_model; memory: $mem
 - load average (1/5/15 min) at start: $(get load_at_start | tr '/' ' '); at the end: $(get load_at_end | tr '/' ' ')
-- other processes' CPU during each measurement: the "other" column below (all busy CPU time of the machine minus
-  the server's, the broker's and the client's, in cores); anything above ~0.1 means other jobs shared the cores
+- other processes during each measurement: the "machine busy / other" column below — all busy CPU time of the
+  machine (\`/proc/stat\`) in cores, and what is left of it after the server's, the broker's and the client's
+  (wrk, or nothing for \`producer publish\`, whose CPU is its own); "other" above ~0.1 means other jobs shared the
+  cores, "busy" near $(nproc) means the machine had no CPU to spare
 - $(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' /etc/os-release), kernel $(uname -r); $(swift --version 2>/dev/null | head -n 1)
 - librdkafka $(dpkg-query -W -f '${Version}' librdkafka1 2>/dev/null) (the mock cluster of \`devbroker\`, 3 brokers, $PARTITIONS partitions
   per topic, a fresh topic per side and round); $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)
@@ -474,7 +485,7 @@ compares figures of this run.
 - **Order:** odd rounds gateway, peer, publish; even rounds publish, peer, gateway.
 
 ## Per round
-| Round | Side | Accepted events/s | Requests/s | p50 ms | p99 ms | max ms | 2xx | non-2xx | socket errors | Server CPU/event | Broker CPU/event | wrk CPU/event | Other (cores) | Flags |
+| Round | Side | Accepted events/s | Requests/s | p50 ms | p99 ms | max ms | 2xx | non-2xx | socket errors | Server CPU/event | Broker CPU/event | wrk CPU/event | Machine busy / other (cores) | Flags |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 EOF
         for r in $(seq 1 "$ROUNDS"); do
@@ -483,13 +494,13 @@ EOF
         done
         cat <<EOF
 
-| Round | producer publish events/s (its summary) | wall rate | events in topic | producer CPU/event | Broker CPU/event | Other (cores) | Flags |
+| Round | producer publish events/s (its summary) | wall rate | events in topic | producer CPU/event | Broker CPU/event | Machine busy / other (cores) | Flags |
 |---|---|---|---|---|---|---|---|
 EOF
         for r in $(seq 1 "$ROUNDS"); do
             local l="r${r}_pub"
             echo "| $r | $(fmt "$(get "${l}_rate")")/s | $(fmt "$(get "${l}_wall_rate")")/s | $(get "${l}_events") |" \
-                "$(get "${l}_cpu_us") µs | $(get "${l}_broker_cpu_us") µs | $(get "${l}_other_cores") | $(flag_text "$l") |"
+                "$(get "${l}_cpu_us") µs | $(get "${l}_broker_cpu_us") µs | $(get "${l}_busy_cores") / $(get "${l}_other_cores") | $(flag_text "$l") |"
         done
         cat <<EOF
 
@@ -531,9 +542,11 @@ EOF
 
 ## Profile of the gateway (perf record -g, an extra run not counted above)
 \`perf record -F 499 -g -p PID\` over a ${DURATION} s wrk run like the measured ones; \`perf report --no-children\`.
-Per thread name:
+Per thread name, and per binary:
 \`\`\`
 $(cat "$OUT/perf-comm.txt")
+
+$(cat "$OUT/perf-dso.txt")
 \`\`\`
 Top symbols (self):
 \`\`\`
