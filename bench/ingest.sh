@@ -524,6 +524,14 @@ Judged on the medians above$note.
 | accepted events/s ≥ 0.5 × \`producer publish\`'s | $(ratio "$gw" "$pub") × | $(verdict "$pub_ok") |
 | the gateway's CPU per accepted event reported | $(median cpu_us gw) µs (the peer: $(median cpu_us peer) µs) | reported |
 
+What the rate targets need, next to what this machine allowed (computed from this run's medians, not a
+forecast): 3 × the peer is $(fmt "$(calc "3 * $peer")")/s and 0.5 × publish $(fmt "$(calc "0.5 * $pub")")/s; the gateway
+used $(median cores gw) cores while the machine was $(median busy_cores gw) cores busy (other jobs $(median other_cores gw));
+all $(nproc) cores at the measured CPU per accepted event of the gateway + broker + wrk
+($(median cpu_us gw) + $(median broker_cpu_us gw) + $(median wrk_cpu_us gw) µs) would carry at most
+$(fmt "$(calc "$(nproc) * 1e6 / ($(median cpu_us gw) + $(median broker_cpu_us gw) + $(median wrk_cpu_us gw))")")/s; the peer runs one
+Python event loop ($(median cores peer) cores in its runs).
+
 Per round (same round, same data): $(for r in $(seq 1 "$ROUNDS"); do
             printf 'round %s: %s × the peer, %s × publish; ' "$r" "$(ratio "$(get "r${r}_gw_rate")" "$(get "r${r}_peer_rate")")" \
                 "$(ratio "$(get "r${r}_gw_rate")" "$(get "r${r}_pub_rate")")"; done | sed 's/; $//').
