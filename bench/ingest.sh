@@ -447,6 +447,10 @@ compares figures of this run.
 
 ## Machine
 - \`nproc\`: $(nproc); CPU: $cpu_model; memory: $mem
+- **anything else running?** $(other_max=$(for r in $(seq 1 "$ROUNDS"); do for s in gw peer pub; do get "r${r}_${s}_other_cores"; done; done |
+    sort -g | tail -n 1); if [ "$(ge "$other_max" 0.1)" = 1 ]; then
+    echo "yes: other processes used up to $other_max cores during the measurements, so these figures are lower than an idle machine's (the ratios still compare sides of this run)"
+    else echo "no: other processes used at most $other_max cores during the measurements"; fi)
 - load average (1/5/15 min) at start: $(get load_at_start | tr '/' ' '); at the end: $(get load_at_end | tr '/' ' ')
 - other processes during each measurement: the "machine busy / other" column below — all busy CPU time of the
   machine (\`/proc/stat\`) in cores, and what is left of it after the server's, the broker's and the client's
