@@ -12,6 +12,8 @@ packages=(
 )
 # The image build (scripts/build-image.sh): buildah with chroot isolation, debootstrap for the base images.
 if [[ "${DVP_WITH_IMAGE:-0}" == 1 ]]; then packages+=(buildah debootstrap); fi
+# bench/ingest.sh: wrk (the load generator) and the Python peer gateway's packages (../shared/bench/peer/peer_gateway.py).
+if [[ "${DVP_WITH_BENCH_PEERS:-0}" == 1 ]]; then packages+=(wrk python3-fastapi python3-uvicorn python3-confluent-kafka); fi
 
 missing=()
 for p in "${packages[@]}"; do
