@@ -37,7 +37,7 @@ struct IngestRequestHandler: Sendable {
             }
             if let key = try IngestRequestHandler.idempotencyKey(request.headers) {
                 let fingerprint = Self.fingerprint(body, format: admission.format)
-                let tableKey = IdempotencyTable.Key(tenant: admission.scope.tenant, key: key)
+                let tableKey = IdempotencyTable.Key(scope: admission.scope, key: key)
                 switch idempotency.start(tableKey, fingerprint: fingerprint) {
                 case .fresh:
                     reservation = PendingPublish.Reservation(
