@@ -66,7 +66,8 @@ enum IngestOptions {
             "--max-in-flight-bytes", "N",
             help: """
                 body bytes the gateway holds for the requests being handled, together: announced,
-                received (chunked bodies as they arrive), inflated (default 67108864); more: 429
+                received (chunked bodies as they arrive), inflated (default 67108864); more: 429.
+                The producer's queue is bounded to twice this (queue.buffering.max.kbytes)
                 """),
         .value(
             "--request-timeout", "SECONDS",

@@ -182,8 +182,24 @@ public final class IngestService: Sendable {
         // A record not acknowledged by the request deadline has been answered 503 already: let it fail then
         // rather than arrive minutes later (a retry sends it again; `-X message.timeout.ms` overrides).
         producer.messageTimeoutMs = max(1000, Int(configuration.limits.requestTimeout.milliseconds))
+        (producer.queueMaxKilobytes, producer.queueMaxMessages) = producerQueueBound(configuration.limits)
         producer.extra = configuration.kafkaProperties
         return producer
+    }
+
+    /// librdkafka's local queue, bounded by what the gateway admits rather than by librdkafka's 1 GiB default.
+    ///
+    /// Every queued record belongs to a request charged with its decoded body (``IngestAdmission``), and a record's
+    /// value is a piece of that body and its key (the patient id) a piece of the value: the records of every
+    /// admitted request take at most twice `--max-in-flight-bytes` (librdkafka counts key and value), and there are
+    /// at most `--max-concurrent-requests` × `--max-records` of them. A request answered 503 at its deadline gives
+    /// its share back while librdkafka may still hold its records (until `message.timeout.ms`); with this bound they
+    /// make a new request's records fail at once (503, queue full) instead of growing the process. `-X
+    /// queue.buffering.max.kbytes=…` / `max.messages` still override it.
+    static func producerQueueBound(_ limits: IngestConfiguration.Limits) -> (kilobytes: Int, messages: Int) {
+        let kilobytes = (2 * limits.maxInFlightBytes + 1023) / 1024
+        let messages = limits.maxConcurrentRequests.multipliedReportingOverflow(by: limits.maxRecords)
+        return (min(kilobytes, Int(Int32.max)), messages.overflow ? 10_000_000 : min(messages.partialValue, 10_000_000))
     }
 
     static func catalog(_ file: String?) throws(IngestConfigurationError) -> MetricCatalog {
