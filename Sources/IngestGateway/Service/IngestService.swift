@@ -217,7 +217,10 @@ public final class IngestService: Sendable {
             maxConnections: configuration.maxConnections,
             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
             idleTimeout: .seconds(5),
-            // A slow client cannot hold a connection past its request's deadline plus the time to send the answer.
+            // One request per connection (every answer says `Connection: close`; a keep-alive client gets a new
+            // connection, and deadline, per request), so the deadline from accept is that request's: the idle
+            // timeout bounds the wait for its head (5 s, as long as this margin), then the request deadline and the
+            // time to send the answer. A slow client cannot hold a connection past it.
             connectionDeadline: requestTimeout + .seconds(5),
             memoryPerConnection: 16 * 1024, threads: configuration.threads,
             maxRequestBodyBytes: configuration.limits.maxBodyBytes)
