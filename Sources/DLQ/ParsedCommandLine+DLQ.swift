@@ -29,19 +29,13 @@ extension ParsedCommandLine {
         .help,
     ]
 
-    /// The bootstrap servers: `--brokers`, else the first line of `--brokers-file`.
-    /// - Throws: ``UsageError`` when neither is given or the file cannot be read.
+    /// The bootstrap servers, by the rule every executable shares (`bootstrapServers(parsingFile:)`).
+    /// - Throws: ``UsageError`` when neither is given or the file cannot be read or names no servers.
     func brokers() throws -> String {
-        if let brokers = value("--brokers") { return brokers }
-        guard let path = value("--brokers-file") else {
-            throw UsageError(option: "--brokers", "no brokers given: pass --brokers, --brokers-file or DVP_BROKERS")
+        switch try bootstrapServers(parsingFile: KafkaMockCluster.BootstrapFile.naming(servers:)) {
+        case .list(let servers): servers
+        case .file(let file): file.bootstrapServers
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw UsageError.invalid("--brokers-file", "cannot read the file")
-        }
-        let servers = KafkaMockCluster.BootstrapFile(parsing: text).bootstrapServers
-        guard !servers.isEmpty else { throw UsageError.invalid("--brokers-file", "the file names no servers") }
-        return servers
     }
 
     /// The dead-letter topic.

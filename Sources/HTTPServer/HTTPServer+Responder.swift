@@ -6,7 +6,8 @@ extension HTTPServer {
         case respond(Response)
         /// Read the body (within the limits) and hand the request to the handler with this ticket. The server keeps
         /// the ticket until the request has ended however it ended (answered, the client gone, the server stopping)
-        /// and then drops it: a class whose `deinit` releases what the request held is the way to never leak it.
+        /// and then drops it: a class whose `deinit` releases what the request held is the way to never leak it. A
+        /// ticket that is a ``BodyMeter`` is told the body bytes held as they arrive, and may refuse the body.
         case proceed(Ticket)
     }
 

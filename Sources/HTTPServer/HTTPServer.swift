@@ -105,9 +105,9 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops serving: answers every request still waiting for its ``Responder`` with `waiting` (by default 503 with
-    /// `Retry-After: 1`; up to 2 s for those answers to be sent), closes the listening socket and every open
-    /// connection, and returns once the server threads have ended. Blocks the calling thread. Safe to call more than
-    /// once.
+    /// `Retry-After: 1`) — a request already answered keeps its own answer — and gives every answer up to 2 s to be
+    /// sent; then closes the listening socket and every open connection, and returns once the server threads have
+    /// ended. Blocks the calling thread. Safe to call more than once.
     public func shutdown(answeringWaitingWith waiting: Response? = nil) {
         daemon.stop(answeringWaitingWith: waiting ?? MicroHTTPDResponders.stopping)
     }

@@ -14,7 +14,8 @@ import Hashing
 /// A presented key is hashed and compared with every hash in the file in constant time. Keys are opaque: any token
 /// that is not shaped like a JWT (three dot-separated parts) is this verifier's to decide. The file is checked at
 /// most once per `checkInterval` and re-read when its inode, size or times changed (replace it with `mv` for an
-/// atomic switch); a re-read that fails keeps the keys in use and is reported (``lastReloadError``, `onReload`).
+/// atomic switch); a re-read that fails keeps the keys in use and is reported (``lastReloadError``, `onReload`). A
+/// file without a key is refused like a malformed one, at start and on a re-read.
 public final class APIKeyFile: BearerTokenVerifier {
     private let file: ReloadingFile<APIKeyTable>
 
@@ -24,7 +25,8 @@ public final class APIKeyFile: BearerTokenVerifier {
     ///   - checkInterval: how often at most a request stats the file to see whether it changed.
     ///   - onReload: told of every re-read after start (keys loaded, or why the file was refused); called on the
     ///     request's thread after the new keys are in place, so it should only log or count.
-    /// - Throws: ``CredentialFileError`` naming the file and, when malformed, the line (never its text).
+    /// - Throws: ``CredentialFileError`` naming the file and, when malformed, the line (never its text); `malformed`
+    ///   for a file that holds no key.
     public init(
         path: String, checkInterval: Duration = .seconds(1),
         onReload: (@Sendable (CredentialReload) -> Void)? = nil

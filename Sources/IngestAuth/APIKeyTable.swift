@@ -15,7 +15,8 @@ struct APIKeyTable: CredentialFileContent {
 
     static let digestPrefix = "sha256:"
 
-    /// - Throws: ``CredentialFileError``: `unreadable` for bytes that are not UTF-8, `malformed` with the line.
+    /// - Throws: ``CredentialFileError``: `unreadable` for bytes that are not UTF-8, `malformed` with the line, or
+    ///   without one for a file that holds no key.
     init(parsing bytes: [UInt8], path: String) throws(CredentialFileError) {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CredentialFileError(.unreadable, path: path, "is not UTF-8 text")
@@ -40,6 +41,12 @@ struct APIKeyTable: CredentialFileContent {
             if let earlier = lineOfDigest[digest] { throw malformed("the same key hash as line \(earlier)") }
             lineOfDigest[digest] = number
             entries.append(Entry(digest: digest, scope: try Self.scope(fields.dropFirst(), malformed)))
+        }
+        // A file without a key lets nobody in: a truncated file or a wrong path, never what an operator meant.
+        guard !entries.isEmpty else {
+            throw CredentialFileError(
+                .malformed, path: path,
+                "holds no API key (every line is blank or a comment): every request would be refused 401")
         }
     }
 

@@ -31,6 +31,13 @@ extension KafkaMockCluster {
             writtenByDevBroker = lines.contains(Self.marker)
         }
 
+        /// A `--brokers-file`'s content, or nil when its text names no servers (for
+        /// `ParsedCommandLine.bootstrapServers(parsingFile:)`, the one reader of the file).
+        public static func naming(servers text: String) -> Self? {
+            let file = Self(parsing: text)
+            return file.bootstrapServers.isEmpty ? nil : file
+        }
+
         /// The file's text: the bootstrap list, then the marker when `writtenByDevBroker`.
         public var text: String {
             bootstrapServers + "\n" + (writtenByDevBroker ? Self.marker + "\n" : "")

@@ -30,6 +30,9 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public var batchMaxMessages: Int = 10_000
     /// `queue.buffering.max.messages`: local queue bound; a full queue makes `send` back off, never drop.
     public var queueMaxMessages: Int = 100_000
+    /// `queue.buffering.max.kbytes`: the local queue's bound on the records' key and value bytes, in KiB (librdkafka's
+    /// default: 1 GiB); a full queue makes `send` back off (the completion-based `send` fails the record instead).
+    public var queueMaxKilobytes: Int = 1_048_576
     /// Raw librdkafka properties applied last (SASL/TLS, tuning), like kcat `-X`.
     public var extra: [String: String] = [:]
 
@@ -64,6 +67,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
             ("batch.num.messages", String(batchMaxMessages)),
             ("message.max.bytes", String(messageMaxBytes)),
             ("queue.buffering.max.messages", String(queueMaxMessages)),
+            ("queue.buffering.max.kbytes", String(queueMaxKilobytes)),
         ]
         return typed + extra.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
     }

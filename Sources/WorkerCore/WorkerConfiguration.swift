@@ -208,25 +208,17 @@ public struct WorkerConfiguration: Sendable {
         address on loopback) or with --allow-development-key (DVP_ALLOW_DEVELOPMENT_KEY=true), never in production
         """
 
-    /// The bootstrap list: `--brokers`, else `--brokers-file`, else `DVP_BROKERS`, else `DVP_BROKERS_FILE`.
+    /// The bootstrap list (the one rule of every executable: `ParsedCommandLine.bootstrapServers(parsingFile:)`).
     /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
     static func bootstrapServers(_ args: ParsedCommandLine) throws -> (servers: String, fromDevBroker: Bool) {
-        if let brokers = args.given("--brokers"), !brokers.isEmpty { return (brokers, false) }
-        if let file = args.given("--brokers-file") { return try bootstrapFile(file) }
-        if let brokers = args.fromEnvironment("--brokers") { return (brokers, false) }
-        if let file = args.fromEnvironment("--brokers-file") { return try bootstrapFile(file) }
-        throw WorkerError.configuration("--brokers (or DVP_BROKERS, or --brokers-file) is required")
-    }
-
-    static func bootstrapFile(_ path: String) throws -> (servers: String, fromDevBroker: Bool) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw WorkerError.configuration("--brokers-file: cannot read '\(path)'")
+        do throws(UsageError) {
+            switch try args.bootstrapServers(parsingFile: KafkaMockCluster.BootstrapFile.naming(servers:)) {
+            case .list(let servers): return (servers, false)
+            case .file(let file): return (file.bootstrapServers, file.isLocalDevBroker)
+            }
+        } catch {
+            throw WorkerError.configuration(error.message)
         }
-        let file = KafkaMockCluster.BootstrapFile(parsing: text)
-        guard !file.bootstrapServers.isEmpty else {
-            throw WorkerError.configuration("--brokers-file: '\(path)' holds no bootstrap list")
-        }
-        return (file.bootstrapServers, file.isLocalDevBroker)
     }
 
     /// The flag's integer within `range`, else `fallback`.
@@ -244,7 +236,9 @@ public struct WorkerConfiguration: Sendable {
     static func timestamp(_ text: String, flag: String) throws -> Int64 {
         if let ms = Int64(text), ms >= 0 { return ms }
         let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+        ] {
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
         }

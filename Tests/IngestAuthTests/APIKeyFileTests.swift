@@ -43,9 +43,9 @@ import Testing
         }
     }
 
-    @Test func recognizesEveryTokenThatIsNotShapedLikeAJWT() throws {
-        let keys = try APIKeyFile(path: try directory.write("keys", "# no keys yet\n"))
-        #expect(keys.keyCount == 0)
+    @Test func recognizesEveryTokenThatIsNotShapedLikeAJWT() async throws {
+        let keys = try APIKeyFile(path: try directory.write("keys", try await hashLine("k-1", "tenant=t patients=*")))
+        #expect(keys.keyCount == 1)
         #expect(keys.recognizes("3f9a0c"))
         #expect(keys.recognizes("a.b"))
         #expect(!keys.recognizes("a.b.c"))
@@ -137,6 +137,31 @@ import Testing
         #expect(!failure.description.contains("good-key"))
         try await Task.sleep(for: .milliseconds(60))
         #expect(try keys.verify("good-key").tenant == "clinic-a")
+        #expect(reloads.withLock { $0 } == [.failed(failure)])
+    }
+
+    @Test(arguments: ["", "\n\n", "# no keys yet\n", "  \t\n# sha256:00 tenant=t patients=*\n"])
+    func aFileWithoutAKeyIsRefusedAtStart(text: String) throws {
+        let path = try directory.write("keys", text)
+        let message = "holds no API key (every line is blank or a comment): every request would be refused 401"
+        #expect(startError(text) == CredentialFileError(.malformed, path: path, message))
+    }
+
+    @Test func aFileEmptiedOnReloadKeepsTheOldKeysAndIsReported() async throws {
+        let path = try directory.write("keys", try await hashLine("good-key", "tenant=clinic-a patients=ca-"))
+        let reloads = Mutex<[CredentialReload]>([])
+        let keys = try APIKeyFile(
+            path: path, checkInterval: .seconds(3600), onReload: { event in reloads.withLock { $0.append(event) } })
+        try directory.write("keys", "# emptied by a broken deployment\n")
+        let event = keys.reloadIfChanged()
+        guard case .failed(let failure)? = event else {
+            Issue.record("an emptied file must be refused, got \(String(describing: event))")
+            return
+        }
+        #expect(failure.code == .malformed && failure.path == path && failure.description.contains("holds no API key"))
+        #expect(keys.lastReloadError == failure)
+        #expect(keys.keyCount == 1)
+        #expect(try keys.verify("good-key").tenant == "clinic-a", "the last good keys stay in use")
         #expect(reloads.withLock { $0 } == [.failed(failure)])
     }
 }

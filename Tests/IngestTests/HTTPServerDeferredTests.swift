@@ -106,4 +106,46 @@ struct HTTPServerDeferredTests {
         #expect(server.waitingRequests == 0)
         #expect(await eventually(timeout: .seconds(3)) { Ticket.alive.load(ordering: .relaxed) == 0 })
     }
+
+    @Test("An answer decided just before the stop is sent whole: the stop neither replaces it nor cuts it off")
+    func answerDecidedBeforeStop() async throws {
+        let service = Service()
+        let server = try Self.start(service, threads: 1)
+        let port = server.port
+        // Bigger than the socket buffers of both ends together: the answer is still being written when the stop
+        // begins, because the client reads nothing until then.
+        let size = 24 << 20
+        let received = await onThread { () -> (status: Int?, bodyBytes: Int, refused: Bool) in
+            guard let client = RawSocket(host: "127.0.0.1", port: port) else { return (nil, 0, false) }
+            client.send(Array("GET /wait HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            let end = ContinuousClock.now + .seconds(10)
+            while service.parked.withLock({ $0.isEmpty }), ContinuousClock.now < end { usleep(2_000) }
+            service.parked.withLock { $0.first }?.send(.init(status: 200, body: [UInt8](repeating: 0x61, count: size)))
+            // The first bytes of the answer arrived: it is decided and on its way.
+            var pfd = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 10_000)
+            let stopped = DispatchSemaphore(value: 0)
+            Thread {
+                server.shutdown()
+                stopped.signal()
+            }.start()
+            // The old stop closed the listening socket at once, answers unwritten or not; a stop that waits for the
+            // decided answer keeps it open until it went out. Read once the listener is gone, or after 500 ms.
+            var refused = false
+            let probeEnd = ContinuousClock.now + .milliseconds(500)
+            while ContinuousClock.now < probeEnd {
+                guard RawSocket(host: "127.0.0.1", port: port) != nil else {
+                    refused = true
+                    break
+                }
+                usleep(10_000)
+            }
+            let (bytes, _) = client.readUntilClosed(timeout: .seconds(10))
+            let response = RawHTTPResponse(bytes)
+            stopped.wait()
+            return (response?.status, response?.body.count ?? 0, refused)
+        }
+        #expect(received.status == 200)
+        #expect(received.bodyBytes == size, "the whole answer, not cut off by the stop (refused: \(received.refused))")
+    }
 }

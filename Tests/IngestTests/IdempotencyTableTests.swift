@@ -1,3 +1,4 @@
+import IngestAuth
 import Testing
 
 @testable import IngestGateway
@@ -11,7 +12,7 @@ import Testing
     }
 
     static func key(_ name: String, tenant: String = "a") -> IdempotencyTable.Key {
-        IdempotencyTable.Key(tenant: tenant, key: name)
+        IdempotencyTable.Key(scope: IngestScope(tenant: tenant, patientPrefix: ""), key: name)
     }
 
     /// What `start` decided, as a word (and the receipt of a replay).

@@ -11,6 +11,7 @@ struct IngestAuthenticationTests {
     static let verifier = FixedTokenVerifier(
         scopes: [
             "test-clinic-a": IngestScope(tenant: "clinic-a", patientPrefix: "p-0000"),
+            "test-clinic-a-wide": IngestScope(tenant: "clinic-a", patientPrefix: "p-"),
             "test-everyone": IngestScope(tenant: "ops", patientPrefix: ""),
             "test-nobody": IngestScope(tenant: "clinic-z", patientPrefix: "zz-"),
         ],
@@ -92,6 +93,34 @@ struct IngestAuthenticationTests {
                     gateway.url, file: body, headers: ["Authorization: Bearer test-everyone", "Idempotency-Key: k-1"]))
             #expect(first.status == 202 && other.status == 202)
             #expect(other.headers["idempotent-replayed"] == nil, "another tenant's key is not replayed")
+            #expect(try await gateway.records().count == 4)
+        }
+    }
+
+    @Test("Idempotency keys are per scope: another key of the same tenant with another prefix never replays")
+    func idempotencyKeysPerScope() async throws {
+        try await InProcessGateway.run(verifier: Self.verifier) { gateway in
+            let events = try await TestEvents.lines(4, in: gateway.directory)
+            let body = try gateway.file("body.json", TestEvents.array(Array(events[0..<2])))
+            let other = try gateway.file("other.json", TestEvents.array(Array(events[2..<4])))
+            func post(_ file: URL, token: String) async throws -> CurlResponse {
+                try await gateway.curl(
+                    CurlResponse.post(
+                        gateway.url, file: file, headers: ["Authorization: Bearer \(token)", "Idempotency-Key: k-2"]))
+            }
+            let narrow = try await post(body, token: "test-clinic-a")
+            #expect(narrow.status == 202, "\(narrow.text)")
+            // The same body under the wider scope of the same tenant: its own request, not the narrow key's receipt.
+            let wide = try await post(body, token: "test-clinic-a-wide")
+            #expect(wide.status == 202, "\(wide.text)")
+            #expect(wide.headers["idempotent-replayed"] == nil, "another scope's receipt is not replayed")
+            // Another body under the wider scope with that key: not a reuse of the narrow scope's key (no 422 that
+            // would tell one scope what another sent).
+            let wideOther = try await post(other, token: "test-clinic-a-wide")
+            #expect(wideOther.status == 422, "within its own scope the key was used with another body")
+            let narrowAgain = try await post(body, token: "test-clinic-a")
+            #expect(narrowAgain.headers["idempotent-replayed"] == "true", "within one scope the receipt is replayed")
+            #expect(narrowAgain.body == narrow.body)
             #expect(try await gateway.records().count == 4)
         }
     }

@@ -37,8 +37,40 @@ struct IngestCredentialTests {
         #expect(try await runCommand("/bin/mv", [replacement.path, keys.path]).status == 0)
         #expect(await eventually(timeout: .seconds(10)) { (try? await post("clinic-a-key-2").status) == 202 })
         #expect(try await post("clinic-a-key-1").status == 401, "the removed key is refused")
-        #expect(try await stack.records().count == 6)
+
+        // A re-read that yields no key (a broken deployment emptied the file): the last good keys stay, loudly.
+        try Data("# emptied\n".utf8).write(to: replacement)
+        #expect(try await runCommand("/bin/mv", [replacement.path, keys.path]).status == 0)
+        let refusal = "a changed credential file is refused; the previous one stays in use"
+        var statuses: [Int] = []
+        // The file is checked when a request comes (at most once a second): post until the refusal is logged.
+        let logged = try await eventually(timeout: .seconds(10)) {
+            statuses.append(try await post("clinic-a-key-2").status)
+            return stack.gateway?.stderr.contains(refusal) == true
+        }
+        #expect(logged, "the refused re-read is logged as an error")
+        #expect(stack.gateway?.stderr.contains("holds no API key") == true)
+        #expect(try await post("clinic-a-key-2").status == 202, "the last good key set is still in use")
+        #expect(statuses.allSatisfy { $0 == 202 }, "\(statuses)")
+        #expect(try await stack.records().count == 6 + 3 * (statuses.count + 1))
         #expect(stack.gateway?.stderr.contains("clinic-a-key") == false, "a key never reaches the log")
+    }
+
+    @Test("An API key file without a key stops the start (exit 2) naming the file, not its contents")
+    func emptyKeyFileAtStart() async throws {
+        let directory = try TestEnvironment.temporaryDirectory("dvp-ingest-keys")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("api-keys")
+        try Data("# the keys come later\n\n".utf8).write(to: keys)
+        let gateway = try ChildProcess(
+            TestEnvironment.binary("ingest"),
+            ["--brokers", "127.0.0.1:1", "--http-address", "127.0.0.1", "--http-port", "0", "--api-keys", keys.path],
+            directory: directory)
+        defer { gateway.terminate() }
+        // A refused start exits at once; a gateway that starts anyway would serve (401 to everything) until killed.
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 2, "\(gateway.stderr)")
+        #expect(gateway.stderr.contains("--api-keys: \(keys.path): holds no API key"), "\(gateway.stderr)")
+        #expect(!gateway.stderr.contains("the keys come later"), "the file's text is never echoed")
     }
 
     @Test("JWTs: RS256 from the JWKS with audience, issuer and scope claims; expired or for another audience 401")

@@ -18,6 +18,47 @@ struct IngestFlowTests {
         return socket
     }
 
+    /// A connection that sent a chunked POST head (no `Content-Length`) and one chunk of `bytes` spaces, not the end
+    /// of the body: the gateway holds those bytes until it is closed.
+    static func holdChunkedRequest(port: Int, bytes: Int) throws -> RawSocket {
+        let socket = try #require(RawSocket(host: "127.0.0.1", port: port))
+        let head =
+            "POST /v1/daily-values HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n" + String(bytes, radix: 16) + "\r\n"
+        socket.send(Array(head.utf8) + Array(repeating: UInt8(ascii: " "), count: bytes) + Array("\r\n".utf8))
+        return socket
+    }
+
+    @Test("A chunked body (no Content-Length) is charged as it arrives: held, 429 past the bound, released when gone")
+    func chunkedBodiesAreCharged() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        try await stack.startGateway([
+            "--insecure-no-auth", "--max-body-bytes", "65536", "--max-in-flight-bytes", "100000",
+        ])
+        var held = [try Self.holdChunkedRequest(port: stack.port, bytes: 60_000)]
+        #expect(
+            await stack.metricsEventually(contain: "dvp_ingest_in_flight_bytes 60000\n", timeout: .seconds(10)),
+            "the 60,000 bytes received are held, though none were announced")
+        let big = try stack.file("big.json", String(repeating: " ", count: 50_000) + "[]")
+        let refused = try await stack.curl(
+            CurlResponse.post(stack.url, file: big, headers: ["Transfer-Encoding: chunked"]))
+        #expect(refused.status == 429, "60,000 + 50,002 received bytes pass the 100,000 in flight: \(refused.text)")
+        #expect(refused.headers["retry-after"] == "1")
+        #expect(refused.json?["type"] as? String == "urn:dvp:ingest:too-many-requests")
+        held.removeAll()
+        #expect(
+            await stack.metricsEventually(contain: "dvp_ingest_in_flight_bytes 0\n"), "released when the client left")
+        let body = try stack.file("one.json", TestEvents.array(try await TestEvents.lines(1, in: stack.directory)))
+        let chunked = try await stack.curl(
+            CurlResponse.post(stack.url, file: body, headers: ["Transfer-Encoding: chunked"]))
+        #expect(chunked.status == 202, "\(chunked.text)")
+        #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 0\n"))
+        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        #expect(metrics.contains("dvp_ingest_in_flight_bytes 0\n"), "every path gives its bytes back")
+        #expect(metrics.contains(#"dvp_ingest_throttled_total{limit="in-flight-bytes"} 1"#))
+    }
+
     @Test("429 with Retry-After at the bound on concurrent requests and on in-flight bytes, decided from the head")
     func throttled() async throws {
         let stack = try GatewayStack()

@@ -36,8 +36,9 @@ enum MicroHTTPDCallbacks {
     ///
     /// First call: the head check (an answer now, or the request's ticket), then the announced body size (413 at
     /// once when over the limit; an answer now makes the daemon skip the body and close the connection after the
-    /// response). Body calls: the piece is kept while the body is within the limit, dropped after. Last call: 413
-    /// for a body past the limit, else the handler runs with a responder: an answer given before it returns is
+    /// response). Body calls: the piece is kept while the body is within the limit (and its ticket's
+    /// ``HTTPServer/BodyMeter`` accepts it), dropped after. Last call: the meter's refusal, 413 for a body past the
+    /// limit, else the handler runs with a responder: an answer given before it returns is
     /// queued at once, else the connection is suspended until the answer resumes it, and the call after the resume
     /// queues that answer.
     static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, data, size, requestContext in
@@ -68,6 +69,7 @@ enum MicroHTTPDCallbacks {
             guard let answer = context.responders.takeAnswer(id) else { return .YES }
             return MicroHTTPDResponse.queue(answer, on: connection)
         }
+        if let refusal = state.refusal { return MicroHTTPDResponse.queue(refusal, on: connection) }
         if state.overLimit {
             return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
         }

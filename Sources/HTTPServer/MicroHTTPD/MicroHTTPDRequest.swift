@@ -2,7 +2,8 @@ import CMicroHTTPD
 import Synchronization
 
 /// One request's state between libmicrohttpd's calls for it: its target, its head once parsed, the ticket its head
-/// check gave it, its body as it arrives (never more than the limit), and its responder's id once the handler ran.
+/// check gave it, its body as it arrives (never more than the limit, metered when the ticket is a
+/// ``HTTPServer/BodyMeter``), and its responder's id once the handler ran.
 ///
 /// Lifetime rule: made by the URI-log callback (the first callback of a request) and handed to the daemon
 /// *retained* as the request's context (`*req_cls`); released by the completion notifier, which libmicrohttpd
@@ -18,6 +19,8 @@ final class MicroHTTPDRequest {
     var body: [UInt8] = []
     /// The body passed the limit: the rest is read and dropped, and the answer is 413.
     var overLimit = false
+    /// The ticket's ``HTTPServer/BodyMeter`` refused the body: the rest is read and dropped, and this is the answer.
+    var refusal: HTTPServer.Response?
     /// What the head check handed on for the handler; dropped with this state, when the request has ended.
     var ticket: (any Sendable)?
     /// Set when the handler was called: the request's entry in ``MicroHTTPDContext/responders``.
@@ -37,15 +40,23 @@ final class MicroHTTPDRequest {
         context.liveRequests.subtract(1, ordering: .relaxed)
     }
 
-    /// Appends a piece of the body, or notes that the body passed `limit` (then drops what it kept).
+    /// Appends a piece of the body, or notes that the body passed `limit` (then drops what it kept); tells the
+    /// ticket's ``HTTPServer/BodyMeter``, if any, what is held now, and drops the body when the meter refuses it.
     func receive(_ piece: UnsafeRawBufferPointer, limit: Int) {
-        guard !overLimit else { return }
+        guard !overLimit, refusal == nil else { return }
+        let meter = ticket as? any HTTPServer.BodyMeter
         guard body.count + piece.count <= limit else {
             overLimit = true
             body = []
+            _ = meter?.bodyHeld(0)
             return
         }
         body.append(contentsOf: piece)
+        if let refused = meter?.bodyHeld(body.count) {
+            refusal = refused
+            body = []
+            _ = meter?.bodyHeld(0)
+        }
     }
 
     // MARK: - Reading the head

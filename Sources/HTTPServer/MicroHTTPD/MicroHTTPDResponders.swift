@@ -14,7 +14,9 @@ import Synchronization
 /// the lock, and forgets the pointer. Lock order: this lock, then libmicrohttpd's own (`MHD_suspend_connection` and
 /// `MHD_resume_connection` take it briefly); libmicrohttpd calls none of our callbacks while holding it.
 /// `MHD_stop_daemon` must not meet a suspended connection: ``resumeAll(with:)`` answers every one first and from then
-/// on no connection is suspended.
+/// on no connection is suspended. Nor may it cut off an answer on its way: ``waitForStopAnswers(grace:)`` waits for
+/// every request that reached its handler — answered with its own response (decided before the stop, e.g. a 202 the
+/// broker acknowledged) or with the stop's — until it has ended, within the grace.
 final class MicroHTTPDResponders: Sendable {
     private enum Entry {
         /// The handler runs; a response given meanwhile waits here and is queued when it returns.
@@ -36,8 +38,9 @@ final class MicroHTTPDResponders: Sendable {
         var entries: [UInt: Entry] = [:]
         /// Set by ``resumeAll(with:)``: the answer of every request still unanswered from then on.
         var stoppingAnswer: HTTPServer.Response?
-        /// The requests ``resumeAll(with:)`` answered whose state is not released yet (their answer not yet sent).
-        var answeredForStop: Set<UInt> = []
+        /// Every request given a responder whose state is not released yet: its answer is not yet sent, whether it is
+        /// decided or not (``waitForStopAnswers(grace:)`` waits for them).
+        var unended: Set<UInt> = []
     }
 
     private let state = Mutex(State())
@@ -47,6 +50,7 @@ final class MicroHTTPDResponders: Sendable {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.entries[state.nextID] = .handling(nil)
+            state.unended.insert(state.nextID)
             return state.nextID
         }
         return (id, HTTPServer.Responder(id: id, table: self))
@@ -101,28 +105,29 @@ final class MicroHTTPDResponders: Sendable {
     func forget(_ id: UInt) {
         state.withLock { state in
             state.entries[id] = nil
-            state.answeredForStop.remove(id)
+            state.unended.remove(id)
         }
     }
 
     /// Before the daemon stops: every suspended connection is resumed with `response`, and none is suspended again.
+    /// An answer already given (resumed and not yet queued, or given while the handler runs) is kept: it is the
+    /// request's real answer, and the stop's is only for those that have none.
     func resumeAll(with response: HTTPServer.Response) {
         state.withLock { state in
             state.stoppingAnswer = response
             for (id, entry) in state.entries {
                 guard case .suspended(let connection) = entry else { continue }
                 state.entries[id] = .answered(response)
-                state.answeredForStop.insert(id)
                 MHD_resume_connection(connection.pointer)
             }
         }
     }
 
-    /// Waits (blocking, polling every 5 ms) until the requests ``resumeAll(with:)`` answered have ended — their answer
-    /// sent, or their client gone — or `grace` has passed.
+    /// Waits (blocking, polling every 5 ms) until every request that reached its handler has ended — its answer,
+    /// its own or the stop's, sent, or its client gone — or `grace` has passed.
     func waitForStopAnswers(grace: Duration) {
         let deadline = ContinuousClock.now + grace
-        while state.withLock({ !$0.answeredForStop.isEmpty }), ContinuousClock.now < deadline {
+        while state.withLock({ !$0.unended.isEmpty }), ContinuousClock.now < deadline {
             usleep(5_000)
         }
     }

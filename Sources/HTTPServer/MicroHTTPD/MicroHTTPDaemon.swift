@@ -63,13 +63,13 @@ final class MicroHTTPDaemon: Sendable {
         }
     }
 
-    /// Stops the daemon: answers every request still waiting on a suspended connection with `waiting` (and waits up
-    /// to 2 s for those answers to go out), closes the listening socket and every connection and joins the daemon
+    /// Stops the daemon: answers every request still waiting on a suspended connection with `waiting` (one already
+    /// answered keeps its answer), waits up to 2 s for every answer to go out, closes the listening socket and every connection and joins the daemon
     /// threads. Safe to call more than once.
     func stop(answeringWaitingWith waiting: HTTPServer.Response = MicroHTTPDResponders.stopping) {
         guard let daemon = handle.withLock({ $0.take() }) else { return }
         context.deadlines.stop()
-        // The resumed connections are sent their answer before the daemon closes every connection.
+        // Every answer, the stop's or one given just before, is sent before the daemon closes every connection.
         context.responders.resumeAll(with: waiting)
         context.responders.waitForStopAnswers(grace: .seconds(2))
         MHD_stop_daemon(daemon)

@@ -107,25 +107,17 @@ extension IngestConfiguration {
         return auth
     }
 
-    /// The bootstrap list: `--brokers`, else `--brokers-file`, else `DVP_BROKERS`, else `DVP_BROKERS_FILE`.
+    /// The bootstrap list (the one rule of every executable: `ParsedCommandLine.bootstrapServers(parsingFile:)`).
     /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
     static func bootstrapServers(_ args: ParsedCommandLine) throws(IngestConfigurationError) -> (String, Bool) {
-        if let brokers = args.given("--brokers"), !brokers.isEmpty { return (brokers, false) }
-        if let path = args.given("--brokers-file") { return try bootstrapFile(path) }
-        if let brokers = args.fromEnvironment("--brokers") { return (brokers, false) }
-        if let path = args.fromEnvironment("--brokers-file") { return try bootstrapFile(path) }
-        throw IngestConfigurationError("--brokers (or DVP_BROKERS, or --brokers-file) is required")
-    }
-
-    private static func bootstrapFile(_ path: String) throws(IngestConfigurationError) -> (String, Bool) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw IngestConfigurationError("--brokers-file: cannot read '\(path)'")
+        do throws(UsageError) {
+            switch try args.bootstrapServers(parsingFile: KafkaMockCluster.BootstrapFile.naming(servers:)) {
+            case .list(let servers): return (servers, false)
+            case .file(let file): return (file.bootstrapServers, file.isLocalDevBroker)
+            }
+        } catch {
+            throw IngestConfigurationError(error.message)
         }
-        let file = KafkaMockCluster.BootstrapFile(parsing: text)
-        guard !file.bootstrapServers.isEmpty else {
-            throw IngestConfigurationError("--brokers-file: '\(path)' holds no bootstrap list")
-        }
-        return (file.bootstrapServers, file.isLocalDevBroker)
     }
 
     /// `DVP_X_SASL_PASSWORD=…` → `sasl.password`, then `-X key=value` flags (which win).

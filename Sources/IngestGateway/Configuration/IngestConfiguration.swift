@@ -12,7 +12,8 @@ public struct IngestConfiguration: Sendable {
         public var maxBodyBytes = 4 * 1024 * 1024
         /// Requests admitted and not yet answered; more: 429.
         public var maxConcurrentRequests = 256
-        /// Body bytes (announced, then inflated) of the admitted requests together; more: 429.
+        /// Body bytes the gateway holds for the admitted requests together — announced, then as received (a chunked
+        /// body counts as it arrives), then inflated — until each is answered; more: 429.
         public var maxInFlightBytes = 64 * 1024 * 1024
         /// From a request's head to its answer: unacknowledged records by then make it 503.
         public var requestTimeout: Duration = .seconds(10)

@@ -64,7 +64,11 @@ enum IngestOptions {
         .value("--max-concurrent-requests", "N", help: "requests being handled at once (default 256); more: 429"),
         .value(
             "--max-in-flight-bytes", "N",
-            help: "body bytes of the requests being handled, together (default 67108864); more: 429"),
+            help: """
+                body bytes the gateway holds for the requests being handled, together: announced,
+                received (chunked bodies as they arrive), inflated (default 67108864); more: 429.
+                The producer's queue is bounded to twice this (queue.buffering.max.kbytes)
+                """),
         .value(
             "--request-timeout", "SECONDS",
             help: """

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The gateway's bounds on the POST requests in flight: how many at once, and their body bytes together. A request
-/// is counted from its admission (its head) until it has ended (its ``IngestAdmission`` is released).
+/// is counted from its admission (its head) until it has ended (its ``IngestAdmission`` is released); its bytes are
+/// what the gateway holds for it at each moment (``IngestAdmission``: announced, received, inflated).
 final class IngestFlowControl: Sendable {
     /// Which bound a refused request would have passed.
     enum Bound: String, Sendable {
@@ -66,6 +67,11 @@ final class IngestFlowControl: Sendable {
     /// Refuses every request from now on (the stop); those in flight go on.
     func stop() {
         state.withLock { $0.stopping = true }
+    }
+
+    /// The bytes nobody holds: how much more a request may hold now.
+    var freeBytes: Int {
+        state.withLock { max(0, maxBytes - $0.bytes) }
     }
 
     /// Requests and body bytes in flight.

@@ -1,16 +1,21 @@
 import IngestAuth
 import Synchronization
 
-/// The requests with an `Idempotency-Key`, per tenant: those in flight, and the receipts of those answered 202
-/// (kept for a TTL, within a bound on keys and on records, the oldest dropped first).
+/// The requests with an `Idempotency-Key`, per credential scope: those in flight, and the receipts of those answered
+/// 202 (kept for a TTL, within a bound on keys and on records, the oldest dropped first).
 ///
 /// The same key and body: while the first is in flight → 409; after its 202, within the TTL → the same receipt,
 /// nothing published again. The same key with another body → 422. A request that did not end in 202 leaves no
 /// trace: its retry runs anew.
+///
+/// A key space is a whole scope — tenant *and* patient-id prefix — not a tenant: two credentials of one tenant with
+/// different prefixes (two backends of a clinic) never see each other's receipts, nor learn through a 409 or a 422
+/// which keys the other used. Credentials with the same scope share one space, so a retry still replays after its
+/// backend moved to a rotated key of that scope.
 final class IdempotencyTable: Sendable {
-    /// A key as one tenant sent it (tenants never see each other's keys).
+    /// A key as one scope sent it (scopes never see each other's keys).
     struct Key: Hashable, Sendable {
-        var tenant: String
+        var scope: IngestScope
         var key: String
     }
 

@@ -10,16 +10,24 @@ struct IngestBody: Sendable {
     var decodedBytes: Int
 
     /// Reads `body` as `format` says.
+    /// - Parameter inflateRoom: the most the inflated bytes may take of the in-flight bytes bound (the compressed body
+    ///   is held too while they are made); a gzip body stops inflating there.
     /// - Throws: ``IngestProblem``: 413 when it inflates past `maxBytes` or holds more than `maxRecords` records,
-    ///   400 for a corrupt gzip stream, a body that is not the announced framing, a structural fault of the array
-    ///   (saying where) or no record at all.
-    init(_ body: [UInt8], format: IngestBodyFormat, maxBytes: Int, maxRecords: Int) throws(IngestProblem) {
+    ///   429 when it inflates past `inflateRoom` (below `maxBytes`: it may fit later), 400 for a corrupt gzip stream,
+    ///   a body that is not the announced framing, a structural fault of the array (saying where) or no record at all.
+    init(
+        _ body: [UInt8], format: IngestBodyFormat, maxBytes: Int, maxRecords: Int, inflateRoom: Int = .max
+    ) throws(IngestProblem) {
         var bytes = body
         if format.gzip {
+            let limit = min(maxBytes, inflateRoom)
             do throws(GzipError) {
-                bytes = try GzipInflater.inflate(body, limit: maxBytes)
+                bytes = try GzipInflater.inflate(body, limit: limit)
             } catch {
                 switch error.code {
+                case .tooLarge where limit < maxBytes:
+                    throw .tooManyRequests(
+                        "the body inflates past what the gateway may still hold (--max-in-flight-bytes); retry later")
                 case .tooLarge: throw .tooLarge("the body inflates to more than \(maxBytes) bytes (--max-body-bytes)")
                 case .malformed: throw .malformed("the gzip body cannot be read: \(error.message)")
                 }

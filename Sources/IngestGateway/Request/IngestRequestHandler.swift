@@ -25,16 +25,19 @@ struct IngestRequestHandler: Sendable {
         metrics.increment(.ingestReceivedBytes, by: Double(request.body.count))
         var reservation: PendingPublish.Reservation?
         do throws(IngestProblem) {
+            // While a gzip body inflates, both it and its inflated bytes are held: the latter get what is left.
+            let compressed = admission.format.gzip ? request.body.count : 0
             let body = try IngestBody(
-                request.body, format: admission.format, maxBytes: limits.maxBodyBytes, maxRecords: limits.maxRecords)
+                request.body, format: admission.format, maxBytes: limits.maxBodyBytes, maxRecords: limits.maxRecords,
+                inflateRoom: admission.room - compressed)
             metrics.increment(.ingestDecodedBytes, by: Double(body.decodedBytes))
-            guard admission.hold(bytes: body.decodedBytes) else {
+            guard admission.hold(bytes: compressed + body.decodedBytes) else {
                 metrics.increment(.ingestThrottled, label: IngestFlowControl.Bound.inFlightBytes.rawValue)
                 throw .tooManyRequests("the gateway holds as many body bytes as it may (--max-in-flight-bytes)")
             }
             if let key = try IngestRequestHandler.idempotencyKey(request.headers) {
                 let fingerprint = Self.fingerprint(body, format: admission.format)
-                let tableKey = IdempotencyTable.Key(tenant: admission.scope.tenant, key: key)
+                let tableKey = IdempotencyTable.Key(scope: admission.scope, key: key)
                 switch idempotency.start(tableKey, fingerprint: fingerprint) {
                 case .fresh:
                     reservation = PendingPublish.Reservation(
@@ -58,6 +61,8 @@ struct IngestRequestHandler: Sendable {
                 throw problem
             }
             publish(batch, answer: answer, reservation: reservation)
+            // From here the records are held (by the producer), not the compressed body (released on return).
+            _ = admission.hold(bytes: body.decodedBytes)
         } catch {
             reservation.map { $0.table.abandon($0.key) }
             if let reason = Self.rejectionReason(error.status), !error.errors.isEmpty {

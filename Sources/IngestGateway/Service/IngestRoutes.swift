@@ -17,7 +17,7 @@ struct IngestRoutes: Sendable {
 
     /// The head checks, in this order: path (404), method (405 with `Allow`), stopping (503), credential (401 with
     /// `WWW-Authenticate`), media type and encoding (415), announced size (413), the bounds (429 with
-    /// `Retry-After`).
+    /// `Retry-After`). A body without a `Content-Length` is charged as it arrives (``IngestAdmission/bodyHeld(_:)``).
     func admit(_ head: HTTPServer.Request) -> HTTPServer.HeadDecision<IngestTicket> {
         switch head.path {
         case Self.ingestPath:
@@ -53,7 +53,9 @@ struct IngestRoutes: Sendable {
             metrics.increment(.ingestThrottled, label: bound.rawValue)
             return refuse(.tooManyRequests("the gateway is at its \(bound.rawValue) bound; retry after a second"))
         case .admitted:
-            return .proceed(.publish(IngestAdmission(scope: scope, format: format, heldBytes: announced, flow: flow)))
+            let admission = IngestAdmission(
+                scope: scope, format: format, announced: announced, flow: flow, metrics: metrics)
+            return .proceed(.publish(admission))
         }
     }
 

@@ -182,8 +182,24 @@ public final class IngestService: Sendable {
         // A record not acknowledged by the request deadline has been answered 503 already: let it fail then
         // rather than arrive minutes later (a retry sends it again; `-X message.timeout.ms` overrides).
         producer.messageTimeoutMs = max(1000, Int(configuration.limits.requestTimeout.milliseconds))
+        (producer.queueMaxKilobytes, producer.queueMaxMessages) = producerQueueBound(configuration.limits)
         producer.extra = configuration.kafkaProperties
         return producer
+    }
+
+    /// librdkafka's local queue, bounded by what the gateway admits rather than by librdkafka's 1 GiB default.
+    ///
+    /// Every queued record belongs to a request charged with its decoded body (``IngestAdmission``), and a record's
+    /// value is a piece of that body and its key (the patient id) a piece of the value: the records of every
+    /// admitted request take at most twice `--max-in-flight-bytes` (librdkafka counts key and value), and there are
+    /// at most `--max-concurrent-requests` × `--max-records` of them. A request answered 503 at its deadline gives
+    /// its share back while librdkafka may still hold its records (until `message.timeout.ms`); with this bound they
+    /// make a new request's records fail at once (503, queue full) instead of growing the process. `-X
+    /// queue.buffering.max.kbytes=…` / `max.messages` still override it.
+    static func producerQueueBound(_ limits: IngestConfiguration.Limits) -> (kilobytes: Int, messages: Int) {
+        let kilobytes = (2 * limits.maxInFlightBytes + 1023) / 1024
+        let messages = limits.maxConcurrentRequests.multipliedReportingOverflow(by: limits.maxRecords)
+        return (min(kilobytes, Int(Int32.max)), messages.overflow ? 10_000_000 : min(messages.partialValue, 10_000_000))
     }
 
     static func catalog(_ file: String?) throws(IngestConfigurationError) -> MetricCatalog {
@@ -201,7 +217,10 @@ public final class IngestService: Sendable {
             maxConnections: configuration.maxConnections,
             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
             idleTimeout: .seconds(5),
-            // A slow client cannot hold a connection past its request's deadline plus the time to send the answer.
+            // One request per connection (every answer says `Connection: close`; a keep-alive client gets a new
+            // connection, and deadline, per request), so the deadline from accept is that request's: the idle
+            // timeout bounds the wait for its head (5 s, as long as this margin), then the request deadline and the
+            // time to send the answer. A slow client cannot hold a connection past it.
             connectionDeadline: requestTimeout + .seconds(5),
             memoryPerConnection: 16 * 1024, threads: configuration.threads,
             maxRequestBodyBytes: configuration.limits.maxBodyBytes)

@@ -87,9 +87,13 @@ public final class DailyValuePublisher: Sendable {
     /// Sends a prepared batch without waiting: `completion` gets one result per line of the batch, in order, once
     /// every delivery report arrived (on the producer's poll thread: keep it quick; at once when nothing was sent).
     /// A full local producer queue is not waited out: those records are ``PublishResult/failed(_:)``.
+    /// The records' bytes are librdkafka's copies from here on: the completion keeps only where each result goes,
+    /// never the records themselves.
     public func send(_ batch: PreparedBatch, completion: @escaping @Sendable ([PublishResult]) -> Void) {
+        let rejections = batch.rejections
+        let positions = batch.positions
         producer.send(batch.messages) { reports in
-            completion(Self.results(of: batch, delivered: reports.map(Self.result)))
+            completion(Self.results(rejections, positions, delivered: reports.map(Self.result)))
         }
     }
 
@@ -154,8 +158,15 @@ public final class DailyValuePublisher: Sendable {
 
     /// The batch's rejections with the delivery results of its records put in their positions.
     private static func results(of batch: PreparedBatch, delivered: [PublishResult]) -> [PublishResult] {
-        var results = batch.rejections
-        for (position, result) in zip(batch.positions, delivered) {
+        results(batch.rejections, batch.positions, delivered: delivered)
+    }
+
+    /// `rejections` with the delivery results put in their `positions`.
+    private static func results(
+        _ rejections: [PublishResult?], _ positions: [Int], delivered: [PublishResult]
+    ) -> [PublishResult] {
+        var results = rejections
+        for (position, result) in zip(positions, delivered) {
             results[position] = result
         }
         return results.map { $0! }
