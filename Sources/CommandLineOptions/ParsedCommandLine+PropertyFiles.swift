@@ -11,7 +11,7 @@ extension ParsedCommandLine {
         -> [String: String]
     {
         var files = environmentProperties(prefix: Self.kafkaPropertyFilePrefix)
-        for pair in option.map { all($0) } ?? [] {
+        for pair in option.map({ all($0) }) ?? [] {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex, pair.index(after: eq) != pair.endIndex
             else {
                 throw UsageError.invalid(option ?? "", "expected key=PATH")

@@ -241,11 +241,16 @@ struct HTTPServerRequestTests {
         for request in requests {
             _ = await onThread { rawRequest(host: "127.0.0.1", port: port, request, timeout: .seconds(4)) }
         }
-        // A client gone in the middle of a body.
-        await onThread {
+        // A client gone in the middle of a body, once the daemon holds its request (otherwise the check below could
+        // pass before the daemon even read it, and the request would still be live when the next part counts).
+        let seen = await onThread { () -> Bool in
             let gone = RawSocket(host: "127.0.0.1", port: port)
             gone?.send(Self.post("/", "Content-Length: 80\r\n", Self.bytes(20)))
+            let deadline = ContinuousClock.now + .seconds(5)
+            while server.liveRequests == 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return withExtendedLifetime(gone) { server.liveRequests == 1 }
         }
+        #expect(seen, "the gone client's request reached the daemon")
         #expect(await eventually(timeout: .seconds(5)) { server.liveRequests == 0 })
         // The daemon stopping while a client is in the middle of a body.
         let inFlight = await onThread { () -> Int in
