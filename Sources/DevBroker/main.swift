@@ -23,6 +23,11 @@ do {
     StandardError.print("devbroker: \(error)")
     exit(1)
 }
+if cluster.noDelayBrokers < options.brokers {
+    StandardError.print(
+        "devbroker: warning: TCP_NODELAY set on \(cluster.noDelayBrokers) of \(options.brokers) brokers; the others "
+            + "answer with Nagle's algorithm on (40 ms stalls)")
+}
 
 if let path = options.bootstrapFile {
     do {

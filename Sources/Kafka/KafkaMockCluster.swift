@@ -26,6 +26,9 @@ public final class KafkaMockCluster: Sendable {
     public var bootstrapServers: String { cluster.bootstrapServers }
     /// The number of brokers (ids 1…`brokerCount`).
     public let brokerCount: Int
+    /// How many brokers answer with Nagle's algorithm off (`TCP_NODELAY`, as a real broker): `brokerCount` unless
+    /// the listeners could not be found (librdkafka 2.0.2's mock leaves it on; 40 ms delayed-ACK stalls follow).
+    public var noDelayBrokers: Int { cluster.noDelayListeners }
 
     /// Starts a cluster of `brokers` brokers (ids 1…`brokers`) listening on random loopback ports.
     /// - Throws: ``KafkaError`` when `brokers` < 1 or librdkafka cannot create the cluster.

@@ -8,6 +8,8 @@ final class RDKafkaMockCluster: @unchecked Sendable {
     private let cluster: OpaquePointer
     /// Comma-separated `host:port` list of the mock brokers.
     let bootstrapServers: String
+    /// How many broker listeners got `TCP_NODELAY` at start (``disableNagleOnListeners()``).
+    private(set) var noDelayListeners: Int
 
     /// `rd_kafka_mock_cluster_new` with `brokers` brokers on random loopback ports.
     init(brokers: Int) throws(KafkaError) {
@@ -17,6 +19,8 @@ final class RDKafkaMockCluster: @unchecked Sendable {
         }
         self.cluster = cluster
         self.bootstrapServers = String(cString: rd_kafka_mock_cluster_bootstraps(cluster))
+        self.noDelayListeners = 0
+        self.noDelayListeners = disableNagleOnListeners()
     }
 
     deinit {
