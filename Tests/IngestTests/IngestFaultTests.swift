@@ -125,7 +125,10 @@ struct IngestFaultTests {
         #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 4\n"), "all four admitted")
         let gateway = try #require(stack.gateway)
         gateway.signal(SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(
+            await eventually(timeout: .seconds(20), interval: .milliseconds(20)) {
+                gateway.stderr.contains("stopping: no new connections")
+            }, "the stop began (logged after the listener closed)")
         let refused = try await runCommand("/usr/bin/curl", ["-sS", "--max-time", "5", "\(url)/healthz"])
         #expect(refused.status != 0, "a stopping gateway takes no new connection: \(refused.stdout)")
         for task in inFlight {

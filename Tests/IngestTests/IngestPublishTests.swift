@@ -178,6 +178,31 @@ struct IngestPublishTests {
         #expect(try await stack.records().count == 5)
     }
 
+    @Test("A gzip body that with its inflated bytes passes --max-in-flight-bytes is 413 on an idle gateway, not 429")
+    func gzipThatCanNeverFit() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        try await stack.startGateway([
+            "--insecure-no-auth", "--max-body-bytes", "1048576", "--max-in-flight-bytes", "1048576",
+        ])
+        let events = try await TestEvents.lines(1, in: stack.directory)
+        // Inflated: 1,048,376 bytes (under --max-body-bytes); with the ~1 KB of gzip held too, over the bound.
+        let array = TestEvents.array(events)
+        let plain = try stack.file("wide.json", String(repeating: " ", count: 1_048_376 - array.utf8.count) + array)
+        let zipped = stack.directory.appendingPathComponent("wide.json.gz")
+        #expect(try await runCommand("/bin/sh", ["-c", "gzip -9 -c '\(plain.path)' > '\(zipped.path)'"]).status == 0)
+        let compressed = try #require(try FileManager.default.attributesOfItem(atPath: zipped.path)[.size] as? Int)
+        #expect(compressed > 200, "the premise: compressed + inflated > 1,048,576")
+        for _ in 0..<2 {
+            let answer = try await stack.curl(
+                CurlResponse.post(stack.url, file: zipped, headers: ["Content-Encoding: gzip"]))
+            #expect(answer.status == 413, "a retry can never succeed: \(answer.text)")
+            #expect(answer.headers["retry-after"] == nil)
+        }
+        let accepted = try await stack.curl(CurlResponse.post(stack.url, file: plain))
+        #expect(accepted.status == 202, "uncompressed it fits: \(accepted.text)")
+    }
+
     /// `VmHWM` of a process, in KiB.
     static func peakResidentKiB(pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

@@ -49,6 +49,10 @@ final class IngestAdmission: Sendable {
         }
     }
 
+    /// The bound on in-flight body bytes (`--max-in-flight-bytes`): the most one request could hold on an idle
+    /// gateway.
+    var bound: Int { flow.maxBytes }
+
     /// The most this request may hold now without passing the bound: what it holds and what nobody holds.
     var room: Int {
         heldBytes.withLock { $0 } + flow.freeBytes

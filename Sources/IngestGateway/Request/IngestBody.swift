@@ -10,13 +10,17 @@ struct IngestBody: Sendable {
     var decodedBytes: Int
 
     /// Reads `body` as `format` says.
-    /// - Parameter inflateRoom: the most the inflated bytes may take of the in-flight bytes bound (the compressed body
-    ///   is held too while they are made); a gzip body stops inflating there.
-    /// - Throws: ``IngestProblem``: 413 when it inflates past `maxBytes` or holds more than `maxRecords` records,
-    ///   429 when it inflates past `inflateRoom` (below `maxBytes`: it may fit later), 400 for a corrupt gzip stream,
-    ///   a body that is not the announced framing, a structural fault of the array (saying where) or no record at all.
+    /// - Parameters:
+    ///   - inflateRoom: the most the inflated bytes may take of the in-flight bytes bound now (the compressed body is
+    ///     held too while they are made); a gzip body stops inflating there.
+    ///   - idleRoom: the most they could take on an idle gateway (the bound less the compressed body).
+    /// - Throws: ``IngestProblem``: 413 when it inflates past `maxBytes` or past `idleRoom` (it can never fit) or
+    ///   holds more than `maxRecords` records, 429 when it inflates past `inflateRoom` below both (it may fit once
+    ///   other requests end), 400 for a corrupt gzip stream, a body that is not the announced framing, a structural
+    ///   fault of the array (saying where) or no record at all.
     init(
-        _ body: [UInt8], format: IngestBodyFormat, maxBytes: Int, maxRecords: Int, inflateRoom: Int = .max
+        _ body: [UInt8], format: IngestBodyFormat, maxBytes: Int, maxRecords: Int, inflateRoom: Int = .max,
+        idleRoom: Int = .max
     ) throws(IngestProblem) {
         var bytes = body
         if format.gzip {
@@ -25,9 +29,13 @@ struct IngestBody: Sendable {
                 bytes = try GzipInflater.inflate(body, limit: limit)
             } catch {
                 switch error.code {
-                case .tooLarge where limit < maxBytes:
+                case .tooLarge where limit < maxBytes && inflateRoom < idleRoom:
                     throw .tooManyRequests(
                         "the body inflates past what the gateway may still hold (--max-in-flight-bytes); retry later")
+                case .tooLarge where limit < maxBytes:
+                    throw .tooLarge(
+                        "the body and its inflated bytes are more than the gateway holds at once "
+                            + "(--max-in-flight-bytes \(idleRoom + body.count)); send it smaller or uncompressed")
                 case .tooLarge: throw .tooLarge("the body inflates to more than \(maxBytes) bytes (--max-body-bytes)")
                 case .malformed: throw .malformed("the gzip body cannot be read: \(error.message)")
                 }
