@@ -124,16 +124,15 @@ struct IngestFlowTests {
 
         // The broker answers slowly: the first request with key order-2 is still in flight when the second comes.
         try await stack.control("rtt -1 4000")
-        let decodedBefore = try await stack.curl(["\(stack.url)/metrics"]).text.split(separator: "\n")
-            .first { $0.hasPrefix("dvp_ingest_decoded_bytes_total ") }.map(String.init)
+        let decoded = "dvp_ingest_decoded_bytes_total "
+        let decodedBefore = await stack.metricsLine(startingWith: decoded)
         async let slow = stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
         // Its body decoded (its key is taken right after), not a fixed sleep: under load curl's own start-up took
         // over 700 ms and the two requests swapped.
         #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 1\n"))
         #expect(
             await eventually(timeout: .seconds(20), interval: .milliseconds(50)) {
-                let line = (try? await stack.curl(["\(stack.url)/metrics"]).text)?.split(separator: "\n")
-                    .first { $0.hasPrefix("dvp_ingest_decoded_bytes_total ") }.map(String.init)
+                let line = await stack.metricsLine(startingWith: decoded)
                 return line != nil && line != decodedBefore
             })
         let conflict = try await stack.curl(

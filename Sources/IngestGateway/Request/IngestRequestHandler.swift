@@ -31,11 +31,6 @@ struct IngestRequestHandler: Sendable {
                 request.body, format: admission.format, maxBytes: limits.maxBodyBytes, maxRecords: limits.maxRecords,
                 inflateRoom: admission.room - compressed, idleRoom: admission.bound - compressed)
             metrics.increment(.ingestDecodedBytes, by: Double(body.decodedBytes))
-            guard compressed + body.decodedBytes <= admission.bound else {
-                throw .tooLarge(
-                    "the body and its inflated bytes are more than the gateway holds at once "
-                        + "(--max-in-flight-bytes \(admission.bound)); send it smaller or uncompressed")
-            }
             guard admission.hold(bytes: compressed + body.decodedBytes) else {
                 metrics.increment(.ingestThrottled, label: IngestFlowControl.Bound.inFlightBytes.rawValue)
                 throw .tooManyRequests("the gateway holds as many body bytes as it may (--max-in-flight-bytes)")

@@ -77,6 +77,12 @@ final class GatewayStack: @unchecked Sendable {
         }
     }
 
+    /// The `/metrics` line starting with `prefix` (e.g. `"dvp_ingest_decoded_bytes_total "`), nil when absent.
+    func metricsLine(startingWith prefix: String) async -> String? {
+        (try? await curl(["\(url)/metrics"]).text)?.split(separator: "\n").first { $0.hasPrefix(prefix) }
+            .map(String.init)
+    }
+
     /// Every record of the topic, ordered by partition and offset.
     func records() async throws -> [KafkaMessage] {
         try await KafkaConsumer.readAll(topic: topic, bootstrapServers: bootstrap, timeout: .seconds(30))
