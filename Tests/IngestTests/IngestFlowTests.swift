@@ -100,7 +100,7 @@ struct IngestFlowTests {
     func idempotency() async throws {
         let stack = try GatewayStack()
         try await stack.startBroker()
-        try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "8"])
+        try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "20"])
         let events = try await TestEvents.lines(6, in: stack.directory)
         let first = try stack.file("first.json", TestEvents.array(Array(events[0..<3])))
         let firstGzip = stack.directory.appendingPathComponent("first.json.gz")
@@ -122,8 +122,9 @@ struct IngestFlowTests {
         #expect(reused.json?["type"] as? String == "urn:dvp:ingest:idempotency-key-reused")
         #expect(try await stack.records().count == 3, "the replay published nothing")
 
-        // The broker answers slowly: the first request with key order-2 is still in flight when the second comes.
-        try await stack.control("rtt -1 4000")
+        // The broker answers slowly (10 s: 4 s was outlasted by the waits below on a loaded run): the first request with key
+        // order-2 is still in flight when the second comes.
+        try await stack.control("rtt -1 10000")
         let decoded = "dvp_ingest_decoded_bytes_total "
         let decodedBefore = await stack.metricsLine(startingWith: decoded)
         async let slow = stack.curl(CurlResponse.post(stack.url, file: other, headers: ["Idempotency-Key: order-2"]))
