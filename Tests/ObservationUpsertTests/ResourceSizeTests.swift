@@ -1,8 +1,9 @@
 import DailyValueContract
 import Foundation
-@testable import ObservationUpsert
 import TestSupport
 import Testing
+
+@testable import ObservationUpsert
 
 /// The size budget of issue 12: every stored resource ≤ 1,600 bytes of compact JSON, measured with min/max and the
 /// longest strings the contract allows (a 64-character patient id, every stored `source` field at its cap, the
@@ -101,15 +102,19 @@ import Testing
         #expect(!(try Fixtures.mapper.map(value, recordTimestampMs: 0).resource.contains("bundleIdentifier")))
     }
 
-    @Test(arguments: [
-        ("com.apple.health", "com.apple.health"),
-        ("com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C11.watch", "com.x.watch"),
-        ("com.x.8F2C1A770000-4E5B-9D1A-5A5C0B7E4C11-", "com.x.8F2C1A770000-4E5B-9D1A-5A5C0B7E4C11-"),  // not 8-4-4-4-12
-        ("com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C1G", "com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C1G"),  // G: not hex
-        ("com.x.0123456789abcdef", "com.x"), ("com.x.0123456789abcde", "com.x.0123456789abcde"),  // 16 vs 15 digits
-        ("com.x." + String(repeating: "a", count: 36), "com.x"), ("com..x.", "com..x."), ("", ""),
-        ("0123456789ABCDEF0123", nil), ("Zoë.app", "Zoë.app"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("com.apple.health", "com.apple.health"),
+            ("com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C11.watch", "com.x.watch"),
+            ("com.x.8F2C1A770000-4E5B-9D1A-5A5C0B7E4C11-", "com.x.8F2C1A770000-4E5B-9D1A-5A5C0B7E4C11-"),  // not 8-4-4-4-12
+            ("com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C1G", "com.x.8F2C1A77-0000-4E5B-9D1A-5A5C0B7E4C1G"),  // G: not hex
+            ("com.x.0123456789abcdef", "com.x"), ("com.x.0123456789abcde", "com.x.0123456789abcde"),  // 16 vs 15 digits
+            ("com.x." + String(repeating: "a", count: 36), "com.x"), ("com..x.", "com..x."), ("", ""),
+            ("0123456789ABCDEF0123", nil), ("Zoë.app", "Zoë.app"),
+            // Found by the fuzzer: what was left beside a device identifier was an empty id, which the contract rejects.
+            ("0123456789ABCDEF0123.", nil), (".0123456789ABCDEF0123", nil), (" .0123456789ABCDEF0123. ", nil),
+            ("com.x.0123456789abcdef.", "com.x"), ("com..0123456789abcdef. .x", "com.x"),
+        ] as [(String, String?)])
     func bundleIdDeviceSegmentRule(bundleId: String, kept: String?) {
         #expect(SourceProvenance.bundleIdWithoutDeviceIDs(bundleId) == kept)
     }

@@ -25,13 +25,19 @@ public enum SourceProvenance {
 
     /// `bundleId` without its device-identifier segments; `nil` when nothing else is left. Read in place: every
     /// event passes here, and almost every bundle id is returned as it came (nothing is allocated).
+    ///
+    /// Once a device identifier is dropped, so are empty and blank segments: `com.x.<UUID>.` is `com.x`, and
+    /// `.<UUID>` leaves nothing (not an empty id, which the contract rejects).
     public static func bundleIdWithoutDeviceIDs(_ bundleId: String) -> String? {
         bundleId.withUTF8Bytes { bytes in
             var hasDeviceID = false
             forEachSegment(of: bytes) { hasDeviceID = hasDeviceID || isDeviceID($0) }
             guard hasDeviceID else { return bundleId }
             var kept: [String] = []
-            forEachSegment(of: bytes) { if !isDeviceID($0) { kept.append(String(decoding: $0, as: UTF8.self)) } }
+            forEachSegment(of: bytes) { segment in
+                let isBlank = !segment.contains { $0 != UInt8(ascii: " ") }
+                if !isBlank && !isDeviceID(segment) { kept.append(String(decoding: segment, as: UTF8.self)) }
+            }
             return kept.isEmpty ? nil : kept.joined(separator: ".")
         }
     }
