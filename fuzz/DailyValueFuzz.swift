@@ -82,7 +82,8 @@ private func checkValue(_ value: DailyValue, recordTimestampMs: Int64?) {
     } else {
         guard let number = value.value else { fail("a single-quantity metric has a value") }
         require(value.components.isEmpty, "components only on a panel")
-        checkReading(number, value.min, value.max, metric.plausibleMin...metric.plausibleMax)
+        checkReading(
+            number, value.min, value.max, metric.plausibleMin...metric.plausibleMax, minRange: metric.plausibleMinRange)
         require(metric.allowsMinMax || (value.min == nil && value.max == nil), "min/max only where allowed")
     }
     if case .utcOffset(let seconds) = value.zone {
@@ -90,11 +91,15 @@ private func checkValue(_ value: DailyValue, recordTimestampMs: Int64?) {
     }
 }
 
-/// A value and its optional range: finite, plausible, `min <= value <= max`.
-private func checkReading(_ value: Double, _ min: Double?, _ max: Double?, _ range: ClosedRange<Double>) {
-    for number in [value, min, max].compactMap({ $0 }) {
-        require(number.isFinite && range.contains(number), "value/min/max within the plausible range")
+/// A value and its optional range: finite, plausible (`min` within `minRange`, by default `range`: a metric's
+/// ``Metric/plausibleMinRange`` may reach lower), `min <= value <= max`.
+private func checkReading(
+    _ value: Double, _ min: Double?, _ max: Double?, _ range: ClosedRange<Double>, minRange: ClosedRange<Double>? = nil
+) {
+    for number in [value, max].compactMap({ $0 }) {
+        require(number.isFinite && range.contains(number), "value/max within the plausible range")
     }
+    if let min { require(min.isFinite && (minRange ?? range).contains(min), "min within its plausible range") }
     require(min.map { $0 <= value } ?? true, "min <= value")
     require(max.map { $0 >= value } ?? true, "max >= value")
 }
