@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         /// glibc's `mallopt` (part of libc: nothing to link), for the worker's memory settings at start.
         .systemLibrary(name: "CMalloc"),
 
@@ -49,6 +50,8 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Essentials"], swiftSettings: swiftSettings),
         /// The only importer of CZlib: gzip request bodies inflated up to a limit (a bomb stops at the limit).
         .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        /// The only importer of CZstd: stored FHIR documents compressed with a shipped dictionary (~110 bytes each).
+        .target(name: "DocumentCompression", dependencies: ["CZstd", "Essentials"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
@@ -61,18 +64,21 @@ let package = Package(
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
         .target(
-            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "DailyValueContract"], swiftSettings: swiftSettings),
+            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "DailyValueContract"],
+            swiftSettings: swiftSettings),
         /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
         .target(
             name: "ObservationUpsert",
             dependencies: [
-                "DailyValueContract", "Essentials", "Hashing", "SQLiteClient", "PostgresClient", "HTTPClient",
+                "DailyValueContract", "DocumentCompression", "Essentials", "Hashing", "SQLiteClient", "PostgresClient",
+                "HTTPClient",
             ],
             swiftSettings: swiftSettings
         ),
         /// The `--fhir-*` flags and the FHIR store configuration they make, defined once (worker and storectl).
         .target(
-            name: "StoreOptions", dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient", "Essentials"],
+            name: "StoreOptions",
+            dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient", "Essentials"],
             swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(
@@ -104,13 +110,16 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "Worker", dependencies: ["CommandLineOptions", "MallocTuning", "WorkerCore"], swiftSettings: swiftSettings),
+            name: "Worker", dependencies: ["CommandLineOptions", "MallocTuning", "WorkerCore"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "DLQ", dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
+            name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "DLQ",
+            dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "Ingest", dependencies: ["IngestGateway"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -121,7 +130,9 @@ let package = Package(
         // Test-only helper processes (`dvp-test-tools race`): built with the package, not a product, never shipped.
         .executableTarget(
             name: "dvp-test-tools",
-            dependencies: ["CommandLineOptions", "ObservationUpsert", "SeededRandom", "HTTPClient"],
+            dependencies: [
+                "CommandLineOptions", "ObservationUpsert", "SeededRandom", "HTTPClient", "DocumentCompression",
+            ],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // The worker with the reliability suite's crash points (`DVP_CRASH_AT`): built for the tests, never shipped.
@@ -138,10 +149,12 @@ let package = Package(
             name: "ObservationUpsertTests",
             dependencies: [
                 "ObservationUpsert", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
+                "DocumentCompression", "Hashing",
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DeadLettersTests", dependencies: ["DeadLetters", "Kafka", "DailyValueContract"],
             swiftSettings: swiftSettings),
@@ -152,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"], swiftSettings: swiftSettings
+            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IngestTests",

@@ -32,15 +32,58 @@ package enum PostgresParameter: Sendable {
         }
     }
 
+    /// A `bigint[]` with NULL elements, for `$n::bigint[]`.
+    package static func bigintArray(_ values: [Int64?]) -> PostgresParameter {
+        array(count: values.count, elementOID: 20, payloadBytes: values.count * 12, hasNulls: values.contains(nil)) {
+            bytes in
+            for value in values {
+                guard let value else {
+                    appendInt32(&bytes, -1)
+                    continue
+                }
+                appendInt32(&bytes, 8)
+                appendInt32(&bytes, Int32(truncatingIfNeeded: value >> 32))
+                appendInt32(&bytes, Int32(truncatingIfNeeded: value))
+            }
+        }
+    }
+
+    /// A `bytea[]` (OID 17) in the binary array format, for `$n::bytea[]`: the bytes as they are, no hex.
+    package static func byteaArray(_ values: [[UInt8]]) -> PostgresParameter {
+        let payload = values.reduce(0) { $0 + 4 + $1.count }
+        return array(count: values.count, elementOID: 17, payloadBytes: payload) { bytes in
+            for value in values { appendElement(value, to: &bytes) }
+        }
+    }
+
+    /// A `double precision[]` (elements of type `float8`, OID 701) with NULL elements, for `$n::float8[]`.
+    package static func doubleArray(_ values: [Double?]) -> PostgresParameter {
+        array(
+            count: values.count, elementOID: 701, payloadBytes: values.count * 12,
+            hasNulls: values.contains(nil)
+        ) { bytes in
+            for value in values {
+                guard let value else {
+                    appendInt32(&bytes, -1)
+                    continue
+                }
+                let bits = value.bitPattern
+                appendInt32(&bytes, 8)
+                appendInt32(&bytes, Int32(truncatingIfNeeded: Int64(bitPattern: bits) >> 32))
+                appendInt32(&bytes, Int32(truncatingIfNeeded: Int64(bitPattern: bits)))
+            }
+        }
+    }
+
     /// `array_recv`'s layout: dimensions, a has-nulls flag, the element type, per dimension its length and lower
-    /// bound, then each element as a 4-byte length and its bytes (big-endian throughout). No dimension when empty.
+    /// bound, then each element as a 4-byte length (-1: NULL) and its bytes (big-endian throughout). No dimension when empty.
     private static func array(
-        count: Int, elementOID: Int32, payloadBytes: Int, elements: (inout [UInt8]) -> Void
+        count: Int, elementOID: Int32, payloadBytes: Int, hasNulls: Bool = false, elements: (inout [UInt8]) -> Void
     ) -> PostgresParameter {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(20 + payloadBytes)
         appendInt32(&bytes, count == 0 ? 0 : 1)
-        appendInt32(&bytes, 0)
+        appendInt32(&bytes, hasNulls ? 1 : 0)
         appendInt32(&bytes, elementOID)
         if count > 0 {
             appendInt32(&bytes, Int32(count))

@@ -1,4 +1,6 @@
+import DocumentCompression
 import Foundation
+import Hashing
 import Testing
 
 @testable import ObservationUpsert
@@ -7,20 +9,54 @@ import Testing
 /// audit trigger or raw SQL) a FHIR server.
 @Suite(.timeLimit(.minutes(2)))
 struct ObservationStoreContractTests {
-    /// The row itself holds the whole resource: the upsert writes `meta.versionId`/`meta.lastUpdated` into it in the
-    /// statement that decides them (read straight from the table, not through the store's read path).
+    /// The row holds what the store decided in the statement that decided it. SQLite: the whole resource with
+    /// `meta.versionId`/`meta.lastUpdated`. PostgreSQL (schema 4): the facts in columns and the document as
+    /// compressed bytes without meta or status, which decompress (here, independently of the read path) to the
+    /// mapper's output once the columns are spliced in, byte for byte.
     @Test(arguments: StoreKind.databases)
     func storedResourceIsWrittenWhole(kind: StoreKind) async throws {
         try await TestStores.withFreshStore(kind) { store, location in
-            _ = try await store.upsert([record(version: 1)])
-            _ = try await store.upsert([record(version: 2)])
-            let stored = try #require(try await store.observation(for: record(version: 2).identity))
-            let meta =
-                kind == .sqlite
-                ? "json_extract(resource, '$.meta.versionId') || ' ' || json_extract(resource, '$.meta.lastUpdated')"
-                : "(resource -> 'meta' ->> 'versionId') || ' ' || (resource -> 'meta' ->> 'lastUpdated')"
-            let sql = "SELECT \(meta) FROM observation"
-            #expect(try await TestStores.rawText(location, sql) == "2 \(stored.lastUpdated)")
+            let (first, second) = try (
+                FHIRStoreFaultTests.mapped(version: 1), FHIRStoreFaultTests.mapped(version: 2, value: 72.5)
+            )
+            _ = try await store.upsert([first])
+            _ = try await store.upsert([second])
+            let stored = try #require(try await store.observation(for: second.identity))
+            guard kind == .postgres else {
+                let meta =
+                    "json_extract(resource, '$.meta.versionId') || ' ' || json_extract(resource, '$.meta.lastUpdated')"
+                #expect(
+                    try await TestStores.rawText(location, "SELECT \(meta) FROM observation")
+                        == "2 \(stored.lastUpdated)")
+                return
+            }
+            // A final day replaced by another value is `amended` (docs/LIFECYCLE.md), in the column only.
+            let row = try #require(
+                try await TestStores.rawText(
+                    location,
+                    """
+                    SELECT encode(document, 'hex') || ' ' || version_id || ' '
+                        || \(PostgresUpsert.lastUpdatedText("last_updated")) || ' ' || status || ' '
+                        || (resource IS NULL) || ' ' || value || ' ' || unit || ' ' || min || ' ' || max || ' '
+                        || (systolic IS NULL AND diastolic IS NULL) || ' ' || extract(epoch FROM period_start)::bigint
+                        || ' ' || extract(epoch FROM period_end - period_start)::bigint FROM observation
+                    """)
+            ).split(separator: " ").map(String.init)
+            let dayStart = "1790805600"  // 2026-10-01T00:00:00+02:00 (Europe/Bratislava)
+            #expect(
+                row[1...]
+                    == [
+                        "2", stored.lastUpdated, "amended", "true", "72.5", "/min", "48", "162", "true", dayStart,
+                        "86400",
+                    ][...])
+            let document = try #require(Hex.bytes(row[0]))
+            let (content, parts) = try DocumentDecompressor().parts(of: document)
+            let rendered = StoredDocument.resource(
+                content, parts: parts, versionId: 2, lastUpdated: row[2], status: row[3])
+            #expect(rendered == stored.resource)
+            #expect(
+                rendered == second.resourceHead + #""versionId":"2","lastUpdated":"\#(row[2])","# + second.resourceTail
+                    + #""amended""# + second.resourceAfterStatus)
         }
     }
 

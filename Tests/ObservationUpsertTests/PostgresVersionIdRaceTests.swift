@@ -1,28 +1,29 @@
 import Essentials
 import Foundation
+import Hashing
 import PostgresClient
-import Testing
 import TestSupport
+import Testing
 
 @testable import ObservationUpsert
 
-/// The PostgreSQL upsert writes `meta.versionId` and the status into the resource from its statement snapshot. When
-/// another writer commits a replace after that snapshot, the row lock makes the upsert wait and `DO UPDATE` then
-/// sees the newer row: the resource's versionId and status must follow the row, not the snapshot.
+/// The PostgreSQL upsert decides `version_id` and the status from its statement snapshot. When another writer commits
+/// a replace after that snapshot, the row lock makes the upsert wait and `DO UPDATE` then sees the newer row: the
+/// columns and the resource read back whole (its meta.versionId and status) must follow the row, not the snapshot.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PostgresVersionIdRaceTests {
     @Test func aReplaceCommittedAfterTheSnapshotStillGivesTheRightVersionId() async throws {
         let raw = try await race(
             first: record(version: 1),
             otherWriter: """
-                UPDATE observation SET version = 2, version_id = version_id + 1,
-                    resource = jsonb_set(resource, '{meta,versionId}', '"2"')
+                UPDATE observation SET version = 2, version_id = version_id + 1
                 WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
                 """,
             during: { "\(try await $0.upsert([record(version: 3)]))" },
-            read: "version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || version")
+            read: "version_id || ' ' || version")
         #expect(raw.action == "[ObservationUpsert.UpsertOutcome.updated]")
-        #expect(raw.row == "3 3 3", "version_id, the resource's meta.versionId and version")
+        #expect(raw.row == "3 3", "version_id and version")
+        #expect(raw.resource == "3 -", "the resource's meta.versionId and status")
     }
 
     /// The snapshot holds a preliminary day; another writer makes it final before the upsert's row lock is granted,
@@ -32,15 +33,15 @@ struct PostgresVersionIdRaceTests {
             first: record(version: 1, value: 60, status: .preliminary),
             otherWriter: """
                 UPDATE observation SET version = 2, version_id = version_id + 1, status = 'final',
-                    clinical_value = $1, resource = jsonb_set(jsonb_set(resource, '{meta,versionId}', '"2"'),
-                        '{status}', '"final"')
+                    clinical_digest = decode($1, 'hex')
                 WHERE patient = 'p-1' AND metric = 'heart_rate' AND day = '2026-10-01'
                 """,
-            parameters: [record(version: 2, value: 60, status: .final).clinicalValue],
+            parameters: [Hex.lowercase(record(version: 2, value: 60, status: .final).clinicalDigest)],
             during: { "\(try await $0.upsert([record(version: 3, value: 70, status: .final)]))" },
             read: Self.statusRead)
         #expect(raw.action == "[ObservationUpsert.UpsertOutcome.updated]")
-        #expect(raw.row == "3 3 amended amended", "version_id, meta.versionId, the status column and the resource's")
+        #expect(raw.row == "3 amended", "version_id and the status column")
+        #expect(raw.resource == "3 amended", "the resource's meta.versionId and status")
     }
 
     /// `finalize` against a worker that replaces the preliminary day meanwhile (docs/LIFECYCLE.md): it skips the
@@ -50,15 +51,15 @@ struct PostgresVersionIdRaceTests {
         let raw = try await race(
             first: try FinalizeTests.steps("2026-10-01", version: 1, .preliminary),
             otherWriter: """
-                UPDATE observation SET version = 2, version_id = version_id + 1, status = 'final',
-                    resource = jsonb_set(jsonb_set(resource, '{meta,versionId}', '"2"'), '{status}', '"final"')
+                UPDATE observation SET version = 2, version_id = version_id + 1, status = 'final'
                 """,
             during: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
             waitsForTheLock: false,
             after: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
             read: Self.statusRead + " || ' ' || version")
         #expect(raw.action == "0 0", "finalized rows, while the worker held the row and after it committed")
-        #expect(raw.row == "2 2 final final 2", "the worker's row as it committed it")
+        #expect(raw.row == "2 final 2", "the worker's row as it committed it")
+        #expect(raw.resource == "2 final")
     }
 
     /// A worker holds the settled day with a newer preliminary version: finalize skips it this run (0), and the next
@@ -67,15 +68,15 @@ struct PostgresVersionIdRaceTests {
         let raw = try await race(
             first: try FinalizeTests.steps("2026-10-01", version: 1, .preliminary),
             otherWriter: """
-                UPDATE observation SET version = 2, version_id = version_id + 1,
-                    resource = jsonb_set(resource, '{meta,versionId}', '"2"')
+                UPDATE observation SET version = 2, version_id = version_id + 1
                 """,
             during: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
             waitsForTheLock: false,
             after: { "\(try await $0.finalize(settledBefore: Int64(Date().timeIntervalSince1970)))" },
             read: Self.statusRead + " || ' ' || version")
         #expect(raw.action == "0 1", "finalized rows, while the worker held the row and after it committed")
-        #expect(raw.row == "3 3 final final 2", "the worker's version, finalized by the next run")
+        #expect(raw.row == "3 final 2", "the worker's version, finalized by the next run")
+        #expect(raw.resource == "3 final")
     }
 
     /// Several chunks, one row held by a worker: the loop goes on past the skipped row (a chunk it locked fewer rows
@@ -102,20 +103,20 @@ struct PostgresVersionIdRaceTests {
         }
     }
 
-    static let statusRead =
-        "version_id || ' ' || (resource -> 'meta' ->> 'versionId') || ' ' || status || ' ' || (resource ->> 'status')"
+    static let statusRead = "version_id || ' ' || status"
 
     /// Stores `first`; another connection runs `otherWriter` in a transaction it holds open; `during` (an upsert or
     /// finalize) must wait for that row lock (or, `waitsForTheLock` false, finish without waiting); the other writer
-    /// commits; then `after` runs, if given. Returns what `during` and `after` returned, described, and `read` (an
-    /// SQL expression over the row) read straight from the table.
+    /// commits; then `after` runs, if given. Returns what `during` and `after` returned, described, `read` (an SQL
+    /// expression over the row) read straight from the table, and the stored resource's meta.versionId and status
+    /// (`-`: none) as the store reads it back whole.
     private func race(
         first: ObservationRecord, otherWriter: String, parameters: [String] = [],
         during: @escaping @Sendable (PostgresObservationStore) async throws -> String, waitsForTheLock: Bool = true,
         after: ((PostgresObservationStore) async throws -> String)? = nil, read: String
-    ) async throws -> (action: String?, row: String?) {
+    ) async throws -> (action: String?, row: String?, resource: String?) {
         try await TestStores.withFreshLocation(.postgres) { location in
-            guard case .postgres(let url) = location else { return (nil, nil) }
+            guard case .postgres(let url) = location else { return (nil, nil, nil) }
             let store = try await PostgresObservationStore(
                 connectionString: url, options: PostgresClientOptions(applicationName: "dvp-versionid-race"))
             #expect(try await store.upsert([first]) == [.inserted])
@@ -144,8 +145,15 @@ struct PostgresVersionIdRaceTests {
             var described = try await action.value
             if let after { described += " " + (try await after(store)) }
             let raw = try await TestStores.rawText(location, "SELECT \(read) FROM observation")  // one row
+            let stored = try await store.observation(for: first.identity)
             await store.close()
-            return (described, raw)
+            let resource = try stored.map { stored -> String in
+                let json = try #require(
+                    try JSONSerialization.jsonObject(with: Data(stored.resource.utf8)) as? [String: Any])
+                let meta = json["meta"] as? [String: Any]
+                return "\(meta?["versionId"] as? String ?? "-") \(json["status"] as? String ?? "-")"
+            }
+            return (described, raw, resource)
         }
     }
 }

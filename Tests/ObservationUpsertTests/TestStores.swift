@@ -2,8 +2,8 @@ import Essentials
 import Foundation
 import PostgresClient
 import SQLiteClient
-import Testing
 import TestSupport
+import Testing
 
 @testable import ObservationUpsert
 
@@ -20,7 +20,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The number of schema migrations of this kind of store.
-    var schemaVersion: Int { 6 }
+    var schemaVersion: Int {
+        switch self {
+        case .sqlite: SQLiteSchema.migrations.count
+        case .postgres, .fhir: PostgresSchema.migrations.count
+        }
+    }
 }
 
 /// Fresh, empty stores for tests, and the environment they need.
@@ -103,7 +108,8 @@ enum TestStores {
         case .sqlite(let path):
             let box = QueueConfined(label: "test.sqlite", ())
             return try await box.run { _ in
-                try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000).statement(sql).query { $0.text(0) }.first
+                try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000).statement(sql).query { $0.text(0) }
+                    .first
             }
         case .postgres(let url):
             let box = QueueConfined(label: "test.postgres-admin", ())
@@ -138,7 +144,8 @@ func record(
     value: Double = 60, status: ObservationStatus? = nil
 ) -> ObservationRecord {
     let id = "obs-\(patient)-\(metric.replacingOccurrences(of: "_", with: "-"))-\(day)"
-    let identifier = #""source":"test"},"identifier":[{"system":"https://fhir.example.org/identifiers/daily-summary","value":"\#(patient)/\#(metric)/\#(day)"}],"#
+    let identifier =
+        #""source":"test"},"identifier":[{"system":"https://fhir.example.org/identifiers/daily-summary","value":"\#(patient)/\#(metric)/\#(day)"}],"#
     let quantity = #""valueQuantity":{"value":\#(value)}"#
     let note = #","note":[{"text":"v \"\#(version)\" \\ ok"}]}"#
     return ObservationRecord(

@@ -25,9 +25,13 @@ let commands = [
         usage: FHIRBench.usage,
         summary: "the FHIR store's throughput next to the same server's raw PUT and Bundle rates",
         parser: FHIRBench.parser, run: FHIRBench.run),
+    TestToolCommand(
+        usage: DocumentSamples.usage, summary: "the documents the stores compress, as dictionary training samples",
+        parser: DocumentSamples.parser, run: DocumentSamples.run),
 ]
 
-let usage = "usage: dvp-test-tools COMMAND [OPTIONS]\n\ncommands:\n"
+let usage =
+    "usage: dvp-test-tools COMMAND [OPTIONS]\n\ncommands:\n"
     + commands.map { "  \($0.usage)\n      \($0.summary)" }.joined(separator: "\n")
 
 var arguments = Array(CommandLine.arguments.dropFirst())

@@ -50,7 +50,7 @@ public struct ObservationMapper: Sendable {
         -> ObservationRecord
     {
         let value = validated.event
-        guard let parts = fragments[value.metric] else {
+        guard let parts = fragments[value.metric], let metric = catalog.metrics[value.metric] else {
             throw DailyValueError(.unknownMetric, field: "metric", "must be a key of the metric catalog")
         }
         let period = zones.bounds(of: validated.date, in: validated.zone)
@@ -119,7 +119,8 @@ public struct ObservationMapper: Sendable {
         return ObservationRecord(
             identity: identity, version: validated.version, resourceID: resourceID, utf8: bytes,
             head: 0..<storeMembersAt, tail: storeMembersAt..<statusAt, status: status,
-            afterStatus: afterStatusAt..<bytes.count, clinicalValue: valueAt..<bytes.count - 1)
+            afterStatus: afterStatusAt..<bytes.count, clinicalValue: valueAt..<bytes.count - 1,
+            facts: ObservationFacts(value, metric: metric, periodStart: period.start, periodEnd: period.end))
     }
 
     /// The bytes ``map(_:recordTimestampMs:)-(ValidatedDailyValue,_)`` writes as the record's

@@ -41,6 +41,15 @@ public struct ObservationRecord: Sendable, Hashable {
     /// different one becomes `amended`, an equal one does not.
     public var clinicalValue: String { String(decoding: clinicalValueUTF8, as: UTF8.self) }
 
+    /// The typed facts the stores keep in columns (docs/STORAGE.md); nil for a retraction and for records built
+    /// from resource text (test fixtures), whose facts are read from it when stored.
+    public var facts: ObservationFacts? {
+        get { box.values.facts }
+        set { uniqueBox().values.facts = newValue }
+    }
+    /// ``clinicalValue``'s ``ClinicalDigest``: what the stores compare.
+    package var clinicalDigest: [UInt8] { box.values.clinicalDigest }
+
     /// ``resourceHead`` as UTF-8, without a copy (a slice of the mapper's output).
     package var resourceHeadUTF8: ArraySlice<UInt8> { box.values.json.part(0) }
     /// ``resourceTail`` as UTF-8, without a copy.
@@ -67,6 +76,8 @@ public struct ObservationRecord: Sendable, Hashable {
         var json: JSONParts
         var status: ObservationStatus?
         var retractionReason: String?
+        var facts: ObservationFacts?
+        var clinicalDigest: [UInt8]
     }
 
     /// The resource's parts and the clinical value as ranges of one UTF-8 buffer: the mapper writes the
@@ -140,13 +151,14 @@ public struct ObservationRecord: Sendable, Hashable {
     /// A record whose resource parts and clinical value are ranges of `utf8` (the mapper's output, kept as is).
     package init(
         identity: ObservationIdentity, version: Int64, resourceID: String, utf8: [UInt8], head: Range<Int>,
-        tail: Range<Int>, status: ObservationStatus?, afterStatus: Range<Int>, clinicalValue: Range<Int>
+        tail: Range<Int>, status: ObservationStatus?, afterStatus: Range<Int>, clinicalValue: Range<Int>,
+        facts: ObservationFacts? = nil
     ) {
         box = Box(
             Values(
                 identity: identity, version: version, resourceID: resourceID,
                 json: JSONParts(bytes: utf8, ranges: (head, tail, afterStatus, clinicalValue)), status: status,
-                retractionReason: nil))
+                retractionReason: nil, facts: facts, clinicalDigest: ClinicalDigest.of(utf8[clinicalValue])))
     }
 
     /// A versioned retraction of one day (an explicit event, not a Kafka tombstone), with its reason.

@@ -12,15 +12,16 @@ public protocol ObservationVersionReader: Sendable {
     func storedVersions(for identities: [ObservationIdentity]) async throws -> [ObservationIdentity: HeldVersion]
 }
 
-/// The version a day holds, and the clinical value held at that version.
+/// The version a day holds, and the digest of the clinical value held at that version.
 public struct HeldVersion: Sendable, Hashable {
     public var version: Int64
-    /// The stored ``ObservationRecord/clinicalValue`` as UTF-8; nil when no value holds the version (a retraction
-    /// does: ledger only, or a row marked `entered-in-error`) or the row predates the column.
-    public var clinicalValue: [UInt8]?
+    /// The 16-byte digest of the stored ``ObservationRecord/clinicalValue`` (what ``ObservationRecord`` compares);
+    /// nil when no value holds the version (a retraction does: ledger only, or a row marked `entered-in-error`) or
+    /// the row predates the column.
+    public var clinicalDigest: [UInt8]?
 
-    public init(version: Int64, clinicalValue: [UInt8]?) {
+    public init(version: Int64, clinicalDigest: [UInt8]?) {
         self.version = version
-        self.clinicalValue = clinicalValue
+        self.clinicalDigest = clinicalDigest
     }
 }

@@ -67,7 +67,7 @@ struct UpsertPlan {
     func winner(of index: Int) -> Int { winnerOf[index] }
 
     /// One outcome per batch record, given the database's outcome for every winner (and value beneath one), and
-    /// for each winner whose version a stored value held (`unchanged` or `conflict`), that value.
+    /// for each winner whose version a stored value held (`unchanged` or `conflict`), that value's digest.
     ///
     /// A record of its winner's version is compared with the value the day holds at that version after the batch:
     /// the stored one, else the winner's own (written) — a different value is a `conflict`, the first stored wins.
@@ -85,7 +85,7 @@ struct UpsertPlan {
             if winnerOutcome == .stale || batch[index].version != batch[winner].version { return .stale }
             if let held = heldValues[winner] { return Self.equalVersion(batch[index], held: held[...]) }
             let written = winnerOutcome == .inserted || winnerOutcome == .updated
-            return Self.equalVersion(batch[index], held: written ? batch[winner].clinicalValueUTF8 : nil)
+            return Self.equalVersion(batch[index], held: written ? batch[winner].clinicalDigest[...] : nil)
         }
     }
 
@@ -93,7 +93,7 @@ struct UpsertPlan {
     /// the record is a value with a different clinical value, else `unchanged` (a retraction of an equal version, or a
     /// value against a retraction's version, is `unchanged` as before: docs/LIFECYCLE.md).
     static func equalVersion(_ record: ObservationRecord, held: ArraySlice<UInt8>?) -> UpsertOutcome {
-        guard record.retractionReason == nil, let held, !held.elementsEqual(record.clinicalValueUTF8) else {
+        guard record.retractionReason == nil, let held, !held.elementsEqual(record.clinicalDigest) else {
             return .unchanged
         }
         return .conflict

@@ -45,7 +45,7 @@ struct BatchPreparer: Sendable {
         guard !stored.isEmpty else { return bounds }
         versionCache.record(
             stored.map { identity, held in
-                (.init(identity), held.version, held.clinicalValue.map { VersionCache.valueHash($0[...]) } ?? 0)
+                (.init(identity), held.version, held.clinicalDigest.map { VersionCache.valueHash($0[...]) } ?? 0)
             })
         return versionCache.storedAtLeast(keys)
     }

@@ -130,7 +130,7 @@ struct BatchProcessor: Sendable {
             guard decoded.version == bound.version, bound.valueHash != 0,
                 let clinical = mapper.clinicalValueUTF8(of: value)
             else { return nil }
-            return VersionCache.valueHash(clinical[...]) == bound.valueHash ? .unchanged : nil
+            return VersionCache.valueHash(ClinicalDigest.of(clinical)[...]) == bound.valueHash ? .unchanged : nil
         }
     }
 

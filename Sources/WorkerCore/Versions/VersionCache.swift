@@ -70,16 +70,16 @@ final class VersionCache: Sendable {
         }
     }
 
-    /// A non-zero hash of a clinical value (``ObservationRecord/clinicalValue``'s UTF-8) for this process.
+    /// A non-zero hash of a clinical value's digest (``ClinicalDigest``, what the stores hold) for this process.
     static func valueHash(_ utf8: ArraySlice<UInt8>) -> UInt64 {
         var hasher = Hasher()
         utf8.withUnsafeBytes { hasher.combine(bytes: $0) }
         return Swift.max(1, UInt64(bitPattern: Int64(hasher.finalize())))
     }
 
-    /// ``valueHash(_:)`` of a value record's clinical value; 0 for a retraction.
+    /// ``valueHash(_:)`` of a value record's clinical digest; 0 for a retraction.
     static func valueHash(_ record: ObservationRecord) -> UInt64 {
-        record.retractionReason == nil ? valueHash(record.clinicalValueUTF8) : 0
+        record.retractionReason == nil ? valueHash(record.clinicalDigest[...]) : 0
     }
 
     private let table: Mutex<VersionTable>

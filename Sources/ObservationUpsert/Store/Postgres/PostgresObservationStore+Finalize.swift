@@ -46,5 +46,8 @@ extension PostgresObservationStore {
         FROM (SELECT day, patient, metric FROM chunk ORDER BY day DESC, patient DESC, metric DESC LIMIT 1) AS last
         """
 
-    private static let settled = "(o.resource -> 'effectivePeriod' ->> 'end')::timestamptz <= to_timestamp($1::bigint)"
+    /// The local day's end: the column, or a schema-3 row's resource.
+    private static let settled = """
+        coalesce(o.period_end, (o.resource -> 'effectivePeriod' ->> 'end')::timestamptz) <= to_timestamp($1::bigint)
+        """
 }

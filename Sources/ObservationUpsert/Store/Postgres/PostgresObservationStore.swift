@@ -1,5 +1,7 @@
 import DailyValueContract
+import DocumentCompression
 import Essentials
+import Hashing
 import PostgresClient
 
 /// The shared store for many workers on many hosts: PostgreSQL through libpq, one connection on a serial queue.
@@ -22,6 +24,8 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
     let counterShard: Int16
     /// What a winning retraction does to a stored day.
     public let retractionMode: RetractionMode
+    /// The document compressor and decompressor, used only on the state's queue (inside ``withConnection(_:)``).
+    let codecs = DocumentCodecs()
 
     /// Connects with `connectionString` (a libpq URI or `key=value` pairs, merged over bounded defaults) and creates
     /// or migrates the schema.
@@ -81,28 +85,31 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
         guard !batch.isEmpty else { return [] }
-        let (shard, mode) = (counterShard, retractionMode)
+        let (shard, mode, codecs) = (counterShard, retractionMode, codecs)
         return try await withConnection { connection in
             try connection.transaction {
-                try PostgresUpsert.run(batch, counterShard: shard, retractionMode: mode, on: connection)
+                try PostgresUpsert.run(
+                    batch, counterShard: shard, retractionMode: mode, compressor: codecs.compressor, on: connection)
             }
         }
     }
 
     public func observation(for identity: ObservationIdentity) async throws -> StoredObservation? {
-        try await withConnection { connection in
+        let codecs = codecs
+        return try await withConnection { connection in
             let result = try connection.execute(
                 Self.selectColumns + " WHERE patient = $1 AND metric = $2 AND day = $3",
                 [identity.patient, identity.metric, identity.day])
-            return try result.rows { try Self.stored(result, $0) }.first
+            return try result.rows { try Self.stored(result, $0, codecs.decompressor) }.first
         }
     }
 
     public func observations(patient: String) async throws -> [StoredObservation] {
-        try await withConnection { connection in
+        let codecs = codecs
+        return try await withConnection { connection in
             let result = try connection.execute(
                 Self.selectColumns + #" WHERE patient = $1 ORDER BY metric COLLATE "C", day"#, [patient])
-            return try result.rows { try Self.stored(result, $0) }
+            return try result.rows { try Self.stored(result, $0, codecs.decompressor) }
         }
     }
 
@@ -148,23 +155,40 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     // MARK: - Rows
 
-    /// The resource is read with `meta.versionId`/`meta.lastUpdated` set from the columns, which are authoritative:
-    /// the upsert writes both into the resource too, but a row written by an older build (before an upgrade, or by a
-    /// pod still running the old image during a rolling update) has them only in the columns. No row is rewritten.
-    private static let selectColumns = """
+    /// A row of schema 4 is its document (hex) with `meta.versionId`, `meta.lastUpdated` and the status from the
+    /// columns (``StoredDocument``). A row of schema 3 (not yet migrated) is its resource with the same three set from
+    /// the columns, which are authoritative: status changes since schema 4 write the columns only, and a row written
+    /// by an older build has its meta only there.
+    static let selectColumns = """
         SELECT patient, metric, day, version, resource_id,
-            jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}') || jsonb_build_object(
-                'versionId', version_id::text, 'lastUpdated', \(PostgresUpsert.lastUpdatedText("last_updated"))))::text,
-            version_id, \(PostgresUpsert.lastUpdatedText("last_updated"))
+            CASE WHEN document IS NULL THEN (jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}')
+                || jsonb_build_object('versionId', version_id::text,
+                    'lastUpdated', \(PostgresUpsert.lastUpdatedText("last_updated"))))
+                || CASE WHEN status IS NULL THEN '{}' ELSE jsonb_build_object('status', status) END)::text END,
+            encode(document, 'hex'), version_id, \(PostgresUpsert.lastUpdatedText("last_updated")), status
         FROM observation
         """
 
-    private static func stored(_ result: PostgresResult, _ row: Int) throws -> StoredObservation {
-        try StoredObservation(
+    static func stored(
+        _ result: PostgresResult, _ row: Int, _ decompressor: DocumentDecompressor
+    ) throws -> StoredObservation {
+        let (versionId, lastUpdated) = (try result.integer(row, 7), result.text(row, 8))
+        let resource: String
+        if let hex = result.bytes(row, 6) {
+            guard let document = Hex.bytes(String(decoding: hex, as: UTF8.self)) else {
+                throw StoreError(.query, "a stored document is not hex")
+            }
+            let (content, parts) = try StoreError.mapping { try decompressor.parts(of: document) }
+            resource = StoredDocument.resource(
+                content, parts: parts, versionId: versionId, lastUpdated: lastUpdated,
+                status: result.bytes(row, 9).map { String(decoding: $0, as: UTF8.self) })
+        } else {
+            resource = JSONWhitespace.removed(from: result.text(row, 5))
+        }
+        return try StoredObservation(
             identity: ObservationIdentity(
                 patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2)),
-            version: result.integer(row, 3), resourceID: result.text(row, 4),
-            resource: JSONWhitespace.removed(from: result.text(row, 5)), versionId: result.integer(row, 6),
-            lastUpdated: result.text(row, 7))
+            version: result.integer(row, 3), resourceID: result.text(row, 4), resource: resource,
+            versionId: versionId, lastUpdated: lastUpdated)
     }
 }

@@ -34,7 +34,7 @@ enum PostgresRetraction {
         }
     }
 
-    /// Marks a stored day `entered-in-error`: the resource stays, its status and meta change.
+    /// Marks a stored day `entered-in-error`: the document stays, its status and meta change.
     static let markSQL = """
         UPDATE observation AS o SET version = $4::bigint, \(statusChange("entered-in-error"))
         WHERE o.patient = $1 AND o.metric = $2 AND o.day = $3 AND o.version < $4::bigint
@@ -47,15 +47,10 @@ enum PostgresRetraction {
         RETURNING version_id
         """
 
-    /// The `SET` items of a status change of row `o` (retraction, finalisation): the status column and the
-    /// resource's `status`, `meta.versionId` + 1 and `meta.lastUpdated` (JSON functions, on these rare paths only).
+    /// The `SET` items of a status change of row `o` (retraction, finalisation): the columns only — `status`,
+    /// `version_id` + 1 and `last_updated` — which the resource is read with (a schema-3 row's too).
     static func statusChange(_ status: String) -> String {
-        """
-        status = '\(status)', version_id = o.version_id + 1, last_updated = now(),
-            resource = jsonb_set(jsonb_set(jsonb_set(o.resource, '{status}', '"\(status)"'),
-                '{meta,versionId}', to_jsonb((o.version_id + 1)::text)),
-                '{meta,lastUpdated}', to_jsonb(\(PostgresUpsert.lastUpdatedText("now()"))))
-        """
+        "status = '\(status)', version_id = o.version_id + 1, last_updated = now()"
     }
 
     /// Records the retraction in the ledger (the highest per day), with the deleted row's `version_id` (`$6`;

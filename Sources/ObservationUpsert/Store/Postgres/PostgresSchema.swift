@@ -71,6 +71,21 @@ enum PostgresSchema {
         CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
         ALTER TABLE retraction ADD COLUMN version_id bigint;
         """,
+        // 7: schema 4, facts not documents (docs/STORAGE.md). The resource becomes `document`: compressed by the
+        //    worker (zstd with a shipped dictionary), without the meta and status the columns hold, and never parsed
+        //    by the server. The facts SQL users query get typed columns; the clinical value becomes a 16-byte digest.
+        //    Metadata only (no rewrite, a moment's lock): rows of schema 3 keep `resource` and `clinical_value`,
+        //    stay readable whole, and are rewritten by the next upsert of their day or by `storectl migrate`.
+        //    The resource-id index goes: no statement reads by it (a FHIR read by id is the FHIR store's job).
+        """
+        ALTER TABLE observation ALTER COLUMN resource DROP NOT NULL,
+            ADD COLUMN document bytea, ADD COLUMN clinical_digest bytea,
+            ADD COLUMN value double precision, ADD COLUMN unit text,
+            ADD COLUMN min double precision, ADD COLUMN max double precision,
+            ADD COLUMN systolic double precision, ADD COLUMN diastolic double precision,
+            ADD COLUMN period_start timestamptz, ADD COLUMN period_end timestamptz;
+        DROP INDEX IF EXISTS observation_resource_id;
+        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

@@ -1,5 +1,7 @@
 import DailyValueContract
+import DocumentCompression
 import Essentials
+import Hashing
 import PostgresClient
 
 /// The batched, version-guarded upsert on PostgreSQL; runs inside the caller's transaction.
@@ -10,47 +12,52 @@ import PostgresClient
 /// arbitrates races between workers: a conflicting row is locked and the guard is evaluated against its latest
 /// committed version, so the higher version always wins and an equal one rewrites nothing.
 ///
-/// The statement that decides `meta.versionId` and `meta.lastUpdated` also writes them into the stored resource, so
-/// the `resource` column holds the whole FHIR resource, built once by concatenation (``StoredResourceSQL``) and
-/// parsed once into `jsonb`. The versionId written is `stored.version_id + 1` from the statement's snapshot (for a
-/// new row 1, or the one after a deleted row's, kept in the ledger); when a concurrent writer committed a replace
-/// after that snapshot, `DO UPDATE` sees the newer row and corrects the versionId with `jsonb_set`, and decides the
-/// status again against that row (the incoming status is looked up in the input arrays) — correct always, and the
-/// costly rebuild only on that race.
+/// The statement that decides `meta.versionId`, `meta.lastUpdated` and the status writes them into columns only:
+/// the `document` (``StoredDocument``) holds the rest of the resource, compressed by the worker, and the server never
+/// parses it. The versionId written is `stored.version_id + 1` from the statement's snapshot (for a new row 1, or the
+/// one after a deleted row's, kept in the ledger); when a concurrent writer committed a replace after that snapshot,
+/// `DO UPDATE` sees the newer row, takes its versionId + 1 and decides the status again against that row (the
+/// incoming status is looked up in the input arrays). A row of schema 3 a replace reaches is rewritten in schema 4.
 enum PostgresUpsert {
     static let upsertSQL = """
-        INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated,
-            status, clinical_value)
-        SELECT input.patient, input.metric, input.day, input.version, input.resource_id,
-            \(StoredResourceSQL.compose(
-                head: "input.head", tail: "input.tail", versionId: "next.version_id::text",
-                lastUpdated: "stamp.instant", status: "decided.status", afterStatus: "input.after_status"))::jsonb,
-            next.version_id, stamp.at, decided.status, input.clinical_value
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[],
-                $9::text[], $10::text[])
-                AS input (patient, metric, day, version, resource_id, head, tail, status, after_status, clinical_value)
+        INSERT INTO observation AS o (patient, metric, day, version, resource_id, document, version_id, last_updated,
+            status, clinical_digest, value, unit, min, max, systolic, diastolic, period_start, period_end)
+        SELECT input.patient, input.metric, input.day, input.version, input.resource_id, input.document,
+            next.version_id, stamp.at, decided.status, input.digest, input.value, nullif(input.unit, ''), input.min, input.max,
+            input.systolic, input.diastolic, to_timestamp(input.period_start), to_timestamp(input.period_end)
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bytea[], $7::text[],
+                $8::bytea[], $9::float8[], $10::text[], $11::float8[], $12::float8[], $13::float8[], $14::float8[],
+                $15::bigint[], $16::bigint[])
+                AS input (patient, metric, day, version, resource_id, document, status, digest, value, unit, min, max,
+                    systolic, diastolic, period_start, period_end)
             LEFT JOIN observation AS stored
                 ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
             CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, \(ledgerVersionId("input")), 0) + 1)
                 AS next (version_id)
             CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
-                storedStatus: "stored.status", storedValue: "stored.clinical_value",
-                incomingStatus: "nullif(input.status, '')", incomingValue: "input.clinical_value"))) AS decided (status)
-            CROSS JOIN (SELECT now(), \(lastUpdatedText("now()"))) AS stamp (at, instant)
+                storedStatus: "stored.status", storedValue: storedDigest("stored"),
+                incomingStatus: "nullif(input.status, '')", incomingValue: "input.digest"))) AS decided (status)
+            CROSS JOIN (SELECT now()) AS stamp (at)
         WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
             WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day) AND r.version >= input.version)
         ORDER BY input.patient COLLATE "C", input.metric COLLATE "C", input.day COLLATE "C"
         ON CONFLICT (patient, metric, day) DO UPDATE
             SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
                 status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status ELSE \(raceStatus) END,
-                clinical_value = EXCLUDED.clinical_value,
-                resource = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.resource
-                    ELSE jsonb_set(EXCLUDED.resource, '{meta,versionId}', to_jsonb((o.version_id + 1)::text))
-                        || jsonb_strip_nulls(jsonb_build_object('status', \(raceStatus))) END,
+                document = EXCLUDED.document, resource = NULL, clinical_digest = EXCLUDED.clinical_digest,
+                clinical_value = NULL, value = EXCLUDED.value, unit = EXCLUDED.unit, min = EXCLUDED.min,
+                max = EXCLUDED.max, systolic = EXCLUDED.systolic, diastolic = EXCLUDED.diastolic,
+                period_start = EXCLUDED.period_start, period_end = EXCLUDED.period_end,
                 version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
             WHERE o.version < EXCLUDED.version
         RETURNING o.patient, o.metric, o.day, o.xmax = 0
         """
+
+    /// The ``ClinicalDigest`` row `row` holds: its column, or for a row of schema 3 the digest of its clinical value
+    /// text (NULL when it has none: a row older than the lifecycle columns).
+    static func storedDigest(_ row: String) -> String {
+        "coalesce(\(row).clinical_digest, substr(sha256(convert_to(\(row).clinical_value, 'UTF8')), 1, 16))"
+    }
 
     /// The `version_id` of the row a delete-mode retraction deleted for row `row`'s day, from the ledger (NULL if
     /// none): a re-stored day continues from it. `coalesce` evaluates it for new rows only. Whether a returned row
@@ -66,12 +73,12 @@ enum PostgresUpsert {
     /// The status decided against the conflicting row `o` when a concurrent writer replaced it after the
     /// statement's snapshot (`EXCLUDED.status` was decided against the snapshot).
     private static let raceStatus = StoredResourceSQL.decidedStatus(
-        storedStatus: "o.status", storedValue: "o.clinical_value",
+        storedStatus: "o.status", storedValue: storedDigest("o"),
         incomingStatus: """
-            (SELECT nullif(i.status, '') FROM unnest($1::text[], $2::text[], $3::text[], $8::text[]) \
+            (SELECT nullif(i.status, '') FROM unnest($1::text[], $2::text[], $3::text[], $7::text[]) \
             AS i (patient, metric, day, status) WHERE (i.patient, i.metric, i.day) = (o.patient, o.metric, o.day))
             """,
-        incomingValue: "EXCLUDED.clinical_value")
+        incomingValue: "EXCLUDED.clinical_digest")
 
     /// SQL for FHIR `meta.lastUpdated` of the `timestamptz` expression `instant`: RFC 3339 UTC with milliseconds, the
     /// same text the store reads back from the `last_updated` column.
@@ -80,13 +87,13 @@ enum PostgresUpsert {
     }
 
     /// The versions the days hold: a row's, else the retraction ledger's (a day retracted but never stored), with
-    /// the row's clinical value when a value holds it (not `entered-in-error`; the conflict check: the heap tuple is
-    /// read for `version` already, and the value is inline, a few hundred bytes). For the winners the upsert did not
+    /// the row's clinical digest (hex) when a value holds it (not `entered-in-error`; the conflict check: the heap
+    /// tuple is read for `version` already). For the winners the upsert did not
     /// write, a new statement in READ COMMITTED sees the latest committed rows, and the upsert still holds their row
     /// locks, so these cannot change before COMMIT.
     static let currentSQL = """
         SELECT k.patient, k.metric, k.day, coalesce(o.version, r.version),
-            CASE WHEN o.status IS DISTINCT FROM 'entered-in-error' THEN o.clinical_value END
+            CASE WHEN o.status IS DISTINCT FROM 'entered-in-error' THEN encode(\(storedDigest("o")), 'hex') END
         FROM unnest($1::text[], $2::text[], $3::text[]) AS k (patient, metric, day)
             LEFT JOIN observation o USING (patient, metric, day) LEFT JOIN retraction r USING (patient, metric, day)
         WHERE o.version IS NOT NULL OR r.version IS NOT NULL
@@ -102,7 +109,7 @@ enum PostgresUpsert {
 
     static func run(
         _ batch: [ObservationRecord], counterShard: Int16, retractionMode: RetractionMode,
-        on connection: PostgresConnection
+        compressor: DocumentCompressor, on connection: PostgresConnection
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
@@ -116,15 +123,11 @@ enum PostgresUpsert {
             : (plan.winners.filter { batch[$0].retractionReason == nil }
                 + retractions.compactMap { plan.valuesBeneath[$0] }).sorted { batch[$0].identity < batch[$1].identity }
         let winners = valueWinners.map { batch[$0] }
-        let written = try winners.isEmpty ? nil : connection.executePrepared(
-            "dvp_upsert", upsertSQL,
-            keyArrays(winners) + [
-                .bigintArray(winners.map(\.version)), .textArray(winners.map(\.resourceID)),
-                .textArray(utf8: winners.map(\.resourceHeadUTF8)), .textArray(utf8: winners.map(\.resourceTailUTF8)),
-                .textArray(winners.map { $0.status?.rawValue ?? "" }),
-                .textArray(utf8: winners.map(\.resourceAfterStatusUTF8)),
-                .textArray(utf8: winners.map(\.clinicalValueUTF8)),
-            ])
+        let written =
+            try winners.isEmpty
+            ? nil
+            : connection.executePrepared(
+                "dvp_upsert_4", upsertSQL, keyArrays(winners) + parameters(winners, compressor: compressor))
         let writtenOutcomes = written.map { Self.writtenOutcomes($0, winners: winners) }
         var unresolved: [Int] = []
         for (position, index) in valueWinners.enumerated() {
@@ -146,8 +149,8 @@ enum PostgresUpsert {
                     winnerOutcomes[index] = .stale
                     continue
                 }
-                heldValues[index] = stored.clinicalValue
-                winnerOutcomes[index] = UpsertPlan.equalVersion(record, held: stored.clinicalValue?[...])
+                heldValues[index] = stored.clinicalDigest
+                winnerOutcomes[index] = UpsertPlan.equalVersion(record, held: stored.clinicalDigest?[...])
             }
         }
         if !retractions.isEmpty {
@@ -187,7 +190,9 @@ enum PostgresUpsert {
         for row in 0..<result.rowCount {
             let identity = ObservationIdentity(
                 patient: result.text(row, 0), metric: result.text(row, 1), day: result.text(row, 2))
-            versions[identity] = HeldVersion(version: try result.integer(row, 3), clinicalValue: result.bytes(row, 4))
+            versions[identity] = HeldVersion(
+                version: try result.integer(row, 3),
+                clinicalDigest: result.bytes(row, 4).flatMap { Hex.bytes(String(decoding: $0, as: UTF8.self)) })
         }
         return versions
     }

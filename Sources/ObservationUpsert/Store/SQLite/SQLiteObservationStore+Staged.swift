@@ -119,7 +119,7 @@ struct HeldVersions {
         _ key: [SQLiteValue], version: Int64
     ) throws -> (stored: HeldVersion?, retracted: (version: Int64, versionId: Int64)?) {
         let stored = try select.query(key + [.integer(version)]) {
-            HeldVersion(version: $0.integer(0), clinicalValue: $0.bytes(1))
+            HeldVersion(version: $0.integer(0), clinicalDigest: $0.bytes(1).map { ClinicalDigest.of($0) })
         }.first
         let retracted = try stored == nil ? ledger.query(key) { ($0.integer(0), $0.integer(1)) }.first : nil
         return (stored, retracted)
@@ -133,7 +133,7 @@ struct HeldVersions {
     ) -> UpsertOutcome? {
         guard let version = stored?.version ?? retracted?.version, version >= record.version else { return nil }
         guard version == record.version else { return .stale }
-        heldValues[index] = stored?.clinicalValue
-        return UpsertPlan.equalVersion(record, held: stored?.clinicalValue?[...])
+        heldValues[index] = stored?.clinicalDigest
+        return UpsertPlan.equalVersion(record, held: stored?.clinicalDigest?[...])
     }
 }
