@@ -39,6 +39,10 @@ enum StoreCtl {
             summary: "Flip preliminary days past their local end plus H hours to final (meta.versionId + 1).",
             options: ParsedCommandLine.storeOptions + [Finalize.settleOption], run: Finalize.run),
         command(
+            name: "migrate", usage: "migrate [--store S] [--batch N]",
+            summary: "Rewrite rows of an older schema into the current shape, online, in batches (resumable).",
+            options: ParsedCommandLine.storeOptions + [Migrate.batchOption], run: Migrate.run),
+        command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),

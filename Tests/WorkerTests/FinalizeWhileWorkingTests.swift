@@ -1,4 +1,5 @@
 import Foundation
+import ObservationUpsert
 import TestSupport
 import Testing
 import WorkerCore
@@ -138,8 +139,26 @@ struct FinalizeWhileWorkingTests {
         return n
     }
 
-    /// Every stored day, read with the database's own client.
+    /// Every stored day, read through the store (each row in one statement): the columns' version and versionId, and
+    /// the resource as read back whole, with its own meta.versionId, status and value.
+    /// (SQLite, whose rows keep the whole resource: the columns and the resource of each row in one query.)
     private static func snapshot(_ kind: SQLStoreKind, _ store: String) async throws -> [String: StoredDay] {
+        if kind == .sqlite { return try await wholeRowSnapshot(kind, store) }
+        var rows: [String: StoredDay] = [:]
+        for (key, row) in try await kind.storedObservations(store) {
+            guard let resource = try JSONSerialization.jsonObject(with: Data(row.resource.utf8)) as? [String: Any],
+                let status = resource["status"] as? String
+            else { throw TestSetupError("unreadable resource of \(key): \(row.resource.prefix(300))") }
+            let value = (resource["valueQuantity"] as? [String: Any])?["value"] as? NSNumber
+            rows[key] = StoredDay(
+                version: row.version, versionId: row.versionId, status: status,
+                resourceVersionId: (resource["meta"] as? [String: Any])?["versionId"] as? String,
+                resourceStatus: status, value: value?.doubleValue)
+        }
+        return rows
+    }
+
+    private static func wholeRowSnapshot(_ kind: SQLStoreKind, _ store: String) async throws -> [String: StoredDay] {
         let text = try await kind.query(
             store,
             "SELECT patient || '/' || metric || '/' || day, version, version_id, status, resource FROM observation")

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import ObservationUpsert
 import TestSupport
 import Testing
 
@@ -33,11 +34,16 @@ struct VersionConflictEndToEndTests {
     }
 
     /// The stored clinical value of the conflicting day.
+    /// The stored resource's `valueQuantity` onwards, as the store reads it back.
     private func storedValue(_ kind: SQLStoreKind, _ store: String) async throws -> String {
-        try await kind.query(store, "SELECT clinical_value FROM observation WHERE patient = 'p-conflict-1'")
+        let rows = try await kind.storedObservations(store)
+        guard let resource = rows.first(where: { $0.key.hasPrefix("p-conflict-1/") })?.value.resource,
+            let start = resource.range(of: #""valueQuantity""#)
+        else { return "" }
+        return String(resource[start.lowerBound...])
     }
 
-    private static let first = #","valueQuantity":{"value":60,"#
+    private static let first = #""valueQuantity":{"value":60,"#
 
     /// One record per batch: the correction meets the version cache (which must not answer it `unchanged`) and
     /// then the store; the duplicate after it is answered by the cache.

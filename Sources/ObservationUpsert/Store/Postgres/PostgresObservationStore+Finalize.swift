@@ -46,8 +46,9 @@ extension PostgresObservationStore {
         FROM (SELECT day, patient, metric FROM chunk ORDER BY day DESC, patient DESC, metric DESC LIMIT 1) AS last
         """
 
-    /// The local day's end: the column, or a schema-3 row's resource.
+    /// The local day's end: the column, or a schema-3 row's resource (which wins when set: see ``selectColumns``).
     private static let settled = """
-        coalesce(o.period_end, (o.resource -> 'effectivePeriod' ->> 'end')::timestamptz) <= to_timestamp($1::bigint)
+        CASE WHEN o.resource IS NULL THEN o.period_end
+            ELSE (o.resource -> 'effectivePeriod' ->> 'end')::timestamptz END <= to_timestamp($1::bigint)
         """
 }

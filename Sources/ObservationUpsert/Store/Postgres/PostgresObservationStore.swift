@@ -156,16 +156,18 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
     // MARK: - Rows
 
     /// A row of schema 4 is its document (hex) with `meta.versionId`, `meta.lastUpdated` and the status from the
-    /// columns (``StoredDocument``). A row of schema 3 (not yet migrated) is its resource with the same three set from
-    /// the columns, which are authoritative: status changes since schema 4 write the columns only, and a row written
-    /// by an older build has its meta only there.
+    /// columns (``StoredDocument``). A row with a `resource` is of schema 3 — not migrated yet, or last written by a
+    /// pod of the older build during a rolling update (its document, if any, is then stale) — and is read with the
+    /// same three set from the columns, which are authoritative: status changes since schema 4 write the columns
+    /// only, and a row written by an older build has its meta only there.
     static let selectColumns = """
         SELECT patient, metric, day, version, resource_id,
-            CASE WHEN document IS NULL THEN (jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}')
+            CASE WHEN resource IS NOT NULL THEN (jsonb_set(resource, '{meta}', coalesce(resource -> 'meta', '{}')
                 || jsonb_build_object('versionId', version_id::text,
                     'lastUpdated', \(PostgresUpsert.lastUpdatedText("last_updated"))))
                 || CASE WHEN status IS NULL THEN '{}' ELSE jsonb_build_object('status', status) END)::text END,
-            encode(document, 'hex'), version_id, \(PostgresUpsert.lastUpdatedText("last_updated")), status
+            CASE WHEN resource IS NULL THEN encode(document, 'hex') END, version_id,
+            \(PostgresUpsert.lastUpdatedText("last_updated")), status
         FROM observation
         """
 

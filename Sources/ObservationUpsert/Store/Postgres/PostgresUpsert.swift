@@ -53,10 +53,14 @@ enum PostgresUpsert {
         RETURNING o.patient, o.metric, o.day, o.xmax = 0
         """
 
-    /// The ``ClinicalDigest`` row `row` holds: its column, or for a row of schema 3 the digest of its clinical value
-    /// text (NULL when it has none: a row older than the lifecycle columns).
+    /// The ``ClinicalDigest`` row `row` holds: for a row of schema 3 (its clinical value text set: not migrated yet,
+    /// or last written by a pod of an older build during a rolling update) the digest of that text, else its column
+    /// (NULL when it has neither: a row older than the lifecycle columns).
     static func storedDigest(_ row: String) -> String {
-        "coalesce(\(row).clinical_digest, substr(sha256(convert_to(\(row).clinical_value, 'UTF8')), 1, 16))"
+        """
+        CASE WHEN \(row).clinical_value IS NULL THEN \(row).clinical_digest
+            ELSE substr(sha256(convert_to(\(row).clinical_value, 'UTF8')), 1, 16) END
+        """
     }
 
     /// The `version_id` of the row a delete-mode retraction deleted for row `row`'s day, from the ledger (NULL if
