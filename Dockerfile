@@ -17,7 +17,8 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 
-# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD, CCurl, CZlib),
+# C libraries behind the .systemLibrary targets (CKafka, CPostgres, CSQLite, CCrypto, CMicroHTTPD, CCurl, CZlib,
+# CZstd),
 # found through pkg-config (the same list as scripts/install-deps.sh).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
@@ -28,6 +29,7 @@ RUN apt-get update \
         libmicrohttpd-dev \
         libcurl4-openssl-dev \
         zlib1g-dev \
+        libzstd-dev \
         pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
@@ -57,9 +59,9 @@ RUN --mount=type=cache,target=/src/.build \
 
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# Exactly what the binaries load (checked with ldd): the seven C libraries (zlib: the gateway's gzip bodies), the C++
+# Exactly what the binaries load (checked with ldd): the eight C libraries (zlib: the gateway's gzip bodies; zstd: stored documents), the C++
 # runtime and libgcc_s that the statically linked Swift runtime still needs, zone data for Foundation's TimeZone
-# (DST-correct local days) and CA certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, libzstd, liblz4, krb5, ...)
+# (DST-correct local days) and CA certificates for Kafka/PostgreSQL/FHIR-server TLS. Transitive libraries (libsasl2, liblz4, krb5, ...)
 # come in as dependencies of these packages.
 ARG RUNTIME_PACKAGES="\
     ca-certificates \
@@ -71,6 +73,7 @@ ARG RUNTIME_PACKAGES="\
     libsqlite3-0 \
     libssl3 \
     libstdc++6 \
+    libzstd1 \
     tzdata \
     zlib1g"
 

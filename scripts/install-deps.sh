@@ -4,8 +4,9 @@
 set -euo pipefail
 
 packages=(
-    librdkafka-dev libpq-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev pkg-config # C libraries behind the system-library targets
+    librdkafka-dev libpq-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev zlib1g-dev libzstd-dev pkg-config # C libraries behind the system-library targets
     postgresql-15 postgresql-client-15                                 # the real PostgreSQL the tests start
+    zstd liblz4-dev                                                    # bench/compression.sh, scripts/train-document-dictionary.sh
     kcat sqlite3 tzdata ca-certificates procps curl perl openssl nghttp2-server        # kcat: independent Kafka client; openssl, nghttpd: TLS and HTTP/2 tests
     python3 python3-venv                                               # test-only tools (FHIR validators, chart checks)
     prometheus                                                         # promtool: alert rule checks and unit tests

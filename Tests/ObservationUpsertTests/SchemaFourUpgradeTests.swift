@@ -43,6 +43,23 @@ struct SchemaFourUpgradeTests {
             #expect(live.versionId == 2 && live.resource.contains(#""status":"final""#), "\(live.resource)")
             #expect(try await Self.oldShapeRows(location) == String(seeded.rows.count - 1))
 
+            // A pod of the older build replacing a schema-4 row (its statement sets `resource`) is refused by the
+            // check constraint: its batch fails, nothing is half-written.
+            let oldPod = QueueConfined(label: "test.old-pod", try PostgresConnection(connectionString: url))
+            let refused = try await oldPod.run { connection -> String in
+                do {
+                    _ = try connection.execute(
+                        """
+                        UPDATE observation SET version = 99, resource = '{"resourceType":"Observation"}',
+                            clinical_value = 'x' WHERE patient = 'p-2' AND day = '\(Self.rewrittenLive.day)'
+                            AND metric = 'steps'
+                        """)
+                    return "written"
+                } catch { return (error as? PostgresError)?.sqlState ?? "\(error)" }
+            }
+            #expect(refused == "23514", "check_violation")
+            #expect(try await store.observation(for: Self.rewrittenLive) == live)
+
             // A writer holds one old row: migrate skips it (never waits), says so, exits 1; the next run gets it.
             let other = QueueConfined(label: "test.migrate-held", try PostgresConnection(connectionString: url))
             try await other.run { connection in

@@ -76,7 +76,9 @@ enum PostgresSchema {
         //    by the server. The facts SQL users query get typed columns; the clinical value becomes a 16-byte digest.
         //    Metadata only (no rewrite, a moment's lock): rows of schema 3 keep `resource` and `clinical_value`,
         //    stay readable whole, and are rewritten by the next upsert of their day or by `storectl migrate`.
-        //    The resource-id index goes: no statement reads by it (a FHIR read by id is the FHIR store's job).
+        //    The resource-id index goes: no statement reads by it (a FHIR read by id is the FHIR store's job). The
+        //    check (not validated: every existing row passes) refuses a replace by a pod of the older build of a row
+        //    written in schema 4, which would leave a stale document beside a newer resource.
         """
         ALTER TABLE observation ALTER COLUMN resource DROP NOT NULL,
             ADD COLUMN document bytea, ADD COLUMN clinical_digest bytea,
@@ -85,6 +87,8 @@ enum PostgresSchema {
             ADD COLUMN systolic double precision, ADD COLUMN diastolic double precision,
             ADD COLUMN period_start timestamptz, ADD COLUMN period_end timestamptz;
         DROP INDEX IF EXISTS observation_resource_id;
+        ALTER TABLE observation
+            ADD CONSTRAINT observation_one_shape CHECK (resource IS NULL OR document IS NULL) NOT VALID;
         """,
     ]
 
