@@ -37,7 +37,7 @@ start_postgres() {
     psql -X -q "$PG_URL" -c "ALTER SYSTEM SET shared_buffers = '1GB'" -c "ALTER SYSTEM SET max_wal_size = '8GB'" \
         -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET autovacuum = off"
     "$ROOT/scripts/pg-test-cluster.sh" restart-fast "$PG_DIR"
-    for db in ${PG_DATABASES-raw w1 w2 lat p1 p2}; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
+    for db in ${PG_DATABASES-raw raw3 w1 w2 lat p1 p2}; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
     log "PostgreSQL at $PG_URL"
 }
 
@@ -244,16 +244,63 @@ raw_sqlite_phase() {
 # MARK: - Raw PostgreSQL limits
 
 # Writes a psql script: per 1000 rows, BEGIN; COPY into a temp table; one INSERT … ON CONFLICT … WHERE version <
-# merge (the worker's statement without its versionId lookup and outcome bookkeeping); COMMIT. The rows come from
-# the SQLite store, so their resources already carry the meta the worker writes (its statement builds that text by
-# concatenation before the single jsonb parse, which COPY does here).
+# merge (the worker's statement without its versionId lookup, status decision and outcome bookkeeping); COMMIT. The
+# rows are the worker's own schema-4 rows (`dump_pg_rows`: the documents it compressed, its facts and digests).
 raw_script() {
+    awk -v B=1000 '
+        BEGIN {
+            cols = "patient, metric, day, version, resource_id, document, status, clinical_digest, value, unit, min," \
+                " max, systolic, diastolic, period_start, period_end"
+            print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
+            print "    resource_id text, document bytea, status text, clinical_digest bytea, value float8, unit text,"
+            print "    min float8, max float8, systolic float8, diastolic float8, period_start timestamptz,"
+            print "    period_end timestamptz) ON COMMIT DELETE ROWS;"
+            merge = "INSERT INTO observation AS o (" cols ", version_id, last_updated)\nSELECT patient, metric, day," \
+                " version + :vplus, resource_id, document, status, clinical_digest, value, unit, min, max, systolic," \
+                " diastolic, period_start, period_end, 1, now() FROM raw_in ORDER BY patient, metric, day" \
+                "\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
+                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, document = EXCLUDED.document," \
+                " status = EXCLUDED.status, clinical_digest = EXCLUDED.clinical_digest, value = EXCLUDED.value," \
+                " unit = EXCLUDED.unit, min = EXCLUDED.min, max = EXCLUDED.max, systolic = EXCLUDED.systolic," \
+                " diastolic = EXCLUDED.diastolic, period_start = EXCLUDED.period_start," \
+                " period_end = EXCLUDED.period_end, version_id = o.version_id + 1," \
+                " last_updated = EXCLUDED.last_updated WHERE o.version < EXCLUDED.version;\nCOMMIT;"
+        }
+        NR % B == 1 { print "BEGIN;\nCOPY raw_in FROM STDIN (FORMAT csv);" }
+        { print }
+        NR % B == 0 { print "\\.\n" merge }
+        END { if (NR % B != 0) print "\\.\n" merge }
+    ' "$1"
+}
+
+# dump_pg_rows DB CSV: the worker's schema-4 rows as it stored them, in topic-like order (by day).
+dump_pg_rows() {
+    psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "COPY (SELECT patient, metric, day, version, resource_id,
+        document, status, clinical_digest, value, unit, min, max, systolic, diastolic, period_start, period_end
+        FROM observation ORDER BY day, patient, metric) TO STDOUT (FORMAT csv)" >"$2"
+}
+
+# bytes_per_row DB TABLE: the table's heap, TOAST and indexes over its rows.
+bytes_per_row() {
+    sql "$1" "SELECT round(pg_total_relation_size('$2') / greatest(count(*), 1)::numeric) FROM $2"
+}
+
+# The schema-3 shape of the same rows (the whole resource as lz4 jsonb, the primary key and the resource_id index;
+# the previous build's schema without its later columns), loaded once the same way: its rate and bytes per row are
+# the "before" of schema 4 in this run.
+measure_schema_three() {
+    log "schema 3 (resource jsonb + two indexes), the same rows, 1 connection"
+    sql raw3 "CREATE TABLE observation (patient text NOT NULL, metric text NOT NULL, day text NOT NULL,
+        version bigint NOT NULL, resource_id text NOT NULL, resource jsonb NOT NULL, version_id bigint NOT NULL,
+        last_updated timestamptz NOT NULL, PRIMARY KEY (patient, metric, day));
+        ALTER TABLE observation ALTER COLUMN resource SET COMPRESSION lz4;
+        CREATE INDEX observation_resource_id ON observation (resource_id)" >/dev/null
     awk -v B=1000 '
         BEGIN {
             print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
             print "    resource_id text, resource jsonb) ON COMMIT DELETE ROWS;"
             merge = "INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id," \
-                " last_updated)\nSELECT patient, metric, day, version + :vplus, resource_id, resource, 1, now()" \
+                " last_updated)\nSELECT patient, metric, day, version, resource_id, resource, 1, now()" \
                 " FROM raw_in ORDER BY patient, metric, day" \
                 "\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
                 " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource," \
@@ -264,7 +311,16 @@ raw_script() {
         { print }
         NR % B == 0 { print "\\.\n" merge }
         END { if (NR % B != 0) print "\\.\n" merge }
-    ' "$1"
+    ' "$OUT/rows.csv" >"$OUT/raw3.sql"
+    checkpoint raw3
+    local t0 t1 pg0
+    pg0=$(pg_cpu_seconds)
+    t0=$(now)
+    psql -X -q -v ON_ERROR_STOP=1 -f "$OUT/raw3.sql" "$(db_url raw3)" >/dev/null
+    t1=$(now)
+    put raw3_new_rate "$(calc "$EVENTS / ($t1 - $t0)")"
+    put raw3_new_pg_cpu_us "$(calc "($(pg_cpu_seconds) - $pg0) * 1e6 / $EVENTS" 1)"
+    put schema3_row_bytes "$(bytes_per_row raw3 observation)"
 }
 
 # raw_phase LABEL VPLUS PROCS: replays the prepared rows through 1 or 2 psql connections (halves split by patient).
@@ -286,13 +342,17 @@ raw_phase() {
 }
 
 measure_raw_postgres() {
-    log "raw PostgreSQL limits (psql, COPY into a temp table + merge, batches of 1000)"
+    log "raw PostgreSQL limits (psql, COPY into a temp table + merge, batches of 1000, the worker's schema-4 rows)"
     "$BIN/storectl" counts --store "$(db_url raw)" >/dev/null  # the worker's own schema
-    awk -F, '{ print > (substr($1, length($1)) % 2 ? "'"$OUT/rows-a.csv"'" : "'"$OUT/rows-b.csv"'") }' "$OUT/rows.csv"
+    awk -F, '{ print > (substr($1, length($1)) % 2 ? "'"$OUT/rows-a.csv"'" : "'"$OUT/rows-b.csv"'") }' "$OUT/pg-rows.csv"
     raw_script "$OUT/rows-a.csv" >"$OUT/raw-a.sql"
     raw_script "$OUT/rows-b.csv" >"$OUT/raw-b.sql"
     put row_bytes_avg "$(calc "$(wc -c <"$OUT/rows.csv") / $EVENTS")"
+    local pg0
+    pg0=$(pg_cpu_seconds)
     raw_phase 1c_new 0 1
+    put raw_1c_new_pg_cpu_us "$(calc "($(pg_cpu_seconds) - $pg0) * 1e6 / $EVENTS" 1)"
+    put raw_row_bytes "$(bytes_per_row raw observation)"
     [ "$(sql raw "SELECT count(*) FROM observation")" -eq "$EVENTS" ] || { echo "error: raw load incomplete" >&2; exit 1; }
     raw_phase 1c_noop 0 1
     raw_phase 1c_replace 1 1
@@ -309,6 +369,11 @@ measure_workers_postgres() {
     log "worker on PostgreSQL, one process"
     checkpoint w1
     run_workers pg1_load 1 "$(db_url w1)" "$TOPIC"
+    put worker_table_row_bytes "$(bytes_per_row w1 observation)"
+    put worker_document_bytes_avg "$(sql w1 "SELECT round(avg(octet_length(document)), 1) FROM observation")"
+    put worker_preliminary_index_bytes "$(sql w1 "SELECT pg_relation_size('observation_preliminary')")"
+    put worker_pkey_bytes "$(sql w1 "SELECT pg_relation_size('observation_pkey')")"
+    dump_pg_rows w1 "$OUT/pg-rows.csv"
     checkpoint w1
     run_workers pg1_replay 1 "$(db_url w1)" "$TOPIC"
     checkpoint w1
@@ -359,10 +424,24 @@ measure_latency() {
     put latency_target_rate "$rate"
     put latency_achieved_rate "$(calc "$expected / ($t1 - $t0)")"
     put latency_events "$expected"
+    # The delay of each stored row: its last_updated minus its record's timestamp (the producer's CreateTime, which
+    # the mapper writes as `issued`; schema 4 keeps it in the compressed document), joined by identity.
     local q
-    q=$(sql lat "SELECT string_agg(round(v::numeric * 1000)::text, ' ') FROM unnest((SELECT percentile_disc(
-            ARRAY[0.5, 0.99, 1.0]) WITHIN GROUP (ORDER BY extract(epoch FROM
-            last_updated - (resource->>'issued')::timestamptz)) FROM observation)) AS v")
+    kcat -C -b "$BROKERS" -t "$TOPIC_LIVE" -e -o beginning -q -f '%T\t%s\n' >"$OUT/latency-records.tsv"
+    psql -X -q -v ON_ERROR_STOP=1 "$(db_url lat)" -c "COPY (SELECT patient, metric, day,
+        extract(epoch FROM last_updated) * 1000 FROM observation) TO STDOUT" >"$OUT/latency-rows.tsv"
+    q=$(python3 - "$OUT/latency-records.tsv" "$OUT/latency-rows.tsv" <<'PY'
+import json, sys
+sent = {}
+for line in open(sys.argv[1]):
+    ts, _, payload = line.rstrip("\n").partition("\t")
+    e = json.loads(payload)
+    sent[(e["patient"], e["metric"], e["day"])] = int(ts)
+delays = sorted(float(r[3]) - sent[(r[0], r[1], r[2])] for r in (l.rstrip("\n").split("\t") for l in open(sys.argv[2])))
+pick = lambda p: delays[min(len(delays) - 1, max(0, -(-len(delays) * p // 1) - 1))]
+print(round(pick(0.5)), round(pick(0.99)), round(delays[-1]))
+PY
+)
     read -r p50 p99 pmax <<<"$q"
     put latency_p50_ms "$p50"
     put latency_p99_ms "$p99"

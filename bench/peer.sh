@@ -97,6 +97,7 @@ measure_peer() {
     worker_rows=$(sql w1 "SELECT count(*) FROM observation")
     put peer_rows "$peer_rows"
     put worker_rows "$worker_rows"
+    put peer_table_row_bytes "$(bytes_per_row p1 peer_observation)"
     if [ "$peer_rows" -gt "$worker_rows" ] || [ $((peer_rows + $(get peer1_load_bad))) -lt "$worker_rows" ]; then
         echo "error: the peer stored $peer_rows rows, the worker $worker_rows" >&2
         exit 1
@@ -113,5 +114,5 @@ measure_peer() {
     checkpoint p2
     run_peers peer2_replace 2 p2 "$TOPIC2"
     put peer_row_bytes_avg "$(sql p1 "SELECT round(avg(pg_column_size(resource))) FROM peer_observation")"
-    put worker_row_bytes_avg "$(sql w1 "SELECT round(avg(pg_column_size(resource))) FROM observation")"
+    put worker_row_bytes_avg "$(sql w1 "SELECT round(avg(pg_column_size(document))) FROM observation")"
 }

@@ -104,8 +104,9 @@ if [ -n "$ONLY" ]; then
         "higher versions $(ratio "$(get sqlite_replace_steady_rate)" "$(get raw_sqlite_replace_rate)") × raw ($RESULTS)"
     exit 0
 fi
+measure_workers_postgres   # first: the raw limits replay the rows its first load stored
 measure_raw_postgres
-measure_workers_postgres
+measure_schema_three
 measure_peer
 measure_latency
 
