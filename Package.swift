@@ -82,7 +82,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(
-            name: "Producer", dependencies: ["Kafka", "DailyValueContract", "SeededRandom"],
+            name: "Producer", dependencies: ["Kafka", "DailyValueContract", "SeededRandom", "Hashing"],
             swiftSettings: swiftSettings
         ),
         /// The dead-letter record format (header names, shared with the worker), statistics and redrive planning.

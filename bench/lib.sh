@@ -37,7 +37,7 @@ start_postgres() {
     psql -X -q "$PG_URL" -c "ALTER SYSTEM SET shared_buffers = '1GB'" -c "ALTER SYSTEM SET max_wal_size = '8GB'" \
         -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET autovacuum = off"
     "$ROOT/scripts/pg-test-cluster.sh" restart-fast "$PG_DIR"
-    for db in ${PG_DATABASES-raw raw3 w1 w2 lat p1 p2}; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
+    for db in ${PG_DATABASES-raw raw3 w1 w2 c1 c4 lat p1 p2}; do psql -X -q "$PG_URL" -c "CREATE DATABASE $db"; done
     log "PostgreSQL at $PG_URL"
 }
 
@@ -120,6 +120,8 @@ publish_and_verify() {
 # outcome totals, CPU and the peak RSS of each process.
 run_workers() {
     local label=$1 procs=$2 store=$3 topic=$4 t0 t1 i pids=() rss=0 cpu=0 group
+    local extra=()
+    [ -n "${5:-}" ] && read -r -a extra <<<"$5"   # more worker flags, e.g. "--store-connections 4"
     group="bench-$label-$RANDOM"
     local pg0
     pg0=$(pg_cpu_seconds)
@@ -129,7 +131,7 @@ run_workers() {
             "$BIN/worker" --brokers-file "$OUT/bootstrap" --topic "$topic" --dlq-topic "$DLQ" \
             --group "$group" --store "$store" --until-caught-up --http-port 0 \
             --worker-id "bench-$label-$i" --log-level info -X session.timeout.ms=6000 -X heartbeat.interval.ms=1000 \
-            >"$OUT/$label.$i.out" 2>"$OUT/$label.$i.log" &
+            "${extra[@]}" >"$OUT/$label.$i.out" 2>"$OUT/$label.$i.log" &
         pids+=($!)
     done
     for i in "${!pids[@]}"; do
@@ -386,6 +388,12 @@ measure_workers_postgres() {
     checkpoint w2
     run_workers pg2_replace 2 "$(db_url w2)" "$TOPIC2"
     put pg_rows_final "$(sql w2 "SELECT count(*) FROM observation WHERE version_id = 2")"
+    # The default of --store-connections (2, the runs above) against 1 and 4, one process, first load.
+    log "worker on PostgreSQL, one process, --store-connections 1 and 4"
+    checkpoint c1
+    run_workers pg1c1_load 1 "$(db_url c1)" "$TOPIC" "--store-connections 1"
+    checkpoint c4
+    run_workers pg1c4_load 1 "$(db_url c4)" "$TOPIC" "--store-connections 4"
 }
 
 # MARK: - Produce-to-durable delay
@@ -431,14 +439,14 @@ measure_latency() {
     psql -X -q -v ON_ERROR_STOP=1 "$(db_url lat)" -c "COPY (SELECT patient, metric, day,
         extract(epoch FROM last_updated) * 1000 FROM observation) TO STDOUT" >"$OUT/latency-rows.tsv"
     q=$(python3 - "$OUT/latency-records.tsv" "$OUT/latency-rows.tsv" <<'PY'
-import json, sys
+import json, math, sys
 sent = {}
 for line in open(sys.argv[1]):
     ts, _, payload = line.rstrip("\n").partition("\t")
     e = json.loads(payload)
     sent[(e["patient"], e["metric"], e["day"])] = int(ts)
 delays = sorted(float(r[3]) - sent[(r[0], r[1], r[2])] for r in (l.rstrip("\n").split("\t") for l in open(sys.argv[2])))
-pick = lambda p: delays[min(len(delays) - 1, max(0, -(-len(delays) * p // 1) - 1))]
+pick = lambda p: delays[min(len(delays) - 1, max(0, math.ceil(len(delays) * p) - 1))]  # percentile_disc
 print(round(pick(0.5)), round(pick(0.99)), round(delays[-1]))
 PY
 )

@@ -297,6 +297,16 @@ $(worker_row sqlite_replace "SQLite higher versions" "$rawsqrep" 1)
 "× raw" compares with the raw limit of the same store, kind and connection count (SQLite: its own raw limits; no
 raw SQLite same-version limit is measured, so its replay has none).
 
+### Store connections
+One process, first load, into an empty database each: \`--store-connections N\` writes each batch's lanes (records
+split by patient) on N connections at once. The runs above use the default, 2.
+
+| --store-connections | Steady rate | CPU/event | PostgreSQL CPU/event | Peak RSS |
+|---|---|---|---|---|
+| 1 | $(fmt "$(get pg1c1_load_steady_rate)")/s | $(get pg1c1_load_cpu_us) µs | $(get pg1c1_load_pg_cpu_us) µs | $(get pg1c1_load_rss_mb) MB |
+| 2 (default) | $(fmt "$(get pg1_load_steady_rate)")/s | $(get pg1_load_cpu_us) µs | $(get pg1_load_pg_cpu_us) µs | $(get pg1_load_rss_mb) MB |
+| 4 | $(fmt "$(get pg1c4_load_steady_rate)")/s | $(get pg1c4_load_cpu_us) µs | $(get pg1c4_load_pg_cpu_us) µs | $(get pg1c4_load_rss_mb) MB |
+
 $(peer_section)
 
 $(fhir_section)

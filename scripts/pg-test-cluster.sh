@@ -103,7 +103,7 @@ listen_addresses = '127.0.0.1'
 unix_socket_directories = ''
 fsync = on
 synchronous_commit = on
-max_connections = 100
+max_connections = 300  # parallel tests, some stores on several connections (--store-connections)
 CONF
     fi
     if as_owner "$PG_BIN/pg_ctl" -D "$dir" status >/dev/null 2>&1; then

@@ -44,6 +44,11 @@ public struct WorkerConfiguration: Sendable {
     public var drainTimeoutSeconds = 30.0
     /// Bound on each PostgreSQL round trip (`--store-timeout`); see ``PostgresClientOptions/roundTripTimeout``.
     public var storeTimeoutSeconds = 40.0
+    /// `--store-connections`: PostgreSQL connections writing each batch's lanes at once (nil: the default,
+    /// ``defaultPostgresConnections``; SQLite and FHIR servers always use one).
+    public var storeConnections: Int?
+    /// The PostgreSQL default of `--store-connections` (bench/REPORT.md, "Store connections").
+    public static let defaultPostgresConnections = 2
     /// `--retraction-mode`: mark a retracted day `entered-in-error` (default) or delete its row.
     public var retractionMode = RetractionMode.enteredInError
     /// `--on-version-conflict`: what to do with an equal version carrying a different value (counted `conflict`).
@@ -139,6 +144,9 @@ public struct WorkerConfiguration: Sendable {
                 throw WorkerError.configuration("--store-timeout: '\(v)' is not a number of seconds in (0, 3600]")
             }
             config.storeTimeoutSeconds = seconds
+        }
+        if args.value("--store-connections") != nil {
+            config.storeConnections = try integer(args, "--store-connections", default: 1, range: 1...16)
         }
         if let v = value("retraction-mode") {
             guard let mode = RetractionMode(rawValue: v) else {

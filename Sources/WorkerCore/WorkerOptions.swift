@@ -77,6 +77,13 @@ enum WorkerOptions {
                 connection) is abandoned, the worker turns not-ready and retries the batch
                 """),
         .value(
+            "--store-connections", "N",
+            help: """
+                PostgreSQL: connections that write each batch at the same time, its records
+                split into lanes by patient (each patient's records in order, one
+                transaction per lane; default 2, 1-16); SQLite and FHIR servers take 1
+                """),
+        .value(
             "--retraction-mode", "MODE",
             help: """
                 what a retraction does to a stored day on SQLite and PostgreSQL:

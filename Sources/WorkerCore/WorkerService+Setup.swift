@@ -61,14 +61,15 @@ extension WorkerService {
             do {
                 let store = try await makeObservationStore(
                     location, postgres: postgresOptions, fhir: fhirConfiguration,
-                    retractions: configuration.retractionMode)
+                    retractions: configuration.retractionMode, connections: storeConnections(location))
                 if backoff.attempt > 0 { health.storeRecovered() }
                 if let fhir = store as? FHIRObservationStore {
                     let capabilities = fhir.capabilities
                     logger.info("FHIR server", [("server", .string("\(capabilities)"))])
                     if !capabilities.missing.isEmpty {
-                        logger.warning("the FHIR server does not declare features the store uses; writes may fail",
-                                       [("missing", .string(capabilities.missing.joined(separator: ", ")))])
+                        logger.warning(
+                            "the FHIR server does not declare features the store uses; writes may fail",
+                            [("missing", .string(capabilities.missing.joined(separator: ", ")))])
                     }
                 }
                 return store
@@ -76,8 +77,9 @@ extension WorkerService {
                 health.storeFailed(error)
                 metrics.increment(.storeErrors)
                 let delay = backoff.next()
-                logger.error("store unreachable at start; retrying",
-                             [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
+                logger.error(
+                    "store unreachable at start; retrying",
+                    [("error", .string("\(error)")), ("retry_in_ms", .int(Int64(delay.seconds * 1000)))])
                 await stop.sleep(for: delay)
             } catch {
                 throw WorkerError.configuration("--store: cannot open \(location): \(error)")
@@ -85,6 +87,14 @@ extension WorkerService {
         }
         logger.info("stopped while waiting for the store; nothing was consumed")
         return nil
+    }
+
+    /// `--store-connections`, or its default for the kind of store (an explicit N > 1 on SQLite or a FHIR server is
+    /// refused by ``makeObservationStore(_:postgres:fhir:retractions:connections:)``).
+    func storeConnections(_ location: StoreLocation) -> Int {
+        if let explicit = configuration.storeConnections { return explicit }
+        if case .postgres = location { return WorkerConfiguration.defaultPostgresConnections }
+        return 1
     }
 
     func consumerConfiguration() -> KafkaConsumerConfiguration {
@@ -119,8 +129,10 @@ extension WorkerService {
     /// Pass-through properties that apply to the dead-letter producer too (security, addresses, client tuning),
     /// as opposed to consumer-only ones such as `session.timeout.ms`.
     static func isSharedClientProperty(_ key: String) -> Bool {
-        let shared = ["security.", "sasl.", "ssl.", "ssl_", "client.", "socket.", "broker.", "bootstrap.", "metadata.",
-                      "debug", "log_level", "reconnect.", "api.version", "enable.ssl", "topic.metadata"]
+        let shared = [
+            "security.", "sasl.", "ssl.", "ssl_", "client.", "socket.", "broker.", "bootstrap.", "metadata.",
+            "debug", "log_level", "reconnect.", "api.version", "enable.ssl", "topic.metadata",
+        ]
         return shared.contains { key.hasPrefix($0) }
     }
 }

@@ -110,7 +110,7 @@ struct ObservationLifecycleContractTests {
         #expect(rules.filter { $0.mode == .delete }.count >= 14)
     }
 
-    @Test(arguments: StoreKind.databases, rules)
+    @Test(arguments: StoreKind.sqlStores, rules)
     func rule(kind: StoreKind, rule: Rule) async throws {
         try await TestStores.withFreshStore(kind, retractions: rule.mode) { store, location in
             let identity = rule.incoming.record.identity
@@ -153,7 +153,7 @@ struct ObservationLifecycleContractTests {
 
     /// A value and its retraction in one batch end as they would one by one: the day stored, then marked
     /// entered-in-error (or deleted); a lower value in the same batch is stale.
-    @Test(arguments: StoreKind.databases, RetractionMode.allCases)
+    @Test(arguments: StoreKind.sqlStores, RetractionMode.allCases)
     func aBatchEndsAsTheEventsOneByOne(kind: StoreKind, mode: RetractionMode) async throws {
         let value = record(version: 5, value: 60, status: .final)
         let retraction = ObservationRecord.retraction(
@@ -175,7 +175,7 @@ struct ObservationLifecycleContractTests {
     }
 
     /// A tie between a retraction and a value in one batch: the first of the two wins, as one by one.
-    @Test(arguments: StoreKind.databases, RetractionMode.allCases)
+    @Test(arguments: StoreKind.sqlStores, RetractionMode.allCases)
     func aTieInOneBatchEndsAsTheEventsOneByOne(kind: StoreKind, mode: RetractionMode) async throws {
         let value = record(version: 7, value: 60, status: .final)
         let retraction = ObservationRecord.retraction(

@@ -11,19 +11,26 @@ import Testing
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
+    /// PostgreSQL written on three connections at once (``LanedPostgresStore``, `--store-connections 3`).
+    case postgresLanes
     /// A FHIR R4 server (sekmet-fhir, validation off for the synthetic records): where the contract applies.
     case fhir
 
     /// The stores with their own tables (schema, audit trigger, raw SQL).
     static let databases: [StoreKind] = [.sqlite, .postgres]
+    /// The SQL stores and PostgreSQL on several connections: where the lifecycle and conflict rules are checked.
+    static let sqlStores: [StoreKind] = [.sqlite, .postgres, .postgresLanes]
 
-    var testDescription: String { rawValue }
+    var testDescription: String { self == .postgresLanes ? "postgres, 3 connections" : rawValue }
+
+    /// The connections the store of this kind writes on.
+    var connections: Int { self == .postgresLanes ? 3 : 1 }
 
     /// The number of schema migrations of this kind of store.
     var schemaVersion: Int {
         switch self {
         case .sqlite: SQLiteSchema.migrations.count
-        case .postgres, .fhir: PostgresSchema.migrations.count
+        case .postgres, .postgresLanes, .fhir: PostgresSchema.migrations.count
         }
     }
 }
@@ -45,7 +52,7 @@ enum TestStores {
             let directory = try TestEnvironment.temporaryDirectory("dvp-store-test")
             defer { try? FileManager.default.removeItem(at: directory) }
             return try await body(.sqlite(path: directory.appendingPathComponent("observations.db").path))
-        case .postgres:
+        case .postgres, .postgresLanes:
             let url = try await postgresURL()
             let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
@@ -72,7 +79,8 @@ enum TestStores {
         _ body: (any ObservationStore, StoreLocation) async throws -> Result
     ) async throws -> Result {
         try await withFreshLocation(kind) { location in
-            let store = try await makeObservationStore(location, retractions: retractions)
+            let store = try await makeObservationStore(
+                location, retractions: retractions, connections: kind.connections)
             do {
                 let result = try await body(store, location)
                 await store.close()

@@ -29,7 +29,7 @@ struct VersionConflictContractTests {
         return Array(outcomes.dropLast())
     }
 
-    @Test(arguments: StoreKind.databases, [false, true])
+    @Test(arguments: StoreKind.sqlStores, [false, true])
     func acrossBatches(kind: StoreKind, rowByRow: Bool) async throws {
         try await TestStores.withFreshStore(kind) { store, _ in
             #expect(try await upsert([value(5, Self.a)], rowByRow: rowByRow, in: store) == [.inserted])
@@ -50,7 +50,7 @@ struct VersionConflictContractTests {
 
     /// Within one batch a record of its winner's version is compared with the value the day holds after the batch:
     /// the winner's when it was written, else the stored one (so `A` is `unchanged` beside a conflicting winner `B`).
-    @Test(arguments: StoreKind.databases, [false, true])
+    @Test(arguments: StoreKind.sqlStores, [false, true])
     func withinOneBatch(kind: StoreKind, rowByRow: Bool) async throws {
         try await TestStores.withFreshStore(kind) { store, _ in
             let (none, storedA, lower) = ("2026-10-01", "2026-10-02", "2026-10-03")

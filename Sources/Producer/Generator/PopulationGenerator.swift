@@ -1,3 +1,4 @@
+import Hashing
 import SeededRandom
 
 /// A deterministic, memory-bounded stream of realistic DailyValue events for a synthetic population.
@@ -46,11 +47,5 @@ public struct PopulationGenerator: Sequence, Sendable {
     }
 
     /// FNV-1a of a metric key, so a person's traits for a metric do not depend on which metrics are selected.
-    static func keyHash(_ key: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in key.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
+    static func keyHash(_ key: String) -> UInt64 { FNV1a.hash(key.utf8) }
 }

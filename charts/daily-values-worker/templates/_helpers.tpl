@@ -247,6 +247,10 @@ security protocol, SASL, TLS material and the secret librdkafka properties, each
 - name: DVP_STORE
   value: {{ printf "sqlite:%s" .Values.store.sqlite.path | quote }}
 {{- end }}
+{{- if and (eq .Values.store.type "postgres") .Values.store.postgres.connections }}
+- name: DVP_STORE_CONNECTIONS
+  value: {{ .Values.store.postgres.connections | int64 | quote }}
+{{- end }}
 {{- if .Values.worker.catalog.configMap }}
 - name: DVP_CATALOG
   value: {{ printf "/etc/daily-values/catalog/%s" .Values.worker.catalog.key | quote }}

@@ -29,12 +29,15 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     /// Connects with `connectionString` (a libpq URI or `key=value` pairs, merged over bounded defaults) and creates
     /// or migrates the schema.
-    /// - Parameter retractionMode: mark a retracted day `entered-in-error` (default) or delete its row.
+    /// - Parameters:
+    ///   - retractionMode: mark a retracted day `entered-in-error` (default) or delete its row.
+    ///   - counterShard: the `outcome_count` shard this connection adds to (0-15; default random), distinct per
+    ///     connection of one process so that their counter rows never wait for each other.
     /// - Throws: ``StoreError`` (`usage` for an unparsable connection string, `connection` or `timeout` when the
     ///   server is unreachable, `schema` when migration fails).
     public init(
         connectionString: String, options: PostgresClientOptions = PostgresClientOptions(),
-        retractionMode: RetractionMode = .enteredInError
+        retractionMode: RetractionMode = .enteredInError, counterShard: Int16? = nil
     ) async throws {
         let parameters = try StoreError.mapping {
             try PostgresConnectionParameters(
@@ -42,7 +45,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         }
         self.parameters = parameters
         self.options = options
-        self.counterShard = Int16.random(in: 0..<16)
+        self.counterShard = counterShard ?? Int16.random(in: 0..<16)
         self.retractionMode = retractionMode
         state = QueueConfined(label: "dvp.postgres-store", State())
         try await state.run { state in
