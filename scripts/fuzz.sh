@@ -43,15 +43,15 @@ swift_flags=(
     -O -g -sanitize=fuzzer,address
 )
 # ObservationUpsert and the package's targets it depends on, in dependency order (see Package.swift).
-modules=(Essentials DailyValueContract Hashing SQLiteClient PostgresClient HTTPClient ObservationUpsert)
+modules=(Essentials DailyValueContract Hashing SQLiteClient PostgresClient HTTPClient DocumentCompression ObservationUpsert)
 sources=()
 for module in "${modules[@]}"; do
     while IFS= read -r file; do sources+=("$file"); done < <(find "Sources/$module" -name '*.swift' | sort)
 done
 # The C modules' headers and libraries, as SwiftPM finds them through pkg-config.
-read -r -a c_flags <<<"$(pkg-config --cflags libpq libcrypto sqlite3 libcurl | sed 's/-I/-Xcc -I/g')"
-read -r -a c_libs <<<"$(pkg-config --libs libpq libcrypto sqlite3 libcurl)"
-c_modules=(-I Sources/CSQLite -I Sources/CPostgres -I Sources/CCrypto -I Sources/CCurl "${c_flags[@]}")
+read -r -a c_flags <<<"$(pkg-config --cflags libpq libcrypto sqlite3 libcurl libzstd | sed 's/-I/-Xcc -I/g')"
+read -r -a c_libs <<<"$(pkg-config --libs libpq libcrypto sqlite3 libcurl libzstd)"
+c_modules=(-I Sources/CSQLite -I Sources/CPostgres -I Sources/CCrypto -I Sources/CCurl -I Sources/CZstd "${c_flags[@]}")
 if [[ ! -x "$binary" ]] || [[ -n $(find "${sources[@]}" fuzz/DailyValueFuzz.swift scripts/fuzz.sh -newer "$binary") ]]
 then
     echo "==> building $binary" >&2
