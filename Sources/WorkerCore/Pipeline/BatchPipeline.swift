@@ -21,9 +21,11 @@ enum PipelineFailure: Error, Sendable, CustomStringConvertible {
 }
 
 /// The record path after the consumer, as one structured function: take a batch (``KafkaConsumer/nextBatch(upTo:window:idleTimeout:)``),
-/// prepare it (``BatchPreparer``: decode, validate, map) while the batches before it are written
-/// (``BatchWriter``: upsert and dead letters, then the consumer stores the offsets), at most ``Settings/writers``
-/// at once, each a child task of one task group.
+/// and in a child task of one task group prepare it (``BatchPreparer``: decode, validate, read stored versions,
+/// map) while the batches before it are prepared or written, then write it (``BatchWriter``: upsert and dead
+/// letters, then the consumer stores the offsets) once the batch before it is written (``WriteTurn``): at most
+/// ``Settings/inFlight`` batches at once, their preparations overlapping (a replay's version reads are
+/// pipelined), their writes one after the other in the order they were read.
 ///
 /// A stop ends the consumer's batches and the pipeline finishes what it holds; cancelling the task (the stop's
 /// deadline passed) reaches every retry loop, which abandons its batch un-stored.
@@ -34,10 +36,11 @@ struct BatchPipeline: Sendable {
         var batchWindow: Duration
         /// `--until-caught-up`: end once every assigned partition is read to its end, durable and committed.
         var untilCaughtUp: Bool
-        /// How many batches are written at once. The consumer's fence stores a partition's offsets only once every
-        /// batch before it is durable, and never past an abandoned or released one (BatchFenceTests), so writes
-        /// may finish in any order; the worker uses 1 until parallel store connections exist (issue 24).
-        var writers = 1
+        /// How many batches are prepared or written at once (each write waits for the one before it; a store
+        /// writes one batch on several connections itself: `--store-connections`). The consumer's fence stores a
+        /// partition's offsets only once every batch before it is durable, and never past an abandoned or
+        /// released one (BatchFenceTests).
+        var inFlight = 3
     }
 
     /// How the run ended.
@@ -61,6 +64,7 @@ struct BatchPipeline: Sendable {
     func run() async -> Outcome {
         await withTaskGroup(of: BatchWriter.Result.self) { writes in
             var writing = 0
+            var lastTurn: WriteTurn?
             var failure: PipelineFailure?
             var nextCaughtUpCheck = ContinuousClock.now
             func record(_ result: BatchWriter.Result?) {
@@ -97,13 +101,22 @@ struct BatchPipeline: Sendable {
                     guard !batch.fence.isEmpty else { break }
                     health.brokersUp()
                     metrics.increment(.recordsConsumed, by: Double(batch.messages.count))
-                    let prepared = await preparer.prepare(batch)
-                    while writing >= settings.writers { record(await writes.next()) }
+                    while writing >= settings.inFlight { record(await writes.next()) }
                     guard failure == nil else {
-                        consumer.abandon(prepared.fence)
+                        consumer.abandon(batch.fence)
                         break reading
                     }
+                    let (previous, turn) = (lastTurn, WriteTurn())
+                    lastTurn = turn
                     writes.addTask {
+                        let prepared = await preparer.prepare(batch)
+                        await previous?.wait()
+                        defer { turn.open() }
+                        // A write before this one failed for good: the run ends; nothing more is written.
+                        if let failed = firstFailure.value {
+                            consumer.abandon(prepared.fence)
+                            return .failed(failed)
+                        }
                         let result = await writer.write(prepared)
                         if case .failed(let reason) = result { firstFailure.record(reason) }
                         return result
@@ -123,8 +136,9 @@ struct BatchPipeline: Sendable {
                         logger.info("caught up", [("partitions", .int(Int64(consumer.assignedPartitions.count)))])
                         return .caughtUp
                     } catch {
-                        logger.info("caught up, but the commit was refused; continuing until the group is stable",
-                                    [("error", .string("\(error)"))])
+                        logger.info(
+                            "caught up, but the commit was refused; continuing until the group is stable",
+                            [("error", .string("\(error)"))])
                         nextCaughtUpCheck = .now + .seconds(1)
                     }
                 }
