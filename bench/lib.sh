@@ -249,25 +249,28 @@ raw_sqlite_phase() {
 # merge (the worker's statement without its versionId lookup, status decision and outcome bookkeeping); COMMIT. The
 # rows are the worker's own schema-4 rows (`dump_pg_rows`: the documents it compressed, its facts and digests).
 raw_script() {
-    awk -v B=1000 '
-        BEGIN {
-            cols = "patient, metric, day, version, resource_id, document, status, clinical_digest, value, unit, min," \
-                " max, systolic, diastolic, period_start, period_end"
-            print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
-            print "    resource_id text, document bytea, status text, clinical_digest bytea, value float8, unit text,"
-            print "    min float8, max float8, systolic float8, diastolic float8, period_start timestamptz,"
-            print "    period_end timestamptz) ON COMMIT DELETE ROWS;"
-            merge = "INSERT INTO observation AS o (" cols ", version_id, last_updated)\nSELECT patient, metric, day," \
-                " version + :vplus, resource_id, document, status, clinical_digest, value, unit, min, max, systolic," \
-                " diastolic, period_start, period_end, 1, now() FROM raw_in ORDER BY patient, metric, day" \
-                "\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
-                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, document = EXCLUDED.document," \
-                " status = EXCLUDED.status, clinical_digest = EXCLUDED.clinical_digest, value = EXCLUDED.value," \
-                " unit = EXCLUDED.unit, min = EXCLUDED.min, max = EXCLUDED.max, systolic = EXCLUDED.systolic," \
-                " diastolic = EXCLUDED.diastolic, period_start = EXCLUDED.period_start," \
-                " period_end = EXCLUDED.period_end, version_id = o.version_id + 1," \
-                " last_updated = EXCLUDED.last_updated WHERE o.version < EXCLUDED.version;\nCOMMIT;"
-        }
+    batched_copy "$1" "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,
+    resource_id text, document bytea, status text, clinical_digest bytea, value float8, unit text,
+    min float8, max float8, systolic float8, diastolic float8, period_start timestamptz,
+    period_end timestamptz) ON COMMIT DELETE ROWS;" \
+        "INSERT INTO observation AS o (patient, metric, day, version, resource_id, document, status, clinical_digest,\
+ value, unit, min, max, systolic, diastolic, period_start, period_end, version_id, last_updated)
+SELECT patient, metric, day, version + :vplus, resource_id, document, status, clinical_digest, value, unit, min, max,\
+ systolic, diastolic, period_start, period_end, 1, now() FROM raw_in ORDER BY patient, metric, day
+ON CONFLICT (patient, metric, day) DO UPDATE SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,\
+ document = EXCLUDED.document, status = EXCLUDED.status, clinical_digest = EXCLUDED.clinical_digest,\
+ value = EXCLUDED.value, unit = EXCLUDED.unit, min = EXCLUDED.min, max = EXCLUDED.max,\
+ systolic = EXCLUDED.systolic, diastolic = EXCLUDED.diastolic, period_start = EXCLUDED.period_start,\
+ period_end = EXCLUDED.period_end, version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated\
+ WHERE o.version < EXCLUDED.version;
+COMMIT;"
+}
+
+# batched_copy CSV TEMP_TABLE_SQL MERGE_SQL: a psql script that creates the temp table, then per 1000 rows of CSV
+# runs BEGIN; COPY raw_in FROM STDIN (FORMAT csv); the rows; MERGE_SQL (which commits).
+batched_copy() {
+    awk -v B=1000 -v temp="$2" -v merge="$3" '
+        BEGIN { print temp }
         NR % B == 1 { print "BEGIN;\nCOPY raw_in FROM STDIN (FORMAT csv);" }
         { print }
         NR % B == 0 { print "\\.\n" merge }
@@ -297,23 +300,14 @@ measure_schema_three() {
         last_updated timestamptz NOT NULL, PRIMARY KEY (patient, metric, day));
         ALTER TABLE observation ALTER COLUMN resource SET COMPRESSION lz4;
         CREATE INDEX observation_resource_id ON observation (resource_id)" >/dev/null
-    awk -v B=1000 '
-        BEGIN {
-            print "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text, version bigint,"
-            print "    resource_id text, resource jsonb) ON COMMIT DELETE ROWS;"
-            merge = "INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id," \
-                " last_updated)\nSELECT patient, metric, day, version, resource_id, resource, 1, now()" \
-                " FROM raw_in ORDER BY patient, metric, day" \
-                "\nON CONFLICT (patient, metric, day) DO UPDATE SET" \
-                " version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, resource = EXCLUDED.resource," \
-                " version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated" \
-                " WHERE o.version < EXCLUDED.version;\nCOMMIT;"
-        }
-        NR % B == 1 { print "BEGIN;\nCOPY raw_in FROM STDIN (FORMAT csv);" }
-        { print }
-        NR % B == 0 { print "\\.\n" merge }
-        END { if (NR % B != 0) print "\\.\n" merge }
-    ' "$OUT/rows.csv" >"$OUT/raw3.sql"
+    batched_copy "$OUT/rows.csv" "CREATE TEMP TABLE IF NOT EXISTS raw_in (patient text, metric text, day text,
+    version bigint, resource_id text, resource jsonb) ON COMMIT DELETE ROWS;" \
+        "INSERT INTO observation AS o (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+SELECT patient, metric, day, version, resource_id, resource, 1, now() FROM raw_in ORDER BY patient, metric, day
+ON CONFLICT (patient, metric, day) DO UPDATE SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,\
+ resource = EXCLUDED.resource, version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated\
+ WHERE o.version < EXCLUDED.version;
+COMMIT;" >"$OUT/raw3.sql"
     checkpoint raw3
     local t0 t1 pg0
     pg0=$(pg_cpu_seconds)
