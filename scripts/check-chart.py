@@ -284,7 +284,8 @@ FHIR_FILES = {
 def check_fhir(env: dict[str, Any], mounts: dict[str, str], volumes: dict[str, Any], fhir: dict[str, Any]) -> None:
     """DVP_STORE=fhir+<url>; every secret a file of the Secret and key the values name, present exactly when set."""
     assert env["DVP_STORE"]["value"] == f"fhir+{fhir['url']}", f"DVP_STORE is {env['DVP_STORE']}"
-    for name, key in (("DVP_FHIR_BATCH_SIZE", "batchSize"), ("DVP_FHIR_CONNECT_TIMEOUT", "connectTimeoutSeconds")):
+    for name, key in (("DVP_FHIR_BATCH_SIZE", "batchSize"), ("DVP_FHIR_BUNDLES_IN_FLIGHT", "bundlesInFlight"),
+                      ("DVP_FHIR_CONNECT_TIMEOUT", "connectTimeoutSeconds")):
         wanted = None if fhir.get(key) is None else str(fhir[key])
         assert env.get(name, {}).get("value") == wanted, f"{name} is not store.fhir.{key} (absent when null)"
     for name, (block, secret, key) in FHIR_FILES.items():
@@ -820,6 +821,8 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
         "at '/store/fhir/oauth': additional properties 'clientSecret' not allowed",
     ),
     ("FHIR batch above 500", fhir_store(batchSize=501), "at '/store/fhir/batchSize': maximum: got 501, want 500"),
+    ("FHIR Bundles in flight above 16", fhir_store(bundlesInFlight=17),
+     "at '/store/fhir/bundlesInFlight': maximum: got 17, want 16"),
     ("unknown store type", {"store": {"type": "mongodb"}}, "at '/store/type': value must be one of"),
     ("finalize settle window above 30 days", {"finalize": {"settleHours": 721}}, "at '/finalize/settleHours': maximum"),
     ("subject reference mode the worker rejects", {"worker": {"subjectReference": "contained"}}, "at '/worker/subjectReference': value must be one of"),
@@ -1251,9 +1254,11 @@ def main() -> int:
                                                     "HorizontalPodAutoscaler", "Job"}),
     )
     check.run("helm lint --strict (fhir-values with a bearer token)", lambda: helm_lint(fhir_token))
-    fhir_defaults = merge(CI["fhir-values"], {"store": {"fhir": {"batchSize": None, "connectTimeoutSeconds": None}}})
+    fhir_defaults = merge(CI["fhir-values"], {"store": {"fhir": {"batchSize": None, "bundlesInFlight": None,
+                                                                       "connectTimeoutSeconds": None}}})
     check.run(
-        "render ci/fhir-values.yaml with batchSize and connectTimeoutSeconds null (not passed: the worker's defaults)",
+        "render ci/fhir-values.yaml with batchSize, bundlesInFlight and connectTimeoutSeconds null (not passed: the "
+        "worker's defaults)",
         lambda: check_scenario(chart, fhir_defaults, scenarios["fhir-values"]),
     )
     check.run(

@@ -21,14 +21,8 @@ enum DocumentSamples {
         let out = URL(fileURLWithPath: outPath)
         let every = try arguments.integer("--every", in: 1...1_000_000) ?? 1
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let mapper = try ObservationMapper(configuration: .init(idKey: Array("document-samples-id-key".utf8)))
-        let decoder = DailyValueDecoder()
-        let timestamp = Int64(Date().timeIntervalSince1970 * 1000)
         var (valid, written) = (0, 0)
-        for line in try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n") {
-            guard let value = try? decoder.validate(Array(line.utf8), recordTimestampMs: timestamp),
-                let record = try? mapper.map(value, recordTimestampMs: timestamp)
-            else { continue }
+        for record in try MappedEvents.records(ofFile: events, idKey: "document-samples-id-key") {
             valid += 1
             guard valid % every == 0 else { continue }
             let content = DocumentCompressor.content(

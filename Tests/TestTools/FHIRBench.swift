@@ -7,20 +7,30 @@ import ObservationUpsert
 /// plain `PUT Observation/{id}` one by one, unguarded `batch` Bundles of PUTs, then the store's version-guarded
 /// upsert (one batch read + guarded writes) for new Observations, replaces and duplicates.
 enum FHIRBench {
-    static let usage = "fhir-bench --store fhir+http://HOST/BASE --records N --batch B"
+    static let usage =
+        "fhir-bench --store fhir+http://HOST/BASE --batch B (--records N | --events FILE [--upsert-batch U] [--bundles-in-flight K])"
     static let parser = CommandLineParser(
         [
             .value("--store", "S", help: "the FHIR store: fhir+http://… or fhir+https://…"),
             .value("--records", "N", help: "records per pass"),
             .value("--batch", "B", help: "records per upsert and per raw Bundle (1-500)"),
+            .value(
+                "--events", "FILE",
+                help: "instead of the synthetic passes: the store's new-Observation rate for these DailyValue events, "
+                    + "mapped as the worker maps them, on an empty server"),
+            .value("--upsert-batch", "U", help: "with --events: records per upsert call (default 1000, the worker's batch)"),
+            .value("--bundles-in-flight", "K", help: "with --events: Bundles in flight per upsert (default the store's)"),
         ], repeats: .rejected)
 
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         guard case .fhir(let baseURL) = try RaceWriter.storeLocation(arguments) else {
             throw UsageError.invalid("--store", "must be a fhir+http:// or fhir+https:// location")
         }
-        let count = try arguments.requiredInteger("--records", in: 1...1_000_000)
         let batchSize = try arguments.requiredInteger("--batch", in: 1...FHIRStoreConfiguration.maxBatchSize)
+        if let events = arguments.value("--events") {
+            return try await insertEvents(events, baseURL: baseURL, batchSize: batchSize, arguments)
+        }
+        let count = try arguments.requiredInteger("--records", in: 1...1_000_000)
         let http = try HTTPClient(HTTPClientConfiguration())
         let headers: [(name: String, value: String)] = [
             ("Content-Type", "application/fhir+json"), ("Accept", "application/fhir+json"),
@@ -74,6 +84,34 @@ enum FHIRBench {
         // The server slows as its database grows: the same raw pass again brackets the store's passes.
         try await rawBundles("raw batch Bundles of PUTs, again", "rawc\(run)")
         await http.close()
+        return 0
+    }
+
+    /// The store's own rate for the worker's Observations: every valid event of `path`, mapped, upserted in calls
+    /// of `--upsert-batch` records (as the worker's batches), each split into Bundles of `batchSize`.
+    private static func insertEvents(
+        _ path: String, baseURL: String, batchSize: Int, _ arguments: ParsedCommandLine
+    ) async throws -> Int32 {
+        let records = try MappedEvents.records(ofFile: path, idKey: "fhir-bench-id-key")
+        let upsertBatch = try arguments.integer("--upsert-batch", in: 1...100_000) ?? 1000
+        var configuration = FHIRStoreConfiguration(baseURL: baseURL)
+        configuration.batchSize = batchSize
+        if let inFlight = try arguments.integer(
+            "--bundles-in-flight", in: 1...FHIRStoreConfiguration.maxBundlesInFlight)
+        {
+            configuration.bundlesInFlight = inFlight
+        }
+        let store = try await FHIRObservationStore(configuration: configuration)
+        var outcomes: [UpsertOutcome: Int] = [:]
+        try await measure("store insert, mapped events", records.count) {
+            for offset in stride(from: 0, to: records.count, by: upsertBatch) {
+                let slice = Array(records[offset..<min(offset + upsertBatch, records.count)])
+                for outcome in try await store.upsert(slice) { outcomes[outcome, default: 0] += 1 }
+            }
+        }
+        await store.close()
+        print("outcomes: " + outcomes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
+            .joined(separator: ", "))
         return 0
     }
 

@@ -48,7 +48,7 @@ QUIRKS = {
     "big_metadata": 0,  # /metadata carries this many padding bytes (chunked, no Content-Length: a size-bound test)
 }
 STATS = {"injected_headers": 0, "tokens_issued": 0, "unauthorized": 0, "connections": 0, "requests": 0, "throttled": 0, "failed": 0, "puts": 0, "conflicts": 0, "bundles": 0, "decreases": 0,
-         "history_reads": 0}
+         "history_reads": 0, "bundles_in_flight": 0, "max_bundles_in_flight": 0}
 VERSION_TAG = "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
 
 
@@ -324,6 +324,17 @@ class Handler(BaseHTTPRequestHandler):
         bundle = self.body()
         if path not in ("", "/"):
             return self.send(404, outcome("not-found", "unknown path"))
+        with LOCK:  # Bundles answered at once, the delay and injected faults included
+            STATS["bundles_in_flight"] += 1
+            STATS["max_bundles_in_flight"] = max(STATS["max_bundles_in_flight"], STATS["bundles_in_flight"])
+        try:
+            self.bundle(bundle)
+        finally:
+            with LOCK:
+                STATS["bundles_in_flight"] -= 1
+
+    def bundle(self, bundle):
+        """Answers a POSTed batch Bundle."""
         if self.fault():
             return
         if bundle.get("type") != "batch":

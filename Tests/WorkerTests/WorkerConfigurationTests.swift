@@ -100,9 +100,9 @@ struct WorkerConfigurationTests {
         let base = ["--brokers", "b:1", "--allow-development-key", "--store", "fhir+https://fhir.example.org/r4"]
         let config = try #require(try WorkerConfiguration.parse(
             base + ["--fhir-batch-size", "500", "--fhir-ca-file", ca, "--fhir-client-cert", cert, "--fhir-client-key",
-                    key, "--store-timeout", "12", "--fhir-connect-timeout", "3"],
+                    key, "--store-timeout", "12", "--fhir-connect-timeout", "3", "--fhir-bundles-in-flight", "8"],
             environment: ["DVP_FHIR_TOKEN_FILE": token]))
-        #expect(config.fhir.batchSize == 500)
+        #expect(config.fhir.batchSize == 500 && config.fhir.bundlesInFlight == 8)
         #expect(config.fhir.http.caBundlePath == ca && config.fhir.http.clientCertificatePath == cert)
         #expect(config.fhir.http.clientKeyPath == key)
         #expect(config.fhir.http.requestTimeout == .seconds(12) && config.fhir.http.connectTimeout == .seconds(3))
@@ -114,14 +114,14 @@ struct WorkerConfigurationTests {
         #expect(oauth.fhir.authorization == .clientCredentials(OAuth2ClientCredentials(
             tokenURL: "https://login.example.org/token", clientID: "dvp", clientSecret: "s3cret",
             scope: "system/Observation.write")))
-        #expect(oauth.fhir.batchSize == 100)
+        #expect(oauth.fhir.batchSize == 100 && oauth.fhir.bundlesInFlight == 4)
 
         let wrong: [[String]] = [
             ["--fhir-batch-size", "501"], ["--fhir-client-cert", cert], ["--fhir-ca-file", "/nonexistent/ca.pem"],
             ["--fhir-token-url", "https://login.example.org/token"],
             ["--fhir-token-file", token, "--fhir-token-url", "https://x/t", "--fhir-client-id", "a",
              "--fhir-client-secret-file", secret],
-            ["--fhir-connect-timeout", "0"],
+            ["--fhir-connect-timeout", "0"], ["--fhir-bundles-in-flight", "0"], ["--fhir-bundles-in-flight", "17"],
         ]
         for extra in wrong {
             #expect(throws: WorkerError.self, "\(extra)") { try WorkerConfiguration.parse(base + extra, environment: [:]) }

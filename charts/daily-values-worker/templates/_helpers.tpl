@@ -275,6 +275,10 @@ mounted Secret (dvw.volumes): the token, the OAuth2 client secret, the TLS mater
 - name: DVP_FHIR_BATCH_SIZE
   value: {{ .Values.store.fhir.batchSize | int64 | quote }}
 {{- end }}
+{{- if .Values.store.fhir.bundlesInFlight }}
+- name: DVP_FHIR_BUNDLES_IN_FLIGHT
+  value: {{ .Values.store.fhir.bundlesInFlight | int64 | quote }}
+{{- end }}
 {{- if .Values.store.fhir.connectTimeoutSeconds }}
 - name: DVP_FHIR_CONNECT_TIMEOUT
   value: {{ .Values.store.fhir.connectTimeoutSeconds | int64 | quote }}

@@ -4,6 +4,54 @@ import Foundation
 import HTTPClient
 
 extension FHIRObservationStore {
+    /// Decides every chunk (each at most one Bundle's worth of distinct identities), up to
+    /// ``FHIRStoreConfiguration/bundlesInFlight`` at once: a chunk's read and write Bundles overlap the others'.
+    /// The winners of one batch are distinct identities, so their order does not matter; batches themselves are
+    /// written one after the other by the caller, which keeps each partition's order.
+    ///
+    /// A chunk that fails does not cancel the others (a cancelled create could not be settled): every chunk ends,
+    /// then the first failure in chunk order is thrown. What the others wrote stays written; a retry of the batch
+    /// finds it `unchanged`.
+    func decideConcurrently(
+        _ chunks: [[Int]], of batch: [ObservationRecord], into decided: inout [Int: UpsertOutcome],
+        refused: inout [Int: String]
+    ) async throws {
+        struct ChunkResult: Sendable {
+            var position: Int
+            var decided: [Int: UpsertOutcome] = [:]
+            var refused: [Int: String] = [:]
+            var failure: (any Error)?
+        }
+        let results = await withTaskGroup(of: ChunkResult.self) { group in
+            var results: [ChunkResult] = []
+            var next = 0
+            func start() {
+                let (position, chunk) = (next, chunks[next])
+                next += 1
+                group.addTask {
+                    var result = ChunkResult(position: position)
+                    do {
+                        try await self.decide(chunk, of: batch, into: &result.decided, refused: &result.refused)
+                    } catch {
+                        result.failure = error
+                    }
+                    return result
+                }
+            }
+            while next < min(chunks.count, configuration.bundlesInFlight) { start() }
+            for await result in group {
+                results.append(result)
+                if next < chunks.count { start() }
+            }
+            return results.sorted { $0.position < $1.position }
+        }
+        for result in results {
+            decided.merge(result.decided) { $1 }
+            refused.merge(result.refused) { $1 }
+        }
+        if let failure = results.lazy.compactMap(\.failure).first { throw failure }
+    }
+
     /// Decides the winners `chunk` (batch indices, at most one Bundle's worth): one read of their current copies,
     /// the version rule, one `batch` Bundle of guarded PUTs for those that win; those that lost a race (409/412)
     /// are read and decided again, at most ``FHIRStoreConfiguration/conflictAttempts`` rounds (entries throttled

@@ -28,6 +28,7 @@ public final class FHIRObservationStore: ObservationStore {
         try configuration.validate()
         var httpConfiguration = configuration.http
         httpConfiguration.userAgent = configuration.userAgent
+        httpConfiguration.maxConnections = max(httpConfiguration.maxConnections, configuration.bundlesInFlight)
         do { http = try HTTPClient(httpConfiguration) } catch let error as HTTPClientError {
             throw StoreError(.usage, "FHIR store HTTP client: \(error.message)")
         }
@@ -67,12 +68,10 @@ public final class FHIRObservationStore: ObservationStore {
         let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
         for index in retractions { reasons[index] = Self.retractionsUnsupported }
         let winners = plan.winners.filter { batch[$0].retractionReason == nil }
-        var start = 0
-        while start < winners.count {
-            let chunk = Array(winners[start..<min(start + configuration.batchSize, winners.count)])
-            try await decide(chunk, of: batch, into: &decided, refused: &reasons)
-            start += chunk.count
+        let chunks = stride(from: 0, to: winners.count, by: configuration.batchSize).map {
+            Array(winners[$0..<min($0 + configuration.batchSize, winners.count)])
         }
+        try await decideConcurrently(chunks, of: batch, into: &decided, refused: &reasons)
         for index in reasons.keys { decided[index] = .stale }  // placeholders: refused below
         let planned = plan.outcomes(for: batch, winnerOutcomes: decided)
         let outcomes: [UpsertOutcome?] = batch.indices.map { reasons[plan.winner(of: $0)] == nil ? planned[$0] : nil }

@@ -9,6 +9,9 @@ public struct FHIRStoreConfiguration: Sendable {
     public var http = HTTPClientConfiguration()
     /// Entries per `batch` Bundle (reads and writes): 1…500 (Azure Health Data Services' limit is 500).
     public var batchSize = 100
+    /// How many Bundles (each a read, then guarded writes) one upsert keeps in flight at once: 1…16. The HTTP
+    /// client opens at least as many connections.
+    public var bundlesInFlight = 4
     /// Read-decide-write rounds per record when the server answers 409/412 (another writer got there first).
     public var conflictAttempts = 5
     /// Waits per request for a 429/503 answer, honouring `Retry-After`, before the upsert fails as `busy`.
@@ -31,6 +34,8 @@ public struct FHIRStoreConfiguration: Sendable {
         "https://fhir.example.org/CodeSystem/daily-values-pipeline/event-version"
     /// Azure Health Data Services' limit on entries per Bundle.
     public static let maxBatchSize = 500
+    /// The most Bundles one upsert keeps in flight.
+    public static let maxBundlesInFlight = 16
 
     public init(baseURL: String) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -50,6 +55,9 @@ public struct FHIRStoreConfiguration: Sendable {
         }
         guard (1...Self.maxBatchSize).contains(batchSize) else {
             throw StoreError(.usage, "the FHIR batch size must be 1…\(Self.maxBatchSize) (got \(batchSize))")
+        }
+        guard (1...Self.maxBundlesInFlight).contains(bundlesInFlight) else {
+            throw StoreError(.usage, "the FHIR Bundles in flight must be 1…\(Self.maxBundlesInFlight) (got \(bundlesInFlight))")
         }
         guard conflictAttempts >= 1, throttleAttempts >= 1 else {
             throw StoreError(.usage, "the FHIR conflict and throttle attempts must be at least 1")
