@@ -28,7 +28,7 @@ SEKMET=${DVP_SEKMET:-$(scripts/fhir-server-venv.sh)}
 OUT=$(mktemp -d /tmp/dvp-fhir-bench.XXXXXX)
 SERVER=""
 BROKER=""
-trap 'kill $SERVER $BROKER 2>/dev/null || true; wait $SERVER $BROKER 2>/dev/null || true; rm -rf "$OUT"' EXIT
+trap 'kill $SERVER $BROKER 2>/dev/null || true; wait $SERVER $BROKER 2>/dev/null || true; [ -n "${DVP_KEEP_OUT:-}" ] || rm -rf "$OUT"' EXIT
 
 # start_server NAME: a sekmet-fhir with an empty database of its own; sets PORT and SERVER (the previous one stops).
 start_server() {
@@ -43,10 +43,10 @@ simulator: {enabled: false}
 log_inbound: false
 validation: {inbound: "off"}
 YAML
-    "$SEKMET" serve -c "$OUT/$1.yaml" > "$OUT/$1.log" 2>&1 &
+    "$SEKMET" serve -c "$OUT/$1.yaml" > "$OUT/$1.server.log" 2>&1 &
     SERVER=$!
-    for _ in $(seq 1 300); do grep -q "Uvicorn running" "$OUT/$1.log" && break; sleep 0.1; done
-    grep -q "Uvicorn running" "$OUT/$1.log" || { echo "sekmet did not start: $(tail -5 "$OUT/$1.log")" >&2; exit 1; }
+    for _ in $(seq 1 300); do grep -q "Uvicorn running" "$OUT/$1.server.log" && break; sleep 0.1; done
+    grep -q "Uvicorn running" "$OUT/$1.server.log" || { echo "sekmet did not start: $(tail -5 "$OUT/$1.server.log")" >&2; exit 1; }
 }
 
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -121,8 +121,8 @@ One server, these passes in this order; records are small synthetic Observations
 The server slows as its SQLite database grows, which the last row brackets.
 
 ## The worker end to end against the store alone, on the same events
-$EVENTS generated events ($PATIENTS patients × 10 days, with the generator's duplicates, late and out-of-order
-versions and invalid events), each side into an **empty** server of its own:
+$EVENTS generated events ($PATIENTS patients × 10 days, every built-in metric; no duplicates, no invalid events:
+each one a new Observation), each side into an **empty** server of its own:
 - **store alone**: the valid events mapped as the worker maps them, upserted in calls of 1000 records (the worker's
   batch), $IN_FLIGHT Bundles in flight (outcomes: $OUTCOMES);
 - **worker**: the events from the embedded broker (6 partitions), one worker, \`--fhir-bundles-in-flight $IN_FLIGHT\`,

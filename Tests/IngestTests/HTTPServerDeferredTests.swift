@@ -88,7 +88,8 @@ struct HTTPServerDeferredTests {
             RawSocket(host: "127.0.0.1", port: port)?.send(Array("GET /later?300 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
         }
         let waiting = (0..<3).map { _ in
-            Task { await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/wait", timeout: .seconds(5)) } }
+            // Parked until the shutdown answers them: the timeout only bounds a defect, never a slow machine.
+            Task { await onThread { rawRequest(host: "127.0.0.1", port: port, path: "/wait", timeout: .seconds(30)) } }
         }
         #expect(await eventually(timeout: .seconds(3)) { service.parked.withLock { $0.count } == 3 })
         try await Task.sleep(for: .milliseconds(500))
