@@ -110,9 +110,12 @@ extension WorkerService {
         consumer.revokeWait = .seconds(min(configuration.drainTimeoutSeconds, 10))
         // Records up to the broker's usual 1 MB limit (and the 64 KiB contract limit far below it) never wedge.
         consumer.receiveMessageMaxBytes = 100_000_000
-        // librdkafka pre-fetches up to 64 MiB by default; 16 MiB keeps a worker well under 150 MB and still holds
-        // many batches. `-X queued.max.messages.kbytes=…` overrides it.
-        consumer.extra = ["queued.max.messages.kbytes": "16384"].merging(configuration.kafkaProperties) { $1 }
+        // librdkafka pre-fetches up to 64 MiB by default; 32 MiB keeps a worker under 150 MB. Less slows a replay:
+        // librdkafka 2.0.2 skips a partition's fetch while the queue is full and looks again only at its broker
+        // thread's next wake-up (up to a second), so a queue of under a second of records caps the rate (421k-record
+        // replay, 32 partitions: 8 MiB 39k/s, 16 MiB 71k/s, 24 MiB 86–94k/s, 32 MiB 106–108k/s; bench/NOTES.md).
+        // `-X queued.max.messages.kbytes=…` overrides it.
+        consumer.extra = ["queued.max.messages.kbytes": "32768"].merging(configuration.kafkaProperties) { $1 }
         return consumer
     }
 
