@@ -97,6 +97,18 @@ extension WorkerService {
         return 1
     }
 
+    /// librdkafka's pre-fetch queue (`queued.max.messages.kbytes`; `-X` overrides it; its own default is 64 MiB).
+    /// librdkafka 2.0.2 skips a partition's fetch while the queue is full and looks again only at its broker
+    /// thread's next wake-up (up to a second), so a queue of less than a second of records caps a replay (421k
+    /// records, 32 partitions, PostgreSQL: 8 MiB 39k/s, 16 MiB 71k/s, 24 MiB 86–94k/s, 32 MiB 106–108k/s;
+    /// bench/NOTES.md). PostgreSQL, which keeps up with such a replay, gets 32 MiB; SQLite and a FHIR server, where
+    /// the store is the bound (SQLite's replay gained nothing) and a full queue only costs memory (a 1 M SQLite load
+    /// peaked at 169 MB with 32 MiB, 134 MB with 16), keep 16 MiB.
+    func prefetchKilobytes() -> Int {
+        if case .postgres? = try? StoreLocation(parsing: configuration.store) { return 32_768 }
+        return 16_384
+    }
+
     func consumerConfiguration() -> KafkaConsumerConfiguration {
         var consumer = KafkaConsumerConfiguration(bootstrapServers: configuration.brokers, groupId: configuration.group)
         consumer.clientId = "dvp-worker-\(configuration.workerID)"
@@ -110,12 +122,8 @@ extension WorkerService {
         consumer.revokeWait = .seconds(min(configuration.drainTimeoutSeconds, 10))
         // Records up to the broker's usual 1 MB limit (and the 64 KiB contract limit far below it) never wedge.
         consumer.receiveMessageMaxBytes = 100_000_000
-        // librdkafka pre-fetches up to 64 MiB by default; 32 MiB keeps a worker under 150 MB. Less slows a replay:
-        // librdkafka 2.0.2 skips a partition's fetch while the queue is full and looks again only at its broker
-        // thread's next wake-up (up to a second), so a queue of under a second of records caps the rate (421k-record
-        // replay, 32 partitions: 8 MiB 39k/s, 16 MiB 71k/s, 24 MiB 86–94k/s, 32 MiB 106–108k/s; bench/NOTES.md).
-        // `-X queued.max.messages.kbytes=…` overrides it.
-        consumer.extra = ["queued.max.messages.kbytes": "32768"].merging(configuration.kafkaProperties) { $1 }
+        consumer.extra = ["queued.max.messages.kbytes": String(prefetchKilobytes())].merging(
+            configuration.kafkaProperties) { $1 }
         return consumer
     }
 

@@ -5,10 +5,12 @@ import ObservationUpsert
 
 /// `dvp-test-tools fhir-bench`: the FHIR store's throughput next to the same server's raw write rates, in one run:
 /// plain `PUT Observation/{id}` one by one, unguarded `batch` Bundles of PUTs, then the store's version-guarded
-/// upsert (one batch read + guarded writes) for new Observations, replaces and duplicates.
+/// upsert (one batch read + guarded writes) for new Observations, replaces and duplicates. With `--events` instead:
+/// the store's rate for the worker's own Observations of those events (bench/fhir.sh compares the worker with it).
 enum FHIRBench {
     static let usage =
-        "fhir-bench --store fhir+http://HOST/BASE --batch B (--records N | --events FILE [--upsert-batch U] [--bundles-in-flight K])"
+        "fhir-bench --store fhir+http://HOST/BASE --batch B "
+        + "(--records N | --events FILE [--upsert-batch U] [--bundles-in-flight K])"
     static let parser = CommandLineParser(
         [
             .value("--store", "S", help: "the FHIR store: fhir+http://… or fhir+https://…"),
@@ -18,8 +20,10 @@ enum FHIRBench {
                 "--events", "FILE",
                 help: "instead of the synthetic passes: the store's new-Observation rate for these DailyValue events, "
                     + "mapped as the worker maps them, on an empty server"),
-            .value("--upsert-batch", "U", help: "with --events: records per upsert call (default 1000, the worker's batch)"),
-            .value("--bundles-in-flight", "K", help: "with --events: Bundles in flight per upsert (default the store's)"),
+            .value(
+                "--upsert-batch", "U", help: "with --events: records per upsert call (default 1000, the worker's batch)"),
+            .value(
+                "--bundles-in-flight", "K", help: "with --events: Bundles in flight per upsert (default the store's)"),
         ], repeats: .rejected)
 
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {

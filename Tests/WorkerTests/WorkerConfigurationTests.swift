@@ -252,3 +252,22 @@ struct WorkerConfigurationTests {
         }
     }
 }
+
+@Suite("librdkafka's pre-fetch queue per store")
+struct PrefetchQueueTests {
+    static func queue(_ extra: [String]) throws -> String? {
+        let configuration = try #require(
+            try WorkerConfiguration.parse(["--brokers", "b:1", "--allow-development-key"] + extra, environment: [:]))
+        let service = WorkerService(configuration: configuration, logger: Logger(level: .error))
+        return service.consumerConfiguration().extra["queued.max.messages.kbytes"]
+    }
+
+    @Test("32 MiB where PostgreSQL keeps up with a replay; 16 MiB where the store is the bound; -X wins")
+    func queueSizePerStore() throws {
+        #expect(try Self.queue(["--store", "postgresql://u@db/dvp"]) == "32768")
+        #expect(try Self.queue(["--store", "sqlite:/tmp/x.sqlite"]) == "16384")
+        #expect(try Self.queue(["--store", "fhir+https://fhir.example.org/r4"]) == "16384")
+        #expect(
+            try Self.queue(["--store", "postgresql://u@db/dvp", "-X", "queued.max.messages.kbytes=8192"]) == "8192")
+    }
+}

@@ -57,7 +57,8 @@ public struct FHIRStoreConfiguration: Sendable {
             throw StoreError(.usage, "the FHIR batch size must be 1…\(Self.maxBatchSize) (got \(batchSize))")
         }
         guard (1...Self.maxBundlesInFlight).contains(bundlesInFlight) else {
-            throw StoreError(.usage, "the FHIR Bundles in flight must be 1…\(Self.maxBundlesInFlight) (got \(bundlesInFlight))")
+            throw StoreError(
+                .usage, "the FHIR Bundles in flight must be 1…\(Self.maxBundlesInFlight) (got \(bundlesInFlight))")
         }
         guard conflictAttempts >= 1, throttleAttempts >= 1 else {
             throw StoreError(.usage, "the FHIR conflict and throttle attempts must be at least 1")
