@@ -70,4 +70,23 @@ struct LanedPostgresStoreTests {
             await store.close()
         }
     }
+
+    /// The failure a batch reports when several lanes failed: one no retry cures first, then a client-side timeout
+    /// (a lane stalled on a frozen backend), then a lost connection, then `busy` (lanes that waited for the stalled
+    /// lane's locks fail sooner), whatever order they ended in.
+    @Test func theMostTellingLaneFailureIsReported() {
+        let busy = StoreError(.busy, nativeCode: "55P03", "lock timeout")
+        let timeout = StoreError(.timeout, "no answer within the store timeout")
+        let lost = StoreError(.connection, "server closed the connection")
+        let query = StoreError(.query, nativeCode: "42P01", "no such table")
+        func reported(_ failures: [StoreError]) -> StoreError.Code? {
+            (LanedPostgresStore.mostTelling(failures) as? StoreError)?.code
+        }
+        #expect(reported([busy, timeout]) == .timeout)
+        #expect(reported([busy, lost, timeout]) == .timeout)
+        #expect(reported([busy, lost]) == .connection)
+        #expect(reported([busy, timeout, query]) == .query)
+        #expect(reported([busy]) == .busy)
+        #expect(reported([]) == nil)
+    }
 }

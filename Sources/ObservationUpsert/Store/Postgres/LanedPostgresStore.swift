@@ -51,16 +51,16 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
                 let (store, records) = (lanes[lane], indices.map { batch[$0] })
                 group.addTask { (lane, try await store.upsert(records)) }
             }
-            var failure: (any Error)?
+            var failures: [any Error] = []
             while let next = await group.nextResult() {
                 switch next {
                 case .success(let (lane, laneOutcomes)):
                     for (index, outcome) in zip(split[lane], laneOutcomes) { outcomes[index] = outcome }
                 case .failure(let error):
-                    failure = failure ?? error  // the other lanes finish (commit or fail) before the batch fails
+                    failures.append(error)  // the other lanes finish (commit or fail) before the batch fails
                 }
             }
-            if let failure { throw failure }
+            if let failure = Self.mostTelling(failures) { throw failure }
         }
         return outcomes
     }
@@ -95,6 +95,23 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
 
     public func close() async {
         for store in lanes { await store.close() }
+    }
+
+    /// The failure a batch whose lanes failed reports: one no retry cures first (a retriable one that happened to
+    /// end sooner must not hide it, batch after batch), then a client-side timeout, then a lost connection, then the
+    /// rest. A lane stalled on a frozen backend times out after `--store-timeout`, while the lanes waiting for its
+    /// locks fail sooner, as `busy`: the timeout names the cause. Nil when nothing failed.
+    static func mostTelling(_ failures: [any Error]) -> (any Error)? {
+        func rank(_ error: any Error) -> Int {
+            guard let error = error as? StoreError else { return 0 }  // not a store's error: a defect, say it first
+            if !error.isRetriable { return 1 }
+            switch error.code {
+            case .timeout: return 2
+            case .connection: return 3
+            default: return 4
+            }
+        }
+        return failures.enumerated().min { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }?.element
     }
 
     /// `indices` grouped by `lane`, each group in input order.

@@ -18,6 +18,10 @@ extension PostgresObservationStore: DocumentMigrating {
             var last = ["", "", ""]
             while true {
                 let (locked, rewritten, next) = try connection.transaction {
+                    // The table lock its UPDATE needs, before any row lock: a batch with a retraction takes SHARE
+                    // ROW EXCLUSIVE first and then row locks, so taking it only at the UPDATE, while holding the
+                    // batch's rows, could deadlock with such a batch (PostgresRetraction).
+                    _ = try connection.execute(Self.tableLockSQL)
                     let rows = try connection.execute(Self.oldShapeBatchSQL, last + [String(batchSize)])
                     var rewrite = MigratedRows()
                     for row in 0..<rows.rowCount {
@@ -47,6 +51,9 @@ extension PostgresObservationStore: DocumentMigrating {
     }
 
     static let oldShapeCountSQL = "SELECT count(*) FROM observation WHERE resource IS NOT NULL"
+
+    /// The lock an `UPDATE` of the table takes anyway; other writers' upserts share it.
+    static let tableLockSQL = "LOCK TABLE observation IN ROW EXCLUSIVE MODE"
 
     /// The next batch of schema-3 rows after key `($1, $2, $3)`, locked; a row a writer holds is skipped.
     static let oldShapeBatchSQL = """
