@@ -1,14 +1,15 @@
 import Foundation
+import HTTPClient
 import TestSupport
 import WorkerCore
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// Reads a running worker's HTTP endpoints (port taken from its `http listening` log line).
+/// Reads a running worker's HTTP endpoints (port taken from its `http listening` log line), through the project's
+/// libcurl client. Not `URLSession`: swift-corelibs-foundation's traps when a request task is cancelled as it
+/// completes ("Trying to access a behaviour for a task that in not in the registry"), which took the whole test
+/// process down in CI while a probe's wait was being cancelled.
 struct WorkerProbe {
     let port: Int
+    private let client: HTTPClient
 
     /// Waits for the worker to log its HTTP port.
     init(_ worker: ChildProcess, timeout: Duration = .seconds(30)) async throws {
@@ -22,17 +23,18 @@ struct WorkerProbe {
         }
         guard let found else { throw TestSetupError("worker logged no http port: \(worker.stderr.suffix(1000))") }
         port = found
+        var configuration = HTTPClientConfiguration()
+        configuration.connectTimeout = .seconds(3)
+        configuration.requestTimeout = .seconds(3)
+        configuration.maxConnections = 2
+        client = try HTTPClient(configuration)
     }
 
     /// Status code and body of `GET path`, or nil when the worker does not answer.
     func get(_ path: String) async -> (status: Int, body: String)? {
-        guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { return nil }
-        var request = URLRequest(url: url)
-        request.timeoutInterval = 3
-        guard let (data, response) = try? await URLSession.shared.data(for: request),
-            let http = response as? HTTPURLResponse
-        else { return nil }
-        return (http.statusCode, String(decoding: data, as: UTF8.self))
+        let request = HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)\(path)", headers: [], body: nil)
+        guard let response = try? await client.send(request) else { return nil }
+        return (response.status, String(decoding: response.body, as: UTF8.self))
     }
 
     // MARK: - Metrics, read through their declarations (nil when absent or when the worker does not answer)
