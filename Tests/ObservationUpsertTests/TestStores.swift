@@ -55,15 +55,19 @@ enum TestStores {
         case .postgres, .postgresLanes:
             let url = try await postgresURL()
             let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
-            try await adminExecute(url, "CREATE DATABASE \(database)")
-            do {
-                let result = try await body(.postgres(connectionString: try replacingDatabase(in: url, with: database)))
-                try await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
-                return result
-            } catch {
-                try? await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
-                throw error
+            // The whole use, not just the creation: the first connections to a new database are the slow part.
+            return try await TestPostgres.databaseSlots.run {
+                // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
+                try await adminExecute(url, "CREATE DATABASE \(database)")
+                do {
+                    let result = try await body(
+                        .postgres(connectionString: try replacingDatabase(in: url, with: database)))
+                    try await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
+                    return result
+                } catch {
+                    try? await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
+                    throw error
+                }
             }
         case .fhir:
             let server = try await TestFHIRServer(validation: .off)

@@ -11,6 +11,12 @@ public enum TestPostgres {
     /// The variable naming a server to use instead of a throwaway one.
     public static let urlVariable = "DVP_POSTGRES_URL"
 
+    /// Fresh databases in use at once. Parameterized store suites start every case together; on a loaded 2-core
+    /// machine ~100 simultaneous `CREATE DATABASE` (each writing the template to WAL with fsync) and first
+    /// connections to them made connecting take over the stores' 10 s connect timeout (CI, 4 cases of the lifecycle
+    /// rules). Eight at once keeps the server busy without starving anyone.
+    public static let databaseSlots = ConcurrencyLimit(limit: 8)
+
     private static let shared = Mutex<Task<String, any Error>?>(nil)
     nonisolated(unsafe) private static var ownCluster: PostgresCluster?
 
@@ -51,8 +57,10 @@ public enum TestPostgres {
     public static func freshDatabase(_ prefix: String = "dvp_test") async throws -> String {
         let base = try await url()
         let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
-        let result = try await ChildProcess.run(
-            "/usr/bin/psql", [base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        let result = try await databaseSlots.run {
+            try await ChildProcess.run(
+                "/usr/bin/psql", [base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        }
         guard result.status == 0 else { throw TestSetupError("CREATE DATABASE failed: \(result.stderr)") }
         return withDatabase(name, in: base)
     }
