@@ -99,6 +99,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "BulkExport", dependencies: ["Hashing"], swiftSettings: swiftSettings),
         .target(
             name: "WorkerCore",
             dependencies: [
@@ -123,7 +124,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(name: "Ingest", dependencies: ["IngestGateway"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "StoreCtl", dependencies: ["CommandLineOptions", "ObservationUpsert", "StoreOptions"],
+            name: "StoreCtl", dependencies: ["BulkExport", "CommandLineOptions", "ObservationUpsert", "StoreOptions"],
             swiftSettings: swiftSettings),
 
         // MARK: - Tests
@@ -149,7 +150,7 @@ let package = Package(
             name: "ObservationUpsertTests",
             dependencies: [
                 "ObservationUpsert", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
-                "DocumentCompression", "Hashing",
+                "DocumentCompression", "Hashing", "BulkExport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -11,7 +11,9 @@ Three independent checks per file; any failure prints `path: message` and makes 
    logical), method for daily means, one provenance form, the blood-pressure panel's parts, and for vital signs
    the R4 vital-signs profile rules (value-set code, ucum-vitals-common units, the sub-profile's code and units).
 
-Usage: validate_fhir.py [--catalog metric-catalog.json] PATH...   (PATH: a .json file or a directory of them)
+Usage: validate_fhir.py [--catalog metric-catalog.json] PATH...
+PATH: a .json file (one resource), a .ndjson file (one resource a line, as `storectl export` writes), or a directory
+of them; every resource counts once in the `N/M valid` summary.
 Without --catalog, `metric-catalog.json` next to the resources is used (the Swift tests write it there).
 Setup:  python3 -m venv .venv && .venv/bin/pip install -r scripts/requirements-test.txt
 """
@@ -230,10 +232,23 @@ def lint(res, catalog):
     return problems
 
 
-def validate_file(path, catalog):
+def resources_of(path):
+    """(name, text) of each resource in `path`: the file itself, or each line of an NDJSON file."""
     try:
-        res = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return [(str(path), error)]
+    if path.suffix != ".ndjson":
+        return [(str(path), text)]
+    return [(f"{path}:{number}", line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
+
+
+def validate_resource(text, catalog):
+    if isinstance(text, Exception):
+        return [f"not readable: {text}"]
+    try:
+        res = json.loads(text)
+    except json.JSONDecodeError as error:
         return [f"not readable JSON: {error}"]
     problems = [f"fhirkit: {i.severity} at {i.path}: {i.message}" for i in fhirkit.validate(res)
                 if i.severity in ("error", "fatal")]
@@ -254,7 +269,8 @@ def main(argv):
     files = []
     for path in args.paths:
         if path.is_dir():
-            files += sorted(p for p in path.glob("*.json") if p.name != CATALOG_FILE)
+            files += sorted(p for p in path.glob("*.json") if p.name not in (CATALOG_FILE, "manifest.json"))
+            files += sorted(path.glob("*.ndjson"))
         else:
             files.append(path)
     if not files:
@@ -267,16 +283,18 @@ def main(argv):
         print(f"{catalog_path}: cannot load the metric catalog: {error}", file=sys.stderr)
         return 2
 
-    failed = 0
+    failed = total = 0
     for path in files:
-        problems = validate_file(path, catalog)
-        if problems:
-            failed += 1
-            for problem in problems:
-                print(f"{path}: {problem}")
-        else:
-            print(f"OK {path}")
-    print(f"{len(files) - failed}/{len(files)} valid", file=sys.stderr)
+        for name, text in resources_of(path):
+            total += 1
+            problems = validate_resource(text, catalog)
+            if problems:
+                failed += 1
+                for problem in problems:
+                    print(f"{name}: {problem}")
+            else:
+                print(f"OK {name}")
+    print(f"{total - failed}/{total} valid", file=sys.stderr)
     return 1 if failed else 0
 
 

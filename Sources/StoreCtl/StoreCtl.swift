@@ -43,6 +43,10 @@ enum StoreCtl {
             summary: "Rewrite rows of an older schema into the current shape, online, in batches (resumable).",
             options: ParsedCommandLine.storeOptions + [Migrate.batchOption], run: Migrate.run),
         command(
+            name: "export", usage: "export [--store S] --out DIR [--max-file-bytes N] [--since MANIFEST]",
+            summary: "Observations as NDJSON files with a manifest, for a FHIR platform's bulk import; incremental.",
+            options: Export.options, run: Export.run),
+        command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),

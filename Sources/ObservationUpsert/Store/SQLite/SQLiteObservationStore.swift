@@ -11,6 +11,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     private let state: QueueConfined<SQLiteConnection?>
     /// The database file path.
     public let path: String
+    /// How long a statement waits for another connection's lock.
+    let busyTimeoutMilliseconds: Int32
     /// What a winning retraction does to a stored day.
     public let retractionMode: RetractionMode
 
@@ -25,6 +27,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
         self.path = path
         self.retractionMode = retractionMode
         let milliseconds = Int32(clamping: busyTimeout.milliseconds)
+        busyTimeoutMilliseconds = milliseconds
         state = QueueConfined(label: "dvp.sqlite-store", nil)
         try await state.run { connection in
             try StoreError.mapping {
@@ -224,12 +227,12 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     /// The resource is read with `meta.versionId`/`meta.lastUpdated` set from the columns, which are authoritative
     /// (rows written by an older build carry them only there); no row is rewritten.
-    private static let selectColumns =
+    static let selectColumns =
         "SELECT patient, metric, day, version, resource_id, "
             + "json_set(resource, '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated), "
             + "version_id, last_updated FROM observation"
 
-    private static func stored(_ row: SQLiteStatement) -> StoredObservation {
+    static func stored(_ row: SQLiteStatement) -> StoredObservation {
         StoredObservation(
             identity: ObservationIdentity(patient: row.text(0), metric: row.text(1), day: row.text(2)),
             version: row.integer(3), resourceID: row.text(4), resource: row.text(5), versionId: row.integer(6),
