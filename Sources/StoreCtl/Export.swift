@@ -7,7 +7,7 @@ import ObservationUpsert
 /// (docs/EXPORT.md).
 enum Export {
     static let options =
-        ParsedCommandLine.storeOptions + [
+        [ParsedCommandLine.storeOption] + [
             .value("--out", "DIR", help: "a new or empty directory for the files and manifest.json (required)"),
             .value("--format", "F", help: "ndjson (the only format; the default)"),
             .value(

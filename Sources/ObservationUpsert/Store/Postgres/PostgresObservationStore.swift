@@ -1,4 +1,5 @@
 import DailyValueContract
+import Foundation
 import DocumentCompression
 import Essentials
 import Hashing
@@ -52,6 +53,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
             try StoreError.mapping {
                 let connection = try PostgresConnection(parameters, options: options)
                 try SchemaMigrator.migrate(PostgresSchema.migrations, on: connection)
+                try PostgresPartitions.ensure(days: PostgresPartitions.monthsAround(Date()), on: connection)
                 state.connection = connection
             }
         }
@@ -90,9 +92,18 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
         guard !batch.isEmpty else { return [] }
         let (shard, mode, codecs) = (counterShard, retractionMode, codecs)
         return try await withConnection { connection in
-            try connection.transaction {
-                try PostgresUpsert.run(
-                    batch, counterShard: shard, retractionMode: mode, compressor: codecs.compressor, on: connection)
+            let write = {
+                try connection.transaction {
+                    try PostgresUpsert.run(
+                        batch, counterShard: shard, retractionMode: mode, compressor: codecs.compressor, on: connection)
+                }
+            }
+            do {
+                return try write()
+            } catch where PostgresPartitions.isMissingPartition(error) {
+                // A day of a month without a partition (a backfill, a new month): create it, write again once.
+                try PostgresPartitions.ensure(days: batch.map(\.identity.day), on: connection)
+                return try write()
             }
         }
     }

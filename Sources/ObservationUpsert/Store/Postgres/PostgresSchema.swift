@@ -90,6 +90,64 @@ enum PostgresSchema {
         ALTER TABLE observation
             ADD CONSTRAINT observation_one_shape CHECK (resource IS NULL OR document IS NULL) NOT VALID;
         """,
+        // 8: population scale (docs/PARTITIONING.md): `observation` becomes a table partitioned by range of `day`, a
+        //    partition a month (`observation_YYYY_MM`), so that retention drops whole months. The table as it was
+        //    becomes the partition `observation_legacy` of every day before the month after its latest day (or this
+        //    month): no row is copied, and ATTACH checks the bound with one scan while writers wait. Months are
+        //    created ahead by the store and on demand (`observation_ensure_partitions`), never for a month wholly
+        //    before the retention horizon (`retention_horizon`, set by `storectl retention`).
+        """
+        ALTER TABLE observation RENAME TO observation_legacy;
+        ALTER INDEX observation_pkey RENAME TO observation_legacy_pkey;
+        ALTER INDEX observation_preliminary RENAME TO observation_legacy_preliminary;
+        CREATE TABLE observation (LIKE observation_legacy INCLUDING DEFAULTS INCLUDING STORAGE INCLUDING COMPRESSION)
+            PARTITION BY RANGE (day);
+        ALTER TABLE observation ADD CONSTRAINT observation_pkey PRIMARY KEY (patient, metric, day),
+            ADD CONSTRAINT observation_one_shape CHECK (resource IS NULL OR document IS NULL) NOT VALID;
+        CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
+        DO $$
+        DECLARE
+            bound date;
+        BEGIN
+            IF EXISTS (SELECT FROM observation_legacy) THEN
+                SELECT (date_trunc('month', greatest(current_date, max(day)::date)) + interval '1 month')::date
+                    INTO bound FROM observation_legacy;
+                EXECUTE format('ALTER TABLE observation ATTACH PARTITION observation_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
+                    to_char(bound, 'YYYY-MM-DD'));
+            ELSE
+                DROP TABLE observation_legacy;
+            END IF;
+        END
+        $$;
+        CREATE TABLE retention_horizon (
+            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+            keep_from text NOT NULL,
+            set_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE FUNCTION observation_ensure_partitions(days text[]) RETURNS integer LANGUAGE plpgsql AS $f$
+        DECLARE
+            month date;
+            legacy_bound date;
+            horizon date;
+            created integer := 0;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(4923418417094643022);
+            SELECT keep_from::date INTO horizon FROM retention_horizon;
+            SELECT substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''([0-9-]+)''\\)')::date INTO legacy_bound
+                FROM pg_class c WHERE c.relname = 'observation_legacy' AND c.relispartition
+                    AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'observation'::regclass);
+            FOR month IN SELECT DISTINCT date_trunc('month', d::date)::date FROM unnest(days) AS d LOOP
+                CONTINUE WHEN month < legacy_bound OR (month + interval '1 month')::date <= horizon
+                    OR to_regclass(format('observation_%s', to_char(month, 'YYYY_MM'))) IS NOT NULL;
+                EXECUTE format('CREATE TABLE %I PARTITION OF observation FOR VALUES FROM (%L) TO (%L)',
+                    format('observation_%s', to_char(month, 'YYYY_MM')), to_char(month, 'YYYY-MM-DD'),
+                    to_char(month + interval '1 month', 'YYYY-MM-DD'));
+                created := created + 1;
+            END LOOP;
+            RETURN created;
+        END
+        $f$;
+        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

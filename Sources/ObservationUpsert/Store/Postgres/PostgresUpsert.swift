@@ -18,39 +18,54 @@ import PostgresClient
 /// one after a deleted row's, kept in the ledger); when a concurrent writer committed a replace after that snapshot,
 /// `DO UPDATE` sees the newer row, takes its versionId + 1 and decides the status again against that row (the
 /// incoming status is looked up in the input arrays). A row of schema 3 a replace reaches is rewritten in schema 4.
+///
+/// A returned row was inserted when the snapshot held none (`absent`) and it carries the versionId proposed from
+/// that snapshot: when a concurrent writer inserted the day first, `DO UPDATE` gave it that row's versionId + 1.
+/// (`xmax = 0` would say it directly, but a partitioned table's RETURNING cannot read system columns.)
 enum PostgresUpsert {
     static let upsertSQL = """
-        INSERT INTO observation AS o (patient, metric, day, version, resource_id, document, version_id, last_updated,
-            status, clinical_digest, value, unit, min, max, systolic, diastolic, period_start, period_end)
-        SELECT input.patient, input.metric, input.day, input.version, input.resource_id, input.document,
-            next.version_id, stamp.at, decided.status, input.digest, input.value, nullif(input.unit, ''), input.min, input.max,
-            input.systolic, input.diastolic, to_timestamp(input.period_start), to_timestamp(input.period_end)
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bytea[], $7::text[],
-                $8::bytea[], $9::float8[], $10::text[], $11::float8[], $12::float8[], $13::float8[], $14::float8[],
-                $15::bigint[], $16::bigint[])
-                AS input (patient, metric, day, version, resource_id, document, status, digest, value, unit, min, max,
-                    systolic, diastolic, period_start, period_end)
-            LEFT JOIN observation AS stored
-                ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
-            CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, \(ledgerVersionId("input")), 0) + 1)
-                AS next (version_id)
-            CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
-                storedStatus: "stored.status", storedValue: storedDigest("stored"),
-                incomingStatus: "nullif(input.status, '')", incomingValue: "input.digest"))) AS decided (status)
-            CROSS JOIN (SELECT now()) AS stamp (at)
-        WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
-            WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day) AND r.version >= input.version)
-        ORDER BY input.patient COLLATE "C", input.metric COLLATE "C", input.day COLLATE "C"
-        ON CONFLICT (patient, metric, day) DO UPDATE
-            SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
-                status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status ELSE \(raceStatus) END,
-                document = EXCLUDED.document, resource = NULL, clinical_digest = EXCLUDED.clinical_digest,
-                clinical_value = NULL, value = EXCLUDED.value, unit = EXCLUDED.unit, min = EXCLUDED.min,
-                max = EXCLUDED.max, systolic = EXCLUDED.systolic, diastolic = EXCLUDED.diastolic,
-                period_start = EXCLUDED.period_start, period_end = EXCLUDED.period_end,
-                version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
-            WHERE o.version < EXCLUDED.version
-        RETURNING o.patient, o.metric, o.day, o.xmax = 0
+        WITH proposed AS MATERIALIZED (
+            SELECT input.patient, input.metric, input.day, input.version, input.resource_id, input.document,
+                next.version_id, decided.status, input.digest, input.value, input.unit, input.min, input.max,
+                input.systolic, input.diastolic, input.period_start, input.period_end, stored.version IS NULL AS absent
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bytea[], $7::text[],
+                    $8::bytea[], $9::float8[], $10::text[], $11::float8[], $12::float8[], $13::float8[], $14::float8[],
+                    $15::bigint[], $16::bigint[])
+                    AS input (patient, metric, day, version, resource_id, document, status, digest, value, unit, min,
+                        max, systolic, diastolic, period_start, period_end)
+                LEFT JOIN observation AS stored
+                    ON stored.patient = input.patient AND stored.metric = input.metric AND stored.day = input.day
+                CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, \(ledgerVersionId("input")), 0) + 1)
+                    AS next (version_id)
+                CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
+                    storedStatus: "stored.status", storedValue: storedDigest("stored"),
+                    incomingStatus: "nullif(input.status, '')", incomingValue: "input.digest"))) AS decided (status)
+            WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
+                WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day)
+                    AND r.version >= input.version)
+        ), written AS (
+            INSERT INTO observation AS o (patient, metric, day, version, resource_id, document, version_id,
+                last_updated, status, clinical_digest, value, unit, min, max, systolic, diastolic, period_start,
+                period_end)
+            SELECT patient, metric, day, version, resource_id, document, version_id, now(), status, digest, value,
+                nullif(unit, ''), min, max, systolic, diastolic, to_timestamp(period_start), to_timestamp(period_end)
+            FROM proposed
+            ORDER BY patient COLLATE "C", metric COLLATE "C", day COLLATE "C"
+            ON CONFLICT (patient, metric, day) DO UPDATE
+                SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
+                    status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status
+                        ELSE \(raceStatus) END,
+                    document = EXCLUDED.document, resource = NULL, clinical_digest = EXCLUDED.clinical_digest,
+                    clinical_value = NULL, value = EXCLUDED.value, unit = EXCLUDED.unit, min = EXCLUDED.min,
+                    max = EXCLUDED.max, systolic = EXCLUDED.systolic, diastolic = EXCLUDED.diastolic,
+                    period_start = EXCLUDED.period_start, period_end = EXCLUDED.period_end,
+                    version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
+                WHERE o.version < EXCLUDED.version
+            RETURNING o.patient, o.metric, o.day, o.version_id
+        )
+        SELECT w.patient, w.metric, w.day, p.absent AND w.version_id = p.version_id
+        FROM written AS w JOIN proposed AS p USING (patient, metric, day)
+        ORDER BY w.patient COLLATE "C", w.metric COLLATE "C", w.day COLLATE "C"
         """
 
     /// The ``ClinicalDigest`` row `row` holds: for a row of schema 3 (its clinical value text set: not migrated yet,
@@ -64,9 +79,7 @@ enum PostgresUpsert {
     }
 
     /// The `version_id` of the row a delete-mode retraction deleted for row `row`'s day, from the ledger (NULL if
-    /// none): a re-stored day continues from it. `coalesce` evaluates it for new rows only. Whether a returned row
-    /// was inserted or updated is `xmax = 0` (a tuple `ON CONFLICT DO UPDATE` replaced carries the updating
-    /// transaction in `xmax`; a new one has none), which needs no lookup.
+    /// none): a re-stored day continues from it. `coalesce` evaluates it for new rows only.
     private static func ledgerVersionId(_ row: String) -> String {
         """
         (SELECT r.version_id FROM retraction AS r \
@@ -131,7 +144,7 @@ enum PostgresUpsert {
             try winners.isEmpty
             ? nil
             : connection.executePrepared(
-                "dvp_upsert_4", upsertSQL, keyArrays(winners) + parameters(winners, compressor: compressor))
+                "dvp_upsert_5", upsertSQL, keyArrays(winners) + parameters(winners, compressor: compressor))
         let writtenOutcomes = written.map { Self.writtenOutcomes($0, winners: winners) }
         var unresolved: [Int] = []
         for (position, index) in valueWinners.enumerated() {
