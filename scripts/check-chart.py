@@ -395,7 +395,8 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         gateway_detail = ""
     kinds = sorted(o["kind"] for o in objects)
     assert set(kinds) == expected_kinds, f"kinds {kinds}, expected {sorted(expected_kinds)}"
-    assert len(kinds) == len(set(kinds)), f"duplicate kinds {kinds}"
+    # One object of each kind, but for the storectl CronJobs (finalize, retention).
+    assert len(kinds) - kinds.count("CronJob") == len(set(kinds) - {"CronJob"}), f"duplicate kinds {kinds}"
     assert len(pod_specs(objects)) == sum(kinds.count(k) for k in ("Deployment", "Job", "CronJob")), "a pod spec is not checked"
     assert "Secret" not in kinds, "the chart must never create Secrets"
     partitions = values["kafka"]["partitions"]
@@ -437,7 +438,7 @@ def check_scenario(chart: Chart, override: dict[str, Any], expected_kinds: set[s
         assert job_pod["spec"]["restartPolicy"] == "Never"
         assert not (selector.items() <= job_pod["metadata"]["labels"].items()), "Job pods match the Deployment selector"
     for cronjob in by_kind(objects, "CronJob"):
-        check_finalize(cronjob, values, selector)
+        check_storectl_cronjob(cronjob, values, selector)
     return f"{len(objects)} objects: {', '.join(kinds)}{gateway_detail}"
 
 
@@ -563,20 +564,25 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
     return f"{len(gateway)} objects: {', '.join(kinds)}; grace {grace}"
 
 
-def check_finalize(cronjob: dict[str, Any], values: dict[str, Any], selector: dict[str, str]) -> None:
-    """The finalize CronJob: `storectl finalize` against the DSN Secret, never two at once, locked down like the
-    worker's pods, its pods outside the Deployment's selector."""
-    finalize = values["finalize"]
+def check_storectl_cronjob(cronjob: dict[str, Any], values: dict[str, Any], selector: dict[str, str]) -> None:
+    """A storectl CronJob (finalize, retention): its command against the DSN Secret, never two at once, locked down
+    like the worker's pods, its pods outside the Deployment's selector."""
+    component = cronjob["metadata"]["labels"]["app.kubernetes.io/component"]
+    config = values[component]
+    expected_args, expected_env = {
+        "finalize": (["finalize"], {"DVP_SETTLE_HOURS": str(config.get("settleHours"))}),
+        "retention": (["retention", "--keep-days", str(config.get("keepDays"))], {}),
+    }[component]
     spec = cronjob["spec"]
-    assert spec["schedule"] == finalize["schedule"] and spec["concurrencyPolicy"] == "Forbid", spec
+    assert spec["schedule"] == config["schedule"] and spec["concurrencyPolicy"] == "Forbid", spec
     pod = spec["jobTemplate"]["spec"]["template"]
     assert pod["spec"]["restartPolicy"] == "Never" and pod["spec"]["automountServiceAccountToken"] is False
     assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
     assert pod["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
-    assert not (selector.items() <= pod["metadata"]["labels"].items()), "finalize pods match the Deployment selector"
+    assert not (selector.items() <= pod["metadata"]["labels"].items()), f"{component} pods match the Deployment selector"
     (container,) = pod["spec"]["containers"]
-    assert container["name"] == "finalize" and container["command"] == ["/usr/local/bin/storectl"]
-    assert container["args"] == ["finalize"], container["args"]
+    assert container["name"] == component and container["command"] == ["/usr/local/bin/storectl"]
+    assert container["args"] == expected_args, container["args"]
     context = container["securityContext"]
     assert context["readOnlyRootFilesystem"] is True and context["capabilities"] == {"drop": ["ALL"]}
     env = {e["name"]: e for e in container["env"]}
@@ -584,9 +590,10 @@ def check_finalize(cronjob: dict[str, Any], values: dict[str, Any], selector: di
         "name": values["store"]["postgres"]["existingSecret"],
         "key": values["store"]["postgres"]["dsnKey"],
     }, "DVP_STORE is not the DSN Secret"
-    assert env["DVP_SETTLE_HOURS"]["value"] == str(finalize["settleHours"])
-    own = {e["name"] for e in finalize["extraEnv"]}
-    assert set(env) == {"DVP_STORE", "DVP_SETTLE_HOURS"} | own, f"finalize env {sorted(env)}: only its own extraEnv"
+    for name, value in expected_env.items():
+        assert env[name]["value"] == value, (name, env[name])
+    own = {e["name"] for e in config["extraEnv"]}
+    assert set(env) == {"DVP_STORE"} | set(expected_env) | own, f"{component} env {sorted(env)}: only its own extraEnv"
 
 
 # MARK: - Value usage
@@ -830,6 +837,9 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
     ("retraction mode the worker rejects", {"worker": {"retractionMode": "purge"}}, "at '/worker/retractionMode': value must be one of"),
     ("version-conflict action the worker rejects", {"worker": {"onVersionConflict": "drop"}}, "at '/worker/onVersionConflict': value must be one of"),
     ("finalize schedule that is not cron", {"finalize": {"schedule": "hourly"}}, "at '/finalize/schedule'"),
+    ("retention of no days", {"retention": {"keepDays": 0}}, "at '/retention/keepDays': minimum: got 0, want 1"),
+    ("retention above 100 years", {"retention": {"keepDays": 36501}}, "at '/retention/keepDays': maximum"),
+    ("retention schedule that is not cron", {"retention": {"schedule": "daily"}}, "at '/retention/schedule'"),
     ("redrive retention that dlq rejects", {"redrive": {"retentionWatch": {"retention": "1 week"}}}, "at '/redrive/retentionWatch/retention'"),
     ("redrive alert at 100% of retention", {"redrive": {"retentionWatch": {"alertAtFraction": 1}}}, "at '/redrive/retentionWatch/alertAtFraction'"),
     # Cross-field rules (values.schema.json's allOf entries with a $comment): helm prints "missing property
@@ -980,6 +990,16 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
         fhir_store() | {"finalize": {"enabled": True}},
         "the FHIR store does not support finalize yet",
     ),
+    (
+        "retention with SQLite",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "retention": {"enabled": True}},
+        "retention.enabled needs store.type=postgres: storectl retention drops PostgreSQL partitions",
+    ),
+    (
+        "retention with a FHIR store",
+        fhir_store() | {"retention": {"enabled": True}},
+        "retention.enabled needs store.type=postgres",
+    ),
 ]
 
 # (name, override on top of the minimal postgres values, expected substring of the template failure). Only rules
@@ -1044,6 +1064,8 @@ LARGE_NUMBERS: list[tuple[str, Any]] = [
     ("backfill.ttlSecondsAfterFinished", 31536000),
     ("finalize.activeDeadlineSeconds", 12000000),
     ("finalize.startingDeadlineSeconds", 3000000),
+    ("retention.activeDeadlineSeconds", 12000000),
+    ("retention.startingDeadlineSeconds", 3000000),
     ("autoscaling.keda.lagThreshold", 5000000),
     ("autoscaling.keda.activationLagThreshold", 1000000),
     ("autoscaling.keda.pollingInterval", 1000000),
@@ -1158,7 +1180,7 @@ def check_large_numbers(chart: Chart) -> str:
     override = merge(
         BASE,
         {"autoscaling": {"mode": "keda"}, "backfill": {"enabled": True, "group": "bf"}, "prometheusRule": {"enabled": True},
-         "finalize": {"enabled": True}},
+         "finalize": {"enabled": True}, "retention": {"enabled": True}},
     )
     for path, value in LARGE_NUMBERS:
         override = merge(override, dotted(path, value))
@@ -1169,7 +1191,8 @@ def check_large_numbers(chart: Chart) -> str:
     (job,) = by_kind(objects, "Job")
     (scaled,) = by_kind(objects, "ScaledObject")
     (rule,) = by_kind(objects, "PrometheusRule")
-    (cronjob,) = by_kind(objects, "CronJob")
+    cronjobs = {c["metadata"]["labels"]["app.kubernetes.io/component"]: c for c in by_kind(objects, "CronJob")}
+    cronjob, retention = cronjobs["finalize"], cronjobs["retention"]
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
     env = {e["name"]: e.get("value") for e in container["env"]}
@@ -1181,6 +1204,8 @@ def check_large_numbers(chart: Chart) -> str:
         "backfill.ttlSecondsAfterFinished": job["spec"]["ttlSecondsAfterFinished"],
         "finalize.activeDeadlineSeconds": cronjob["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"],
         "finalize.startingDeadlineSeconds": cronjob["spec"]["startingDeadlineSeconds"],
+        "retention.activeDeadlineSeconds": retention["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"],
+        "retention.startingDeadlineSeconds": retention["spec"]["startingDeadlineSeconds"],
         "autoscaling.keda.lagThreshold": scaled["spec"]["triggers"][0]["metadata"]["lagThreshold"],
         "autoscaling.keda.activationLagThreshold": scaled["spec"]["triggers"][0]["metadata"]["activationLagThreshold"],
         "autoscaling.keda.pollingInterval": scaled["spec"]["pollingInterval"],
@@ -1195,7 +1220,7 @@ def check_large_numbers(chart: Chart) -> str:
     }
     sqlite = render_ok(chart, merge(override, {"store": {"type": "sqlite"}, "replicaCount": 1,
                                                "autoscaling": {"mode": "none"}, "backfill": {"enabled": False},
-                                               "finalize": {"enabled": False}}))
+                                               "finalize": {"enabled": False}, "retention": {"enabled": False}}))
     (sqlite_deployment,) = by_kind(sqlite, "Deployment")
     volumes = {v["name"]: v for v in sqlite_deployment["spec"]["template"]["spec"]["volumes"]}
     rendered["store.sqlite.sizeLimit"] = volumes["sqlite"]["emptyDir"]["sizeLimit"]

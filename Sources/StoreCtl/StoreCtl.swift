@@ -47,6 +47,10 @@ enum StoreCtl {
             summary: "Observations as NDJSON files with a manifest, for a FHIR platform's bulk import; incremental.",
             options: Export.options, run: Export.run),
         command(
+            name: "retention", usage: "retention [--store S] --keep-days N [--dry-run]",
+            summary: "Drop the months (PostgreSQL partitions) wholly older than N days; later events of them expire.",
+            options: Retention.options, run: Retention.run),
+        command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),

@@ -13,6 +13,8 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     public var retracted: Int64
     /// Events of the stored version with a different clinical value; the first stored value was kept.
     public var conflict: Int64
+    /// Events of days before the store's retention horizon: refused, not stored.
+    public var expired: Int64
     public var skippedByVersionCache: Int64
     public var deadLettered: Int64
     public var storeErrors: Int64
@@ -31,6 +33,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
         stale = count(.stale)
         retracted = count(.retracted)
         conflict = count(.conflict)
+        expired = count(.expired)
         skippedByVersionCache = Int64(metrics.value(of: .skippedNotNewer))
         deadLettered = Int64(metrics.total(of: .deadLettered))
         storeErrors = Int64(metrics.value(of: .storeErrors))
@@ -41,7 +44,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     var logFields: [(String, Logger.Value)] {
         [("consumed", .int(consumed)), ("inserted", .int(inserted)), ("updated", .int(updated)),
          ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("retracted", .int(retracted)),
-         ("conflict", .int(conflict)),
+         ("conflict", .int(conflict)), ("expired", .int(expired)),
          ("dead_lettered", .int(deadLettered)),
          ("elapsed_s", .double(elapsedSeconds))]
     }
@@ -57,6 +60,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               stale          \(stale)
               retracted      \(retracted)
               conflict       \(conflict)\(conflict > 0 ? "  (same version, other value: stored value kept)" : "")
+              expired        \(expired)\(expired > 0 ? "  (days before the retention horizon: not stored)" : "")
               dead-lettered  \(deadLettered)
               store errors   \(storeErrors) (retried)
               elapsed        \(String(format: "%.1f", elapsedSeconds)) s (\(Int(rate)) records/s)

@@ -145,7 +145,7 @@ struct ObservationLifecycleContractTests {
                     ? withStatus(try #require(before).resource, .enteredInError)
                     : rule.incoming.record.resource(status: rule.status)
                 #expect(try sameJSON(after.resource, expected, versionId: after.versionId, lastUpdated: after.lastUpdated))
-            case .unchanged, .stale, .conflict:
+            case .unchanged, .stale, .conflict, .expired:
                 #expect(after == before)
             }
         }

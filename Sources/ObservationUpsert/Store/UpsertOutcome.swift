@@ -17,4 +17,7 @@ public enum UpsertOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// version). The sync-version rule holds (the first stored wins, nothing is rewritten); the outcome tells it apart
     /// from a true duplicate (`unchanged`), so that it does not disappear without a signal.
     case conflict
+    /// The day is before the store's retention horizon (`storectl retention`, docs/PARTITIONING.md): its month was
+    /// or will be dropped, so nothing is written (no partition is re-created for it) and the event is counted.
+    case expired
 }

@@ -124,10 +124,41 @@ enum PostgresUpsert {
         ON CONFLICT (metric, outcome, shard) DO UPDATE SET count = c.count + EXCLUDED.count
         """
 
+    /// Upserts `batch`: records of days before the retention horizon are `expired` (not written), the others
+    /// decided by ``decide(_:retractionMode:compressor:on:)``; the outcome counters get them all.
     static func run(
         _ batch: [ObservationRecord], counterShard: Int16, retractionMode: RetractionMode,
         compressor: DocumentCompressor, on connection: PostgresConnection
     ) throws -> [UpsertOutcome] {
+        let outcomes: [UpsertOutcome]
+        if let horizon = try PostgresRetention.horizon(on: connection),
+            batch.contains(where: { $0.identity.day < horizon })
+        {
+            let live = batch.indices.filter { batch[$0].identity.day >= horizon }
+            var merged = [UpsertOutcome](repeating: .expired, count: batch.count)
+            let decided = try decide(
+                live.map { batch[$0] }, retractionMode: retractionMode, compressor: compressor, on: connection)
+            for (index, outcome) in zip(live, decided) { merged[index] = outcome }
+            outcomes = merged
+        } else {
+            outcomes = try decide(batch, retractionMode: retractionMode, compressor: compressor, on: connection)
+        }
+        let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)
+        _ = try connection.executePrepared(
+            "dvp_count", countSQL,
+            [
+                .textArray(counts.map(\.metric)), .textArray(counts.map(\.outcome.rawValue)),
+                .bigintArray(counts.map(\.count)), .text(String(counterShard)),
+            ])
+        return outcomes
+    }
+
+    /// The outcome of each record of `batch` (every day at or after the horizon).
+    private static func decide(
+        _ batch: [ObservationRecord], retractionMode: RetractionMode, compressor: DocumentCompressor,
+        on connection: PostgresConnection
+    ) throws -> [UpsertOutcome] {
+        guard !batch.isEmpty else { return [] }
         let plan = UpsertPlan(batch)
         var winnerOutcomes: [Int: UpsertOutcome] = [:]
         var heldValues: [Int: [UInt8]] = [:]
@@ -174,15 +205,7 @@ enum PostgresUpsert {
             try PostgresRetraction.run(
                 retractions, of: batch, mode: retractionMode, into: &winnerOutcomes, on: connection)
         }
-        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
-        let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)
-        _ = try connection.executePrepared(
-            "dvp_count", countSQL,
-            [
-                .textArray(counts.map(\.metric)), .textArray(counts.map(\.outcome.rawValue)),
-                .bigintArray(counts.map(\.count)), .text(String(counterShard)),
-            ])
-        return outcomes
+        return plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
     }
 
     private static func currentVersions(

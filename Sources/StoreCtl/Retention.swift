@@ -1,0 +1,56 @@
+import CommandLineOptions
+import Foundation
+import ObservationUpsert
+
+/// `retention`: drops the months of a PostgreSQL store whose days are all older than N days (docs/PARTITIONING.md).
+enum Retention {
+    static let options = [
+        ParsedCommandLine.storeOption,
+        .value("--keep-days", "N", help: "keep the last N days (1-36500; required): earlier days expire"),
+        .flag("--dry-run", help: "say what would be dropped; change nothing"),
+    ]
+
+    @Sendable static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
+        try arguments.expectPositionals(0, "")
+        let keepDays = try arguments.requiredInteger("--keep-days", in: 1...36_500)
+        guard case .postgres = try arguments.storeLocation() else {
+            throw UsageError.invalid(
+                "--store", "retention drops PostgreSQL partitions; a SQLite or FHIR store keeps every day")
+        }
+        let dryRun = arguments.isSet("--dry-run")
+        let keepFrom = horizon(keepDays: keepDays, now: Date())
+        let report = try await StoreCtl.withStore(arguments) { store -> RetentionReport in
+            guard let retention = store as? any ObservationStoreRetention else {
+                throw StoreError(.usage, "this store has no retention")
+            }
+            return try await retention.applyRetention(keepFrom: keepFrom, dryRun: dryRun)
+        }
+        let verb = dryRun ? "would drop" : "dropped"
+        print("horizon: days before \(report.horizon) are expired\(report.horizon > keepFrom ? " (set earlier)" : "")")
+        for partition in report.dropped {
+            print("\(verb) \(partition.name) (\(describe(partition)))")
+        }
+        for partition in report.straddling {
+            print(
+                "kept \(partition.name) (\(describe(partition))): its days before \(report.horizon) go when all of "
+                    + "it is before the horizon")
+        }
+        if report.dropped.isEmpty { print("nothing to drop") }
+        return 0
+    }
+
+    /// The first day kept: `keepDays` days before today (UTC).
+    static func horizon(keepDays: Int, now: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = calendar.date(byAdding: .day, value: -keepDays, to: now)!
+        let parts = calendar.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    private static func describe(_ partition: RetentionReport.Partition) -> String {
+        let rows = partition.estimatedRows >= 0 ? "~\(partition.estimatedRows) rows" : "rows not counted yet"
+        return "\(partition.from ?? "earliest") to \(partition.to), \(rows), "
+            + String(format: "%.1f MB", Double(partition.bytes) / 1e6)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObservationUpsert
+
+/// `storectl retention` on a partitioned store (docs/PARTITIONING.md): whole months dropped, later events of
+/// expired days refused and counted, never re-created.
+@Suite(.timeLimit(.minutes(2)))
+struct PostgresRetentionTests {
+    static func retention(_ store: any ObservationStore) throws -> any ObservationStoreRetention {
+        try #require(store as? any ObservationStoreRetention)
+    }
+
+    @Test func wholeMonthsAreDroppedAndLaterEventsOfExpiredDaysAreRefused() async throws {
+        try await TestStores.withFreshStore(.postgres) { store, location in
+            let days = ["2019-01-05", "2019-01-20", "2019-02-10", "2019-03-01"]
+            _ = try await store.upsert(days.map { record("p-1", "steps", $0, version: 1) })
+
+            let preview = try await Self.retention(store).applyRetention(keepFrom: "2019-02-15", dryRun: true)
+            #expect(preview.dropped.map(\.name) == ["observation_2019_01"])
+            #expect(try await store.allVersions().count == 4, "a dry run changes nothing")
+            #expect(try await TestStores.rawText(location, "SELECT count(*) FROM retention_horizon") == "0")
+
+            let report = try await Self.retention(store).applyRetention(keepFrom: "2019-02-15", dryRun: false)
+            #expect(report.horizon == "2019-02-15")
+            #expect(report.dropped.map(\.name) == ["observation_2019_01"])
+            #expect(report.dropped.first?.from == "2019-01-01" && report.dropped.first?.to == "2019-02-01")
+            #expect(report.straddling.map(\.name) == ["observation_2019_02"])
+            #expect(Set(try await store.allVersions().keys.map(\.day)) == ["2019-02-10", "2019-03-01"])
+
+            let countsBefore = try await store.outcomeCounts().filter { $0.outcome == .expired }.map(\.count).reduce(0, +)
+            let replay = [
+                record("p-1", "steps", "2019-01-05", version: 2),  // its month is gone
+                record("p-1", "steps", "2019-02-10", version: 2),  // its month is kept, the day is expired
+                record("p-1", "steps", "2019-02-20", version: 1),
+                .retraction(
+                    identity: ObservationIdentity(patient: "p-1", metric: "steps", day: "2019-01-20"), version: 9,
+                    resourceID: "obs-p-1-steps-2019-01-20", reason: "test"),
+            ]
+            #expect(try await store.upsert(replay) == [.expired, .expired, .inserted, .expired])
+            #expect(try await PostgresPartitionTests.partitions(location).allSatisfy { !$0.hasPrefix("observation_2019_01") })
+            #expect(try await store.observation(for: replay[1].identity)?.version == 1)
+            #expect(try await TestStores.rawText(location, "SELECT count(*) FROM retraction") == "0")
+            let countsAfter = try await store.outcomeCounts().filter { $0.outcome == .expired }.map(\.count).reduce(0, +)
+            #expect(countsAfter - countsBefore == 3)
+
+            let again = try await Self.retention(store).applyRetention(keepFrom: "2018-06-01", dryRun: false)
+            #expect(again.horizon == "2019-02-15" && again.dropped.isEmpty, "the horizon never moves back")
+        }
+    }
+
+    /// The table of an older schema, attached as `observation_legacy`, goes as a whole once all its days expire.
+    @Test func theLegacyPartitionGoesWhenAllOfItIsExpired() async throws {
+        try await TestStores.withFreshLocation(.postgres) { location in
+            try await TestStores.rawExecute(
+                location,
+                """
+                CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+                INSERT INTO schema_version (version) SELECT generate_series(1, 7);
+                \(PostgresSchema.migrations.prefix(7).joined(separator: "\n"))
+                INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+                    VALUES ('p-1', 'steps', '2030-05-20', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1, now());
+                """)
+            let store = try await TestStores.open(location)
+            let straddling = try await Self.retention(store).applyRetention(keepFrom: "2030-05-31", dryRun: false)
+            #expect(straddling.dropped.isEmpty && straddling.straddling.map(\.name) == ["observation_legacy"])
+            let all = try await Self.retention(store).applyRetention(keepFrom: "2030-06-01", dryRun: false)
+            #expect(all.dropped.map(\.name) == ["observation_legacy"] && all.dropped.first?.from == nil)
+            #expect(try await store.allVersions().isEmpty)
+            await store.close()
+        }
+    }
+}
