@@ -3,7 +3,8 @@ import Foundation
 /// The manifest an export writes last (`manifest.json`): the FHIR Bulk Data export manifest's fields
 /// (`transactionTime`, `request`, `requiresAccessToken`, `output`, `error`) plus what an incremental export needs.
 package struct ExportManifest: Codable, Equatable {
-    /// When the export's snapshot was read (RFC 3339 UTC).
+    /// When the export started, just before its store was opened and its snapshot read (RFC 3339 UTC): every
+    /// change the files hold was committed before the snapshot, later than this only by the opening.
     package var transactionTime: String
     /// What was run, e.g. `storectl export --format ndjson --since …` (no store location: it may hold a password).
     package var request: String

@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Essentials
 import Foundation
 import ObservationUpsert
 
@@ -26,23 +27,30 @@ enum Retention {
             return try await retention.applyRetention(keepFrom: keepFrom, dryRun: dryRun)
         }
         let verb = dryRun ? "would drop" : "dropped"
-        print("horizon: days before \(report.horizon) are expired\(report.horizon > keepFrom ? " (set earlier)" : "")")
+        let monthStart = String(keepFrom.prefix(7)) + "-01"
+        print(
+            "horizon: days before \(report.horizon) are expired (whole months: at least \(keepDays) days kept)"
+                + (report.horizon > monthStart ? "; set earlier by a longer retention" : ""))
         for partition in report.dropped {
             print("\(verb) \(partition.name) (\(describe(partition)))")
         }
         for partition in report.straddling {
             print(
                 "kept \(partition.name) (\(describe(partition))): its days before \(report.horizon) go when all of "
-                    + "it is before the horizon")
+                    + "it is before the horizon (the table of an older schema)")
         }
-        if report.dropped.isEmpty { print("nothing to drop") }
-        return 0
+        for partition in report.busy {
+            StandardError.print(
+                "storectl: error: \(partition.name) (\(describe(partition))) is expired but was not dropped: another "
+                    + "session (an export?) held observation too long; the horizon is in force, run again later")
+        }
+        if report.dropped.isEmpty && report.busy.isEmpty { print("nothing to drop") }
+        return report.busy.isEmpty ? 0 : 1
     }
 
     /// The first day kept: `keepDays` days before today (UTC).
     static func horizon(keepDays: Int, now: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = Calendar.utcGregorian
         let day = calendar.date(byAdding: .day, value: -keepDays, to: now)!
         let parts = calendar.dateComponents([.year, .month, .day], from: day)
         return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)

@@ -16,6 +16,17 @@ struct PostgresPartitionTests {
         return text?.split(separator: "\n").map(String.init) ?? []
     }
 
+    /// The months a store creates ahead, on fixed dates (across a year's end both ways).
+    @Test(arguments: [
+        ("2026-12-15T12:00:00Z", ["2026-11-01", "2026-12-01", "2027-01-01", "2027-02-01"]),
+        ("2027-01-01T00:00:00Z", ["2026-12-01", "2027-01-01", "2027-02-01", "2027-03-01"]),
+        ("2026-11-30T23:59:59Z", ["2026-10-01", "2026-11-01", "2026-12-01", "2027-01-01"]),
+    ])
+    func monthsAroundADate(_ instant: String, _ expected: [String]) throws {
+        let date = try #require(ISO8601DateFormatter().date(from: instant))
+        #expect(PostgresPartitions.monthsAround(date) == expected)
+    }
+
     @Test func aNewStoreHasTheMonthsAroundTodayAhead() async throws {
         let months = PostgresPartitions.monthsAround(Date())
         let next = PostgresPartitions.monthsAround(try #require(ISO8601DateFormatter().date(from: months[3] + "T00:00:00Z")))[2]

@@ -69,5 +69,10 @@ struct StoreCtlExportTests {
             #expect(!result.stderr.contains("s3cret-pw"))
             #expect(!FileManager.default.fileExists(atPath: out), "\(arguments): nothing written")
         }
+
+        // Valid options, a server that is not there: the connection error names no password either.
+        let unreachable = try await Self.storectl(["--store", "postgresql://dvp:s3cret-pw@127.0.0.1:9/x", "--out", out])
+        #expect(unreachable.status != 0 && !unreachable.stderr.isEmpty, "\(unreachable.stderr)")
+        #expect(!unreachable.stderr.contains("s3cret-pw"), "\(unreachable.stderr)")
     }
 }

@@ -1,9 +1,10 @@
 /// Retention of a partitioned store (`storectl retention`, docs/PARTITIONING.md): whole months are dropped, never
 /// rows one by one.
 public protocol ObservationStoreRetention: ObservationStore {
-    /// Moves the retention horizon forward to `keepFrom` (a `YYYY-MM-DD` day; a horizon already later stays) and
-    /// drops every partition whose days are all before it. From then on an event of an earlier day is `expired`: not
-    /// written, counted, and its month never re-created. With `dryRun`, changes nothing and says what it would do.
+    /// Moves the retention horizon forward to the first day of `keepFrom`'s month (`keepFrom` is a `YYYY-MM-DD` day; a
+    /// horizon already later stays) and drops every partition whose days are all before it. Whole months, so an
+    /// expired day is never one still stored. From then on an event of an earlier day is `expired`: not written,
+    /// counted, and its month never re-created. With `dryRun`, changes nothing and says what it would do.
     func applyRetention(keepFrom: String, dryRun: Bool) async throws -> RetentionReport
 }
 
@@ -23,6 +24,10 @@ public struct RetentionReport: Sendable, Hashable {
     public var horizon: String
     /// Dropped (or, in a dry run, to drop): every day before the horizon.
     public var dropped: [Partition]
-    /// Kept, with days before the horizon: they go when the whole partition is before it.
+    /// Kept, with days before the horizon (only the table of an older schema, `observation_legacy`): they go when
+    /// the whole partition is before it.
     public var straddling: [Partition]
+    /// Expired but not dropped: another session (e.g. a long export) held the table past the lock timeout. The
+    /// horizon is in force; a later run drops them.
+    public var busy: [Partition]
 }

@@ -13,40 +13,61 @@ enum PostgresRetention {
     /// is created for a month it is about to expire.
     static let partitionLockKey = "4923418417094643022"
 
-    /// The horizon (nil: none set), read at the start of a batch's transaction under the shared lock.
+    /// The horizon (nil: none set), read at the start of a batch's transaction under the shared lock. Two statements
+    /// in one round trip: under READ COMMITTED each takes its own snapshot, so the read, made once the lock is
+    /// granted, sees a horizon a retention run committed while this batch waited (one statement's snapshot would
+    /// predate the wait).
     static func horizon(on connection: PostgresConnection) throws -> String? {
-        let result = try connection.executePrepared(
-            "dvp_horizon",
-            "SELECT pg_advisory_xact_lock_shared(\(lockKey)), (SELECT keep_from FROM retention_horizon)", [])
-        return result.bytes(0, 1).map { String(decoding: $0, as: UTF8.self) }
+        let result = try connection.executeScript(
+            "SELECT pg_advisory_xact_lock_shared(\(lockKey)); SELECT keep_from FROM retention_horizon")
+        return result.rowCount == 0 ? nil : result.bytes(0, 0).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    static func apply(keepFrom: String, dryRun: Bool, on connection: PostgresConnection) throws -> RetentionReport {
+    /// How long a partition's `DROP` waits for its lock: it needs ACCESS EXCLUSIVE on `observation`, and every batch
+    /// queues behind it while it waits, so a long reader (an export) makes it give up rather than stall the writers.
+    static let dropLockTimeout = "2s"
+
+    static func apply(keepFrom day: String, dryRun: Bool, on connection: PostgresConnection) throws -> RetentionReport {
+        let keepFrom = String(day.prefix(7)) + "-01"  // whole months: an expired day is never a stored one
         let horizon = try connection.transaction {
+            if !dryRun {
+                // First the locks, then the read (a statement of its own, so a snapshot taken after them): two runs
+                // at once take turns, and the second sees the first's horizon.
+                _ = try connection.execute(
+                    "SELECT pg_advisory_xact_lock(\(partitionLockKey)), pg_advisory_xact_lock(\(lockKey))")
+            }
             let current = try connection.execute("SELECT keep_from FROM retention_horizon").bytes(0, 0)
                 .map { String(decoding: $0, as: UTF8.self) }
             let horizon = max(current ?? keepFrom, keepFrom)
             if !dryRun && horizon != current {
                 _ = try connection.execute(
-                    "SELECT pg_advisory_xact_lock(\(partitionLockKey)), pg_advisory_xact_lock(\(lockKey))")
-                _ = try connection.execute(
                     """
                     INSERT INTO retention_horizon (keep_from) VALUES ($1)
-                    ON CONFLICT (singleton) DO UPDATE SET keep_from = EXCLUDED.keep_from, set_at = now()
+                    ON CONFLICT (singleton) DO UPDATE
+                        SET keep_from = greatest(retention_horizon.keep_from, EXCLUDED.keep_from), set_at = now()
                     """, [horizon])
             }
             return horizon
         }
         let partitions = try Self.partitions(on: connection)
-        let dropped = partitions.filter { $0.to <= horizon }
-        let straddling = partitions.filter { $0.to > horizon && ($0.from ?? "") < horizon }
+        var report = RetentionReport(
+            horizon: horizon, dropped: partitions.filter { $0.to <= horizon },
+            straddling: partitions.filter { $0.to > horizon && ($0.from ?? "") < horizon }, busy: [])
         if !dryRun {
-            for partition in dropped {
-                // The name comes from the catalog and matched the partitions' pattern (checked in `partitions`).
-                _ = try connection.executeScript("DROP TABLE \(partition.name)")
+            for partition in report.dropped {
+                do {
+                    // The name comes from the catalog and matched the partitions' pattern (checked in `partitions`).
+                    try connection.transaction {
+                        try connection.executeScript(
+                            "SET LOCAL lock_timeout = '\(dropLockTimeout)'; DROP TABLE \(partition.name)")
+                    }
+                } catch let error as PostgresError where error.sqlState == "55P03" {
+                    report.busy.append(partition)
+                }
             }
+            report.dropped.removeAll { report.busy.contains($0) }
         }
-        return RetentionReport(horizon: horizon, dropped: dropped, straddling: straddling)
+        return report
     }
 
     /// The partitions of `observation`, by first day.

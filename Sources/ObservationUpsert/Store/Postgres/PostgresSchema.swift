@@ -97,6 +97,7 @@ enum PostgresSchema {
         //    created ahead by the store and on demand (`observation_ensure_partitions`), never for a month wholly
         //    before the retention horizon (`retention_horizon`, set by `storectl retention`).
         """
+        SET LOCAL statement_timeout = 0;  -- max(day) and ATTACH each scan the old table once, however large
         ALTER TABLE observation RENAME TO observation_legacy;
         ALTER INDEX observation_pkey RENAME TO observation_legacy_pkey;
         ALTER INDEX observation_preliminary RENAME TO observation_legacy_preliminary;
@@ -139,7 +140,12 @@ enum PostgresSchema {
             FOR month IN SELECT DISTINCT date_trunc('month', d::date)::date FROM unnest(days) AS d LOOP
                 CONTINUE WHEN month < legacy_bound OR (month + interval '1 month')::date <= horizon
                     OR to_regclass(format('observation_%s', to_char(month, 'YYYY_MM'))) IS NOT NULL;
-                EXECUTE format('CREATE TABLE %I PARTITION OF observation FOR VALUES FROM (%L) TO (%L)',
+                -- Created apart, then attached: ATTACH takes SHARE UPDATE EXCLUSIVE on observation, which neither
+                -- writers nor readers (an export's long snapshot) conflict with; CREATE … PARTITION OF takes
+                -- ACCESS EXCLUSIVE and would queue every batch behind such a reader.
+                EXECUTE format('CREATE TABLE %I (LIKE observation INCLUDING DEFAULTS INCLUDING CONSTRAINTS '
+                    'INCLUDING STORAGE INCLUDING COMPRESSION)', format('observation_%s', to_char(month, 'YYYY_MM')));
+                EXECUTE format('ALTER TABLE observation ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
                     format('observation_%s', to_char(month, 'YYYY_MM')), to_char(month, 'YYYY-MM-DD'),
                     to_char(month + interval '1 month', 'YYYY-MM-DD'));
                 created := created + 1;
