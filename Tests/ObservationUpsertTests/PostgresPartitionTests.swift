@@ -1,4 +1,6 @@
+import Essentials
 import Foundation
+import PostgresClient
 import Testing
 
 @testable import ObservationUpsert
@@ -52,6 +54,23 @@ struct PostgresPartitionTests {
             #expect(try await store.allVersions().count == batch.count)
             let replaced = batch.map { var record = $0; record.version = 2; return record }
             #expect(try await store.upsert(replaced) == Array(repeating: .updated, count: batch.count))
+        }
+    }
+
+    /// A month is attached beside a long reader (an export's snapshot holds `observation`): the batch that needs it
+    /// is written at once, not queued behind a lock the reader holds.
+    @Test func aMonthIsAddedWhileAReaderHoldsTheTable() async throws {
+        try await TestStores.withFreshStore(.postgres) { store, location in
+            guard case .postgres(let url) = location else { return }
+            let reader = QueueConfined(label: "test.long-reader", try PostgresConnection(connectionString: url))
+            try await reader.run { connection in
+                _ = try connection.executeScript(
+                    "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM observation;")
+            }
+            // CREATE TABLE … PARTITION OF would wait for the reader until the store's lock timeout, then fail.
+            #expect(try await store.upsert([record("p-1", "steps", "2015-06-01", version: 1)]) == [.inserted])
+            try await reader.run { connection in _ = try connection.execute("COMMIT") }
+            #expect(try await Self.partitions(location).contains { $0.hasPrefix("observation_2015_06 ") })
         }
     }
 
