@@ -78,12 +78,9 @@ struct PostgresPartitionTests {
     /// latest day, without a row copied; a later month gets a partition of its own.
     @Test func aTableWithRowsBecomesTheLegacyPartition() async throws {
         try await TestStores.withFreshLocation(.postgres) { location in
-            try await TestStores.rawExecute(
+            try await TestStores.createSchemaSeven(
                 location,
-                """
-                CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-                INSERT INTO schema_version (version) SELECT generate_series(1, 7);
-                \(PostgresSchema.migrations.prefix(7).joined(separator: "\n"))
+                then: """
                 INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
                     status) VALUES
                     ('p-1', 'steps', '2026-10-01', 7, 'abc', '{"resourceType":"Observation","id":"abc"}', 3, now(),

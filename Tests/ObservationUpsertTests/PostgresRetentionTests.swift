@@ -105,12 +105,9 @@ struct PostgresRetentionTests {
     /// The table of an older schema, attached as `observation_legacy`, goes as a whole once all its days expire.
     @Test func theLegacyPartitionGoesWhenAllOfItIsExpired() async throws {
         try await TestStores.withFreshLocation(.postgres) { location in
-            try await TestStores.rawExecute(
+            try await TestStores.createSchemaSeven(
                 location,
-                """
-                CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
-                INSERT INTO schema_version (version) SELECT generate_series(1, 7);
-                \(PostgresSchema.migrations.prefix(7).joined(separator: "\n"))
+                then: """
                 INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
                     VALUES ('p-1', 'steps', '2030-05-20', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1, now());
                 """)

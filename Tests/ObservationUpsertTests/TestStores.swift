@@ -101,6 +101,19 @@ enum TestStores {
         return try #require(store as? any ObservationStoreMaintenance)
     }
 
+    /// Makes the empty database behind `location` a store of schema 7 (its table before partitioning), then runs
+    /// `rows` (constant SQL, e.g. an INSERT of old rows).
+    static func createSchemaSeven(_ location: StoreLocation, then rows: String) async throws {
+        try await rawExecute(
+            location,
+            """
+            CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+            INSERT INTO schema_version (version) SELECT generate_series(1, 7);
+            \(PostgresSchema.migrations.prefix(7).joined(separator: "\n"))
+            \(rows)
+            """)
+    }
+
     /// Runs constant SQL directly on the database behind `location` (to tamper with rows in audit tests).
     static func rawExecute(_ location: StoreLocation, _ sql: String) async throws {
         switch location {
