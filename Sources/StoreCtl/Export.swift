@@ -69,7 +69,8 @@ enum Export {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
             guard entries.isEmpty else {
                 throw UsageError.invalid(
-                    "--out", "\(out) is not empty (\(entries.count) entries): an export never overwrites; pass a new "
+                    "--out",
+                    "\(out) is not empty (\(entries.count) entries): an export never overwrites; pass a new "
                         + "directory")
             }
             return url

@@ -30,7 +30,7 @@ enum Retention {
         let monthStart = String(keepFrom.prefix(7)) + "-01"
         print(
             "horizon: days before \(report.horizon) are expired (whole months: at least \(keepDays) days kept)"
-                + (report.horizon > monthStart ? "; set earlier by a longer retention" : ""))
+                + (report.horizon > monthStart ? "; an earlier run set this later horizon, which stays" : ""))
         for partition in report.dropped {
             print("\(verb) \(partition.name) (\(describe(partition)))")
         }

@@ -42,11 +42,13 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     }
 
     var logFields: [(String, Logger.Value)] {
-        [("consumed", .int(consumed)), ("inserted", .int(inserted)), ("updated", .int(updated)),
-         ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("retracted", .int(retracted)),
-         ("conflict", .int(conflict)), ("expired", .int(expired)),
-         ("dead_lettered", .int(deadLettered)),
-         ("elapsed_s", .double(elapsedSeconds))]
+        [
+            ("consumed", .int(consumed)), ("inserted", .int(inserted)), ("updated", .int(updated)),
+            ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("retracted", .int(retracted)),
+            ("conflict", .int(conflict)), ("expired", .int(expired)),
+            ("dead_lettered", .int(deadLettered)),
+            ("elapsed_s", .double(elapsedSeconds)),
+        ]
     }
 
     public var description: String {

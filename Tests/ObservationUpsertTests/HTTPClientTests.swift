@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import HTTPClient
 import ObservationUpsert
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// The libcurl client against real local servers (the FHIR double, a closed port, a server that never answers).
 @Suite(.timeLimit(.minutes(1)))

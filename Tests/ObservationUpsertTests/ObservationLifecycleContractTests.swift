@@ -27,7 +27,8 @@ struct ObservationLifecycleContractTests {
                 if isRetraction {
                     status = nil
                 } else {
-                    let status: ObservationStatus = try #require(ObservationStatus(rawValue: String(words[0])), "\(text)")
+                    let status: ObservationStatus = try #require(
+                        ObservationStatus(rawValue: String(words[0])), "\(text)")
                     self.status = status
                 }
                 version = try #require(Int64(words[1].dropFirst()), "version in \(text)")
@@ -141,10 +142,12 @@ struct ObservationLifecycleContractTests {
                 #expect(after.version == rule.incoming.version)
                 if rule.versionId == nil { #expect(after.versionId == (before?.versionId ?? 0) + 1) }
                 // A value is written as mapped; a retraction keeps the stored resource and changes its status.
-                let expected = try rule.incoming.status == nil
+                let expected =
+                    try rule.incoming.status == nil
                     ? withStatus(try #require(before).resource, .enteredInError)
                     : rule.incoming.record.resource(status: rule.status)
-                #expect(try sameJSON(after.resource, expected, versionId: after.versionId, lastUpdated: after.lastUpdated))
+                #expect(
+                    try sameJSON(after.resource, expected, versionId: after.versionId, lastUpdated: after.lastUpdated))
             case .unchanged, .stale, .conflict, .expired:
                 #expect(after == before)
             }
@@ -158,7 +161,9 @@ struct ObservationLifecycleContractTests {
         let value = record(version: 5, value: 60, status: .final)
         let retraction = ObservationRecord.retraction(
             identity: value.identity, version: 7, resourceID: value.resourceID, reason: "wrong sample")
-        let batch = [record(version: 4, value: 50, status: .final), value, retraction, record(version: 3, status: .final)]
+        let batch = [
+            record(version: 4, value: 50, status: .final), value, retraction, record(version: 3, status: .final),
+        ]
         let (batched, oneByOne) = try await (run(kind, mode, [batch]), run(kind, mode, batch.map { [$0] }))
         #expect(batched.outcomes == [.stale, .inserted, .retracted, .stale])
         #expect(oneByOne.outcomes == [.inserted, .updated, .retracted, .stale])
@@ -182,13 +187,15 @@ struct ObservationLifecycleContractTests {
             identity: value.identity, version: 7, resourceID: value.resourceID, reason: "wrong sample")
         let retractedFirst = [retraction, value]
         let (batched, oneByOne) = try await (
-            run(kind, mode, [retractedFirst]), run(kind, mode, retractedFirst.map { [$0] }))
+            run(kind, mode, [retractedFirst]), run(kind, mode, retractedFirst.map { [$0] })
+        )
         #expect(batched.outcomes == [.retracted, .unchanged] && oneByOne.outcomes == batched.outcomes)
         #expect(batched.row == nil && oneByOne.row == nil, "a retraction of a day never stored leaves no row")
 
         let valueFirst = [value, retraction]
         let (batched2, oneByOne2) = try await (
-            run(kind, mode, [valueFirst]), run(kind, mode, valueFirst.map { [$0] }))
+            run(kind, mode, [valueFirst]), run(kind, mode, valueFirst.map { [$0] })
+        )
         #expect(batched2.outcomes == [.inserted, .unchanged] && oneByOne2.outcomes == batched2.outcomes)
         #expect(try batched2.row.flatMap(status(of:)) == .final)
         #expect(try oneByOne2.row.flatMap(status(of:)) == .final)
@@ -217,7 +224,8 @@ struct ObservationLifecycleContractTests {
             func versionId() async throws -> Int64? { try await store.observation(for: day.identity)?.versionId }
             let ledger = "SELECT version || ' ' || coalesce(version_id, 0) FROM retraction"
 
-            #expect(try await store.upsert([day, record(version: 2, value: 70, status: .final)]) == [.stale, .inserted])
+            #expect(
+                try await store.upsert([day, record(version: 2, value: 70, status: .final)]) == [.stale, .inserted])
             #expect(try await store.upsert([record(version: 3, value: 60, status: .final)]) == [.updated])
             #expect(try await store.upsert([retraction(4)]) == [.retracted])
             #expect(try await TestStores.rawText(location, ledger) == "4 2")

@@ -31,7 +31,8 @@ struct PostgresPartitionTests {
 
     @Test func aNewStoreHasTheMonthsAroundTodayAhead() async throws {
         let months = PostgresPartitions.monthsAround(Date())
-        let next = PostgresPartitions.monthsAround(try #require(ISO8601DateFormatter().date(from: months[3] + "T00:00:00Z")))[2]
+        let next = PostgresPartitions.monthsAround(
+            try #require(ISO8601DateFormatter().date(from: months[3] + "T00:00:00Z")))[2]
         let expected = zip(months, months.dropFirst() + [next]).map { first, end in
             "observation_\(first.prefix(7).replacingOccurrences(of: "-", with: "_")) "
                 + "FOR VALUES FROM ('\(first)') TO ('\(end)')"
@@ -52,7 +53,9 @@ struct PostgresPartitionTests {
             let names = try await Self.partitions(location).map { String($0.prefix { $0 != " " }) }
             #expect(names.contains("observation_2019_03") && names.contains("observation_2031_07"), "\(names)")
             #expect(try await store.allVersions().count == batch.count)
-            let replaced = batch.map { var record = $0; record.version = 2; return record }
+            let replaced = batch.map {
+                var record = $0; record.version = 2; return record
+            }
             #expect(try await store.upsert(replaced) == Array(repeating: .updated, count: batch.count))
         }
     }
@@ -81,19 +84,22 @@ struct PostgresPartitionTests {
             try await TestStores.createSchemaSeven(
                 location,
                 then: """
-                INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
-                    status) VALUES
-                    ('p-1', 'steps', '2026-10-01', 7, 'abc', '{"resourceType":"Observation","id":"abc"}', 3, now(),
-                        'final'),
-                    ('p-1', 'steps', '2030-05-20', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1, now(),
-                        'final');
-                """)
+                    INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
+                        status) VALUES
+                        ('p-1', 'steps', '2026-10-01', 7, 'abc', '{"resourceType":"Observation","id":"abc"}', 3, now(),
+                            'final'),
+                        ('p-1', 'steps', '2030-05-20', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1, now(),
+                            'final');
+                    """)
             let store = try await TestStores.open(location)
             #expect(try await store.schemaVersion() == PostgresSchema.migrations.count)
             #expect(
-                try await Self.partitions(location) == ["observation_legacy FOR VALUES FROM (MINVALUE) TO ('2030-06-01')"])
+                try await Self.partitions(location) == [
+                    "observation_legacy FOR VALUES FROM (MINVALUE) TO ('2030-06-01')"
+                ])
             let old = try #require(
-                try await store.observation(for: ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-01")))
+                try await store.observation(
+                    for: ObservationIdentity(patient: "p-1", metric: "steps", day: "2026-10-01")))
             #expect(old.versionId == 3 && old.resource.contains(#""id":"abc""#))
             #expect(
                 try await store.upsert([record("p-1", "steps", "2026-10-01", version: 8)]) == [.updated])

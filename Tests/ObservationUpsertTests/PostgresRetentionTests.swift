@@ -31,7 +31,8 @@ struct PostgresRetentionTests {
             #expect(report.straddling.isEmpty && report.busy.isEmpty)
             #expect(Set(try await store.allVersions().keys.map(\.day)) == ["2019-02-10", "2019-03-01"])
 
-            let countsBefore = try await store.outcomeCounts().filter { $0.outcome == .expired }.map(\.count).reduce(0, +)
+            let countsBefore = try await store.outcomeCounts().filter { $0.outcome == .expired }.map(\.count).reduce(
+                0, +)
             let replay = [
                 record("p-1", "steps", "2019-01-05", version: 2),  // its month is gone
                 record("p-1", "steps", "2019-02-10", version: 2),  // its month is kept: an ordinary update
@@ -41,10 +42,14 @@ struct PostgresRetentionTests {
                     resourceID: "obs-p-1-steps-2019-01-20", reason: "test"),
             ]
             #expect(try await store.upsert(replay) == [.expired, .updated, .expired, .expired])
-            #expect(try await PostgresPartitionTests.partitions(location).allSatisfy { !$0.hasPrefix("observation_2019_01") })
+            #expect(
+                try await PostgresPartitionTests.partitions(location).allSatisfy {
+                    !$0.hasPrefix("observation_2019_01")
+                })
             #expect(try await store.observation(for: replay[1].identity)?.version == 2)
             #expect(try await TestStores.rawText(location, "SELECT count(*) FROM retraction") == "0")
-            let countsAfter = try await store.outcomeCounts().filter { $0.outcome == .expired }.map(\.count).reduce(0, +)
+            let countsAfter = try await store.outcomeCounts().filter { $0.outcome == .expired }.map(\.count).reduce(
+                0, +)
             #expect(countsAfter - countsBefore == 3)
 
             let again = try await Self.retention(store).applyRetention(keepFrom: "2018-06-01", dryRun: false)
@@ -77,7 +82,9 @@ struct PostgresRetentionTests {
             try await mover.run { connection in _ = try connection.execute("COMMIT") }
             #expect(waiting, "the batch waited for the retention run's lock")
             #expect(try await outcomes == [.expired, .expired])
-            #expect(try await store.observation(for: ObservationIdentity(patient: "p-1", metric: "steps", day: "2019-02-10"))?.version == 1)
+            #expect(
+                try await store.observation(
+                    for: ObservationIdentity(patient: "p-1", metric: "steps", day: "2019-02-10"))?.version == 1)
         }
     }
 
@@ -108,9 +115,9 @@ struct PostgresRetentionTests {
             try await TestStores.createSchemaSeven(
                 location,
                 then: """
-                INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
-                    VALUES ('p-1', 'steps', '2030-05-20', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1, now());
-                """)
+                    INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated)
+                        VALUES ('p-1', 'steps', '2030-05-20', 2, 'def', '{"resourceType":"Observation","id":"def"}', 1, now());
+                    """)
             let store = try await TestStores.open(location)
             let straddling = try await Self.retention(store).applyRetention(keepFrom: "2030-05-31", dryRun: false)
             #expect(straddling.dropped.isEmpty && straddling.straddling.map(\.name) == ["observation_legacy"])

@@ -19,7 +19,9 @@ struct StoreCtlExportTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let full = directory.appendingPathComponent("full")
 
-            let first = try await Self.storectl(["--store", "sqlite:" + path, "--out", full.path, "--max-file-bytes", "1000"])
+            let first = try await Self.storectl([
+                "--store", "sqlite:" + path, "--out", full.path, "--max-file-bytes", "1000",
+            ])
             #expect(first.status == 0, "\(first.stderr)")
             #expect(first.stdout.contains("exported 20 resources"), "\(first.stdout)")
             let manifest = try ExportManifest.read(full.path)
@@ -31,11 +33,16 @@ struct StoreCtlExportTests {
                 #expect(bytes.count == file.bytes && bytes.count <= 1000 && SHA256.hex(bytes) == file.sha256)
                 #expect(bytes.split(separator: 0x0A).count == file.count)
             }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: full.path).allSatisfy { !$0.hasSuffix(".partial") })
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: full.path).allSatisfy { !$0.hasSuffix(".partial") })
 
-            _ = try await store.upsert([record("p-3", version: 2), record("p-30", version: 1), record("p-4", version: 1)])
+            _ = try await store.upsert([
+                record("p-3", version: 2), record("p-30", version: 1), record("p-4", version: 1),
+            ])
             let changes = directory.appendingPathComponent("changes")
-            let second = try await Self.storectl(["--store", "sqlite:" + path, "--out", changes.path, "--since", full.path])
+            let second = try await Self.storectl([
+                "--store", "sqlite:" + path, "--out", changes.path, "--since", full.path,
+            ])
             #expect(second.status == 0, "\(second.stderr)")
             let incremental = try ExportManifest.read(changes.appendingPathComponent("manifest.json").path)
             #expect(incremental.resources == 2 && incremental.since == manifest.highWaterMark)
@@ -56,7 +63,10 @@ struct StoreCtlExportTests {
             (store + ["--out", out, "--format", "csv"], "only ndjson"),
             (store, "--out"),
             (store + ["--out", busy.path], "not empty"),
-            (store + ["--out", out, "--since", directory.appendingPathComponent("none").path], "cannot read the manifest"),
+            (
+                store + ["--out", out, "--since", directory.appendingPathComponent("none").path],
+                "cannot read the manifest"
+            ),
             (store + ["--out", out, "--since", notAManifest.path], "not an export manifest"),
             (store + ["--out", out, "--max-file-bytes", "10"], "--max-file-bytes"),
             (["--store", "fhir+http://127.0.0.1:9/fhir", "--out", out], "$export"),

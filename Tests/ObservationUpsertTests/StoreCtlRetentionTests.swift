@@ -14,11 +14,15 @@ struct StoreCtlRetentionTests {
         try await TestStores.withFreshStore(.postgres) { store, location in
             guard case .postgres(let url) = location else { throw TestSetupError("not PostgreSQL") }
             let today = Retention.today()
-            _ = try await store.upsert([record("p-1", "steps", "2019-01-05", version: 1), record("p-1", "steps", today, version: 1)])
+            _ = try await store.upsert([
+                record("p-1", "steps", "2019-01-05", version: 1), record("p-1", "steps", today, version: 1),
+            ])
 
             let preview = try await Self.storectl(["--store", url, "--keep-days", "30", "--dry-run"])
             #expect(preview.status == 0, "\(preview.stderr)")
-            #expect(preview.stdout.contains("would drop observation_2019_01 (2019-01-01 to 2019-02-01"), "\(preview.stdout)")
+            #expect(
+                preview.stdout.contains("would drop observation_2019_01 (2019-01-01 to 2019-02-01"), "\(preview.stdout)"
+            )
             #expect(try await store.allVersions().count == 2)
 
             let run = try await Self.storectl(["--store", url, "--keep-days", "30"])

@@ -17,7 +17,9 @@ struct StoreExportFHIRTests {
             uniquingKeysWith: { first, _ in first }
         ).values.sorted { $0.resourceID < $1.resourceID }
         _ = try await store.upsert(records)
-        records = records.enumerated().filter { $0.offset % 3 == 0 }.map { var r = $0.element; r.version += 1; return r }
+        records = records.enumerated().filter { $0.offset % 3 == 0 }.map {
+            var r = $0.element; r.version += 1; return r
+        }
         _ = try await store.upsert(records)
         _ = try await store.upsert([
             .retraction(identity: records[0].identity, version: 99, resourceID: records[0].resourceID, reason: "test")
@@ -54,7 +56,8 @@ struct StoreExportFHIRTests {
             for resource in stored.values {
                 let expected = try Self.withoutServerMeta(resource)
                 let id = try #require(expected["id"] as? String)
-                let response = try await http.send(HTTPRequest(method: "GET", url: server.baseURL + "/Observation/" + id))
+                let response = try await http.send(
+                    HTTPRequest(method: "GET", url: server.baseURL + "/Observation/" + id))
                 #expect(response.status == 200, "\(id): \(response.status)")
                 let got = try Self.withoutServerMeta(response.text)
                 #expect(
@@ -64,7 +67,8 @@ struct StoreExportFHIRTests {
             }
             let search = try await http.send(
                 HTTPRequest(method: "GET", url: server.baseURL + "/Observation?_summary=count"))
-            let total = try #require(try JSONSerialization.jsonObject(with: Data(search.body)) as? [String: Any])["total"]
+            let total = try #require(try JSONSerialization.jsonObject(with: Data(search.body)) as? [String: Any])[
+                "total"]
             #expect(total as? Int == stored.count && loaded == stored.count, "\(search.text)")
             await http.close()
             withExtendedLifetime(server) {}
@@ -93,7 +97,9 @@ struct StoreExportFHIRTests {
     }
 
     static func sorted(_ object: [String: Any]) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+        String(
+            decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(),
+            as: UTF8.self)
     }
 
     /// The resource without what a server assigns on its own: `meta.versionId` and `meta.lastUpdated`.

@@ -4,7 +4,8 @@ public protocol ObservationExporting: ObservationStore {
     /// Reads every stored Observation (with `since`: every one written after that earlier export's snapshot, by an
     /// insert, a replace, a retraction marking it `entered-in-error`, finalize or `storectl migrate`) from one
     /// consistent snapshot, and hands them to `chunk` in chunks of at most `chunkSize`, in the order the store reads
-    /// them (no sort: PostgreSQL month by month, SQLite by row id), on the store's queue. Memory holds one chunk, however large the store.
+    /// them (no sort: PostgreSQL month by month, SQLite by row id), on the store's queue. Memory holds one chunk,
+    /// however large the store.
     /// - Returns: the mark of the snapshot read; an export `since` it holds exactly what changed after this one.
     /// - Throws: ``StoreError`` (`usage` for a mark of another kind of store), or what `chunk` throws.
     func exportObservations(

@@ -91,7 +91,8 @@ struct UpsertStage: Sendable {
     /// Counts the outcomes and records the versions the store now holds at least (with the clinical value known
     /// `unchanged` at it); returns the Kafka records of the `conflict`s.
     private func learn(_ items: [BatchProcessor.Mapped], _ outcomes: [UpsertOutcome]) -> [KafkaMessage] {
-        precondition(outcomes.count == items.count, "the store returned \(outcomes.count) outcomes for \(items.count) records")
+        precondition(
+            outcomes.count == items.count, "the store returned \(outcomes.count) outcomes for \(items.count) records")
         let kinds = UpsertOutcome.allCases
         var counts = [Int](repeating: 0, count: kinds.count)
         var learned: [(VersionCache.Key, Int64, UInt64)] = []

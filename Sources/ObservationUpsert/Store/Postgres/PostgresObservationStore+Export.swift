@@ -24,7 +24,8 @@ extension PostgresObservationStore: ObservationExporting {
                 let current = try PostgresSnapshot(connection.execute("SELECT pg_current_snapshot()::text").text(0, 0))
                 if let previous, previous.xmin > current.xmax {
                     throw StoreError(
-                        .usage, "the mark \(since!) is newer than this database's transactions: an export of another "
+                        .usage,
+                        "the mark \(since!) is newer than this database's transactions: an export of another "
                             + "server, or of a database restored from an older backup")
                 }
                 try connection.executeScript(

@@ -1,7 +1,7 @@
 import DailyValueContract
-import Foundation
 import DocumentCompression
 import Essentials
+import Foundation
 import Hashing
 import PostgresClient
 

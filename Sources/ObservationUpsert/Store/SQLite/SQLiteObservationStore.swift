@@ -229,8 +229,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
     /// (rows written by an older build carry them only there); no row is rewritten.
     static let selectColumns =
         "SELECT patient, metric, day, version, resource_id, "
-            + "json_set(resource, '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated), "
-            + "version_id, last_updated FROM observation"
+        + "json_set(resource, '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated), "
+        + "version_id, last_updated FROM observation"
 
     static func stored(_ row: SQLiteStatement) -> StoredObservation {
         StoredObservation(
