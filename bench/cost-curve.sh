@@ -64,12 +64,7 @@ RESULTS=$OUT/results PG_DIR=$OUT/pg PG_PORT=auto PIDS=() PG_DATABASES="curve"
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 DLQ=dlq  # after lib.sh, which names bench/run.sh's
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    "$ROOT/scripts/pg-test-cluster.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
-    [ -n "${KEEP_OUT:-}" ] || rm -rf "$OUT"
-}
-trap cleanup EXIT
+trap stop_bench EXIT
 
 # Days: the rounds' new days are the last days of last month, one a round; the fill ends the day before the first
 # of them and grows into the past. So each new day lands in a month that holds every filled day of that month: at the
@@ -81,14 +76,9 @@ month_end=$(date -u -d "$(date -u +%Y-%m-01) -1 day" +%F)
 first_new=$(date -u -d "$month_end -$((new_days - 1)) days" +%F)
 day_before() { date -u -d "$first_new -$1 days" +%F; }  # day_before 1 = the newest filled day
 
-topics="--topic template:1 --topic $DLQ:1"
-for s in $(seq 1 "$new_days"); do topics+=" --topic new$s:8 --topic replace$s:8"; done
-# shellcheck disable=SC2086
-"$BIN/devbroker" --brokers 1 $topics --bootstrap-file "$OUT/bootstrap" >"$OUT/devbroker.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$OUT/bootstrap" ] && break; sleep 0.1; done
-[ -s "$OUT/bootstrap" ] || { echo "error: devbroker did not start (see $OUT/devbroker.log)" >&2; exit 1; }
-BROKERS=$(head -n 1 "$OUT/bootstrap")
+topics=("template:1" "$DLQ:1")
+for s in $(seq 1 "$new_days"); do topics+=("new$s:8" "replace$s:8"); done
+start_devbroker 1 "${topics[@]}"
 start_postgres
 put command "$command"
 put build "$(git -C "$ROOT" rev-parse --short HEAD)${BIN_DIR:+ (binaries of $BIN_DIR)}"

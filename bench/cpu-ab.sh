@@ -38,21 +38,16 @@ done
 
 out=$(mktemp -d /var/tmp/dvp-cpu-ab.XXXXXX)
 chmod 755 "$out"  # the PostgreSQL server runs as `postgres` and must enter it
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    [ -f "$out/pg/PG_VERSION" ] && "$root/scripts/pg-test-cluster.sh" stop "$out/pg" >/dev/null 2>&1 || true
-    rm -rf "$out"
-}
-trap cleanup EXIT
+# bench/lib.sh's devbroker, data sets and exit trap, with A's tools.
+ROOT=$root OUT=$out BIN=$a PG_DIR=$out/pg PIDS=()
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
+pids=()  # the workers of the current phase
+trap 'PIDS+=("${pids[@]}"); stop_bench' EXIT
 
-"$a/devbroker" --brokers 1 --topic load:8 --topic replace:8 --topic dlq:1 --bootstrap-file "$out/bootstrap" \
-    >"$out/devbroker.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$out/bootstrap" ] && break; sleep 0.1; done
-"$a/producer" generate --patients "$patients" --days 30 --seed 11 --out "$out/set1.jsonl" 2>/dev/null
-perl -pe 's/"version":(\d+)/"version":@{[$1 + 3600000]}/' "$out/set1.jsonl" >"$out/set2.jsonl"
-events=$(wc -l <"$out/set1.jsonl")
+start_devbroker 1 load:8 replace:8 dlq:1
+make_replace_sets "$patients"
+events=$EVENTS
 "$a/producer" publish --brokers-file "$out/bootstrap" --topic load "$out/set1.jsonl" 2>/dev/null
 "$a/producer" publish --brokers-file "$out/bootstrap" --topic replace "$out/set2.jsonl" 2>/dev/null
 if [ "$store" = postgres ]; then

@@ -17,16 +17,32 @@ DAYS=30
 
 # MARK: - Services
 
-start_services() {
+# start_devbroker COUNT TOPIC:PARTITIONS…: the embedded broker (mock cluster) of COUNT brokers in the background,
+# its bootstrap file in $OUT/bootstrap; sets BROKERS.
+start_devbroker() {
+    local count=$1 topic args=()
+    shift
+    for topic in "$@"; do args+=(--topic "$topic"); done
     rm -f "$OUT/bootstrap"
-    "$BIN/devbroker" --brokers 3 --topic "$TOPIC:$PARTITIONS" --topic "$TOPIC2:$PARTITIONS" \
-        --topic "$TOPIC_LIVE:$PARTITIONS" --topic "$DLQ:3" --bootstrap-file "$OUT/bootstrap" \
-        >"$OUT/devbroker.log" 2>&1 &
+    "$BIN/devbroker" --brokers "$count" "${args[@]}" --bootstrap-file "$OUT/bootstrap" >"$OUT/devbroker.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 100); do [ -s "$OUT/bootstrap" ] && break; sleep 0.1; done
     [ -s "$OUT/bootstrap" ] || { echo "error: devbroker did not start (see $OUT/devbroker.log)" >&2; exit 1; }
     BROKERS=$(head -n 1 "$OUT/bootstrap")   # line 2 is devbroker's marker
+}
+
+start_services() {
+    start_devbroker 3 "$TOPIC:$PARTITIONS" "$TOPIC2:$PARTITIONS" "$TOPIC_LIVE:$PARTITIONS" "$DLQ:3"
     log "devbroker at $BROKERS ($PARTITIONS partitions per topic)"
+}
+
+# The EXIT trap of a bench that keeps its background processes in PIDS and its cluster in PG_DIR: ends them and
+# removes OUT (kept with KEEP_OUT=1, to look at the logs).
+stop_bench() {
+    local pid
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -f "$PG_DIR/PG_VERSION" ] && { "$ROOT/scripts/pg-test-cluster.sh" stop "$PG_DIR" >/dev/null 2>&1 || true; }
+    [ -n "${KEEP_OUT:-}" ] || rm -rf "$OUT"
 }
 
 start_postgres() {
@@ -64,6 +80,14 @@ pg_cpu_seconds() {
 sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "$2"; }
 
 # MARK: - Data
+
+# make_replace_sets PATIENTS: $OUT/set1.jsonl (PATIENTS x 30 days, every metric profile, seed 11) and set2.jsonl (the
+# same identities an hour later: every event a higher version); sets EVENTS.
+make_replace_sets() {
+    "$BIN/producer" generate --patients "$1" --days 30 --seed 11 --out "$OUT/set1.jsonl" 2>/dev/null
+    perl -pe 's/"version":(\d+)/"version":@{[$1 + 3600000]}/' "$OUT/set1.jsonl" >"$OUT/set2.jsonl"
+    EVENTS=$(wc -l <"$OUT/set1.jsonl")
+}
 
 make_data_sets() {
     local start_day stamp per_patient patients

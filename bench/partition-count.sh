@@ -35,23 +35,13 @@ chmod 755 "$OUT"  # the PostgreSQL server runs as `postgres` and must enter it
 RESULTS=$OUT/results PG_DIR=$OUT/pg PG_PORT=auto PIDS=() PG_DATABASES=""
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    "$ROOT/scripts/pg-test-cluster.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
-    rm -rf "$OUT"
-}
-trap cleanup EXIT
+trap stop_bench EXIT
 
-"$BIN/devbroker" --brokers 1 --topic load:8 --topic replace:8 --topic dlq:1 --bootstrap-file "$OUT/bootstrap" \
-    >"$OUT/devbroker.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$OUT/bootstrap" ] && break; sleep 0.1; done
-[ -s "$OUT/bootstrap" ] || { echo "error: devbroker did not start (see $OUT/devbroker.log)" >&2; exit 1; }
-"$BIN/producer" generate --patients "$patients" --days 30 --seed 11 --out "$OUT/set1.jsonl" 2>/dev/null
-perl -pe 's/"version":(\d+)/"version":@{[$1 + 3600000]}/' "$OUT/set1.jsonl" >"$OUT/set2.jsonl"
+start_devbroker 1 load:8 replace:8 dlq:1
+make_replace_sets "$patients"
 "$BIN/producer" publish --brokers-file "$OUT/bootstrap" --topic load "$OUT/set1.jsonl" 2>/dev/null
 "$BIN/producer" publish --brokers-file "$OUT/bootstrap" --topic replace "$OUT/set2.jsonl" 2>/dev/null
-events=$(wc -l <"$OUT/set1.jsonl")
+events=$EVENTS
 start_postgres
 psql -X -q "$PG_URL" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
 "$ROOT/scripts/pg-test-cluster.sh" restart-fast "$PG_DIR" >/dev/null

@@ -38,7 +38,7 @@ chmod 755 "$OUT"  # the PostgreSQL server runs as `postgres` and must enter it
 RESULTS=$OUT/results PG_DIR=$OUT/pg PG_PORT=auto PIDS=() PG_DATABASES="unpartitioned range hash"
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
-trap '"$ROOT/scripts/pg-test-cluster.sh" stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$OUT"' EXIT
+trap stop_bench EXIT
 layouts=(unpartitioned range hash)
 rows=$(( patients * 10 < 100000 ? patients * 10 : 100000 ))
 start_postgres
