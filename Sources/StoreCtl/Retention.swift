@@ -27,10 +27,9 @@ enum Retention {
             return try await retention.applyRetention(keepFrom: keepFrom, dryRun: dryRun)
         }
         let verb = dryRun ? "would drop" : "dropped"
-        let monthStart = String(keepFrom.prefix(7)) + "-01"
         print(
             "horizon: days before \(report.horizon) are expired (whole months: at least \(keepDays) days kept)"
-                + (report.horizon > monthStart ? "; an earlier run set this later horizon, which stays" : ""))
+                + (report.horizon > keepFrom ? "; an earlier run set this later horizon, which stays" : ""))
         for partition in report.dropped {
             print("\(verb) \(partition.name) (\(describe(partition)))")
         }

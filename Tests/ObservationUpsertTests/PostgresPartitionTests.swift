@@ -64,15 +64,11 @@ struct PostgresPartitionTests {
     /// is written at once, not queued behind a lock the reader holds.
     @Test func aMonthIsAddedWhileAReaderHoldsTheTable() async throws {
         try await TestStores.withFreshStore(.postgres) { store, location in
-            guard case .postgres(let url) = location else { return }
-            let reader = QueueConfined(label: "test.long-reader", try PostgresConnection(connectionString: url))
-            try await reader.run { connection in
-                _ = try connection.executeScript(
-                    "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM observation;")
-            }
+            let reader = try await HeldTransaction(
+                location, "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM observation;")
             // CREATE TABLE … PARTITION OF would wait for the reader until the store's lock timeout, then fail.
             #expect(try await store.upsert([record("p-1", "steps", "2015-06-01", version: 1)]) == [.inserted])
-            try await reader.run { connection in _ = try connection.execute("COMMIT") }
+            try await reader.commit()
             #expect(try await Self.partitions(location).contains { $0.hasPrefix("observation_2015_06 ") })
         }
     }

@@ -61,17 +61,14 @@ struct PostgresRetentionTests {
     /// lock (its statement's snapshot is taken after the wait), so it never writes a day that just expired.
     @Test func aBatchWaitingForARetentionRunSeesTheNewHorizon() async throws {
         try await TestStores.withFreshStore(.postgres) { store, location in
-            guard case .postgres(let url) = location else { return }
             _ = try await store.upsert([record("p-1", "steps", "2019-02-10", version: 1)])
-            let mover = QueueConfined(label: "test.retention-mover", try PostgresConnection(connectionString: url))
-            try await mover.run { connection in
-                _ = try connection.executeScript(
-                    """
-                    BEGIN;
-                    SELECT pg_advisory_xact_lock(\(PostgresRetention.lockKey));
-                    INSERT INTO retention_horizon (keep_from) VALUES ('2019-03-01');
-                    """)
-            }
+            let mover = try await HeldTransaction(
+                location,
+                """
+                BEGIN;
+                SELECT pg_advisory_xact_lock(\(PostgresRetention.lockKey));
+                INSERT INTO retention_horizon (keep_from) VALUES ('2019-03-01');
+                """)
             async let outcomes = store.upsert([
                 record("p-1", "steps", "2019-02-10", version: 2), record("p-1", "steps", "2019-02-11", version: 1),
             ])
@@ -79,7 +76,7 @@ struct PostgresRetentionTests {
                 (try? await TestStores.rawText(
                     location, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")) == "1"
             }
-            try await mover.run { connection in _ = try connection.execute("COMMIT") }
+            try await mover.commit()
             #expect(waiting, "the batch waited for the retention run's lock")
             #expect(try await outcomes == [.expired, .expired])
             #expect(
@@ -92,18 +89,14 @@ struct PostgresRetentionTests {
     /// queued behind the drop wait no longer than that), says so, and drops it next time.
     @Test func aPartitionInUseIsLeftForTheNextRun() async throws {
         try await TestStores.withFreshStore(.postgres) { store, location in
-            guard case .postgres(let url) = location else { return }
             _ = try await store.upsert([record("p-1", "steps", "2019-01-05", version: 1)])
-            let reader = QueueConfined(label: "test.long-reader", try PostgresConnection(connectionString: url))
-            try await reader.run { connection in
-                _ = try connection.executeScript(
-                    "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM observation;")
-            }
+            let reader = try await HeldTransaction(
+                location, "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM observation;")
             let held = try await Self.retention(store).applyRetention(keepFrom: "2019-02-01", dryRun: false)
             #expect(held.horizon == "2019-02-01" && held.dropped.isEmpty)
             #expect(held.busy.map(\.name) == ["observation_2019_01"])
             #expect(try await store.upsert([record("p-1", "steps", "2019-01-06", version: 1)]) == [.expired])
-            try await reader.run { connection in _ = try connection.execute("COMMIT") }
+            try await reader.commit()
             let later = try await Self.retention(store).applyRetention(keepFrom: "2019-02-01", dryRun: false)
             #expect(later.dropped.map(\.name) == ["observation_2019_01"] && later.busy.isEmpty)
         }
