@@ -69,8 +69,8 @@ enum PostgresUpsert {
 
     /// The stored row of input row `row`'s day, probed through the primary key of the one partition its day
     /// selects. `LIMIT 1` (the key is unique anyway) keeps it a per-row probe: as a plain join the planner, with
-    /// stale statistics (a partitioned parent has none of its own), chose to hash every partition whole, 3x the
-    /// statement's CPU at 126 k rows (docs/PARTITIONING.md).
+    /// stale statistics (a partitioned parent has none of its own), chose to hash every partition whole for each
+    /// batch (docs/PARTITIONING.md).
     private static func storedRow(_ row: String) -> String {
         """
         SELECT s.version, s.version_id, s.status, s.clinical_value, s.clinical_digest FROM observation AS s \
