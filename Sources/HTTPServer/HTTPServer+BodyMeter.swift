@@ -13,5 +13,14 @@ extension HTTPServer {
         ///   reported as 0), the rest is read and dropped, and this answer is sent once the body has ended (the
         ///   connection deadline bounds how long that may take); the handler never sees the request.
         func bodyHeld(_ bytes: Int) -> Response?
+
+        /// The answer once the body passed ``Limits/maxRequestBodyBytes`` (`limit`) as it arrived (a chunked body;
+        /// an announced `Content-Length` over it is the head check's to refuse); nil for the server's plain 413.
+        func bodyOverLimit(_ limit: Int) -> Response?
     }
+}
+
+extension HTTPServer.BodyMeter {
+    /// The server's own plain 413.
+    public func bodyOverLimit(_ limit: Int) -> HTTPServer.Response? { nil }
 }

@@ -25,6 +25,12 @@ extension HTTPServer {
         /// past the limit, read to its end without being kept and answered 413 (the connection deadline bounds
         /// how long that may take). The handler never sees a body over the limit.
         public var maxRequestBodyBytes: Int
+        /// After an answer sent before the request's body was read (413, 401, 415, …), how long the server goes on
+        /// reading and dropping what the client still sends before it closes the connection, so that the client
+        /// reads the answer instead of a reset (see ``lingerBytes``).
+        public var lingerTime: Duration
+        /// The most a client may send, read and dropped, while its connection lingers (see ``lingerTime``).
+        public var lingerBytes: Int
 
         /// - Parameters: see the properties; the defaults are the worker's.
         public init(
@@ -34,7 +40,9 @@ extension HTTPServer {
             connectionDeadline: Duration = .seconds(10),
             memoryPerConnection: Int = 8 * 1024,
             threads: Int = 2,
-            maxRequestBodyBytes: Int = 0
+            maxRequestBodyBytes: Int = 0,
+            lingerTime: Duration = .seconds(5),
+            lingerBytes: Int = 8 << 20
         ) {
             self.maxConnections = maxConnections
             self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -43,6 +51,8 @@ extension HTTPServer {
             self.memoryPerConnection = memoryPerConnection
             self.threads = threads
             self.maxRequestBodyBytes = maxRequestBodyBytes
+            self.lingerTime = lingerTime
+            self.lingerBytes = lingerBytes
         }
 
         /// Rejects limits libmicrohttpd cannot apply.
@@ -60,6 +70,8 @@ extension HTTPServer {
             try require((1024...1 << 20).contains(memoryPerConnection), "memoryPerConnection must be 1 KiB...1 MiB")
             try require((1...64).contains(threads), "threads must be 1...64")
             try require((0...1 << 30).contains(maxRequestBodyBytes), "maxRequestBodyBytes must be 0...1 GiB")
+            try require(lingerTime >= .zero && lingerTime <= .seconds(60), "lingerTime must be 0...60 s")
+            try require((0...1 << 30).contains(lingerBytes), "lingerBytes must be 0...1 GiB")
         }
 
         /// The idle timeout in whole seconds, rounded up.

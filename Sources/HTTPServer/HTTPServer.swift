@@ -6,7 +6,10 @@
 /// for its whole life, the number of connections is capped (in total and per client address), a request head
 /// is small (bigger heads get 431, a long URL 414), and a body is read only up to ``Limits/maxRequestBodyBytes``
 /// (413 past it, never buffered beyond it). Every response carries `Connection: close` (one request per
-/// connection) and, unless the handler sets its own, `Cache-Control: no-store`.
+/// connection) and, unless the handler sets its own, `Cache-Control: no-store`. A connection answered before its
+/// body was read (413, or any early answer of the head check) closes with a lingering close: what the client still
+/// sends is read and dropped, within ``Limits/lingerBytes`` and ``Limits/lingerTime``, so the client reads the
+/// answer instead of a reset.
 ///
 /// Which methods and paths exist is the caller's choice: the server answers nothing itself but those limits.
 ///
@@ -94,6 +97,9 @@ public final class HTTPServer: Sendable {
 
     /// Requests begun and not yet completed: every one's state is released however it ended (for the tests).
     var liveRequests: Int { daemon.liveRequests }
+
+    /// Connections answered before their body was read that are still being drained (for the tests).
+    var lingering: Int { daemon.lingering }
 
     /// Requests of a deferred service waiting for their answer (their connections suspended).
     public var waitingRequests: Int { daemon.suspendedRequests }

@@ -178,6 +178,47 @@ struct IngestPublishTests {
         #expect(try await stack.records().count == 5)
     }
 
+    @Test("An upload over --max-body-bytes, plain, chunked or gzip, sent at once: always 413 and why, 200 times each")
+    func oversizedUploadsAlwaysAnswered() async throws {
+        let stack = try GatewayStack()
+        try await stack.startBroker()
+        try await stack.startGateway(["--insecure-no-auth", "--max-body-bytes", "1048576"])
+        let plain = stack.directory.appendingPathComponent("big.json")
+        let zipped = stack.directory.appendingPathComponent("big.json.gz")
+        // 3 MiB of random text: its gzip is still over the 1 MiB limit on the wire.
+        let made = try await runCommand(
+            "/bin/sh",
+            [
+                "-c",
+                "head -c 2359296 /dev/urandom | base64 -w0 > '\(plain.path)' && gzip -1 -c '\(plain.path)' > '\(zipped.path)'",
+            ])
+        #expect(made.status == 0)
+        // `Expect:` off: the body follows the head at once, so the gateway answers while the client is still sending.
+        let cases: [(name: String, file: URL, headers: [String])] = [
+            ("plain", plain, ["Expect:"]),
+            ("chunked", plain, ["Expect:", "Transfer-Encoding: chunked"]),
+            ("gzip", zipped, ["Expect:", "Content-Encoding: gzip"]),
+        ]
+        for item in cases {
+            var failures: [String] = []
+            for round in 0..<200 {
+                do {
+                    let answer = try await stack.curl(
+                        CurlResponse.post(stack.url, file: item.file, headers: item.headers))
+                    if answer.status != 413 || answer.contentType != "application/problem+json"
+                        || !answer.text.contains("1048576")
+                    {
+                        failures.append("round \(round): \(answer.status) \(answer.text.prefix(200))")
+                    }
+                } catch {
+                    failures.append("round \(round): \(error)")
+                }
+            }
+            #expect(failures.isEmpty, "\(item.name): \(failures.count) of 200: \(failures.prefix(3))")
+        }
+        #expect(try await stack.records().isEmpty)
+    }
+
     @Test("A gzip body that with its inflated bytes passes --max-in-flight-bytes is 413 on an idle gateway, not 429")
     func gzipThatCanNeverFit() async throws {
         let stack = try GatewayStack()

@@ -50,14 +50,18 @@ enum MicroHTTPDCallbacks {
             let head = MicroHTTPDRequest.head(
                 of: connection, method: method.map { String(cString: $0) } ?? "", target: state.target)
             state.head = head
+            let early: HTTPServer.Response
             switch context.admit(head) {
-            case .respond(let early): return MicroHTTPDResponse.queue(early, on: connection)
-            case .proceed(let ticket): state.ticket = ticket
+            case .respond(let response): early = response
+            case .proceed(let ticket):
+                state.ticket = ticket
+                guard MicroHTTPDRequest.announcesBody(head, over: context.maxBodyBytes) else { return .YES }
+                early = tooLarge(context.maxBodyBytes)
             }
-            if MicroHTTPDRequest.announcesBody(head, over: context.maxBodyBytes) {
-                return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
-            }
-            return .YES
+            // The daemon closes the connection after an answer given before the body: linger, or the client
+            // still sending gets a reset instead of the answer.
+            if MicroHTTPDRequest.announcesBody(head, over: 0) { context.answeredBeforeBody(key(connection)) }
+            return MicroHTTPDResponse.queue(early, on: connection)
         }
         if size.pointee > 0 {
             state.receive(UnsafeRawBufferPointer(start: data, count: size.pointee), limit: context.maxBodyBytes)
@@ -71,7 +75,9 @@ enum MicroHTTPDCallbacks {
         }
         if let refusal = state.refusal { return MicroHTTPDResponse.queue(refusal, on: connection) }
         if state.overLimit {
-            return MicroHTTPDResponse.queue(tooLarge(context.maxBodyBytes), on: connection)
+            let meter = state.ticket as? any HTTPServer.BodyMeter
+            let answer = meter?.bodyOverLimit(context.maxBodyBytes) ?? tooLarge(context.maxBodyBytes)
+            return MicroHTTPDResponse.queue(answer, on: connection)
         }
         var request = head
         request.body = state.body
@@ -88,10 +94,17 @@ enum MicroHTTPDCallbacks {
     static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, code in
         guard let cls, let connection else { return }
         let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
-        let key = UInt(bitPattern: Int(bitPattern: connection))
+        let key = key(connection)
         switch code {
         case .CONNECTION_NOTIFY_STARTED: context.deadlines.opened(key, fd: cmhd_connection_fd(connection))
-        case .CONNECTION_NOTIFY_CLOSED: context.deadlines.closed(key)
+        case .CONNECTION_NOTIFY_CLOSED:
+            context.deadlines.closed(key)
+            // The daemon closes its descriptor after this returns; a duplicate keeps the socket open to linger.
+            if context.closingAnsweredBeforeBody(key) {
+                let fd = cmhd_connection_fd(connection)
+                let lingering = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1
+                if lingering >= 0 { context.lingering.linger(lingering) }
+            }
         @unknown default: break
         }
     }
@@ -107,6 +120,11 @@ enum MicroHTTPDCallbacks {
     }
 
     // MARK: - Helpers
+
+    /// A connection's key in the context's tables: its address, unique while it is open.
+    private static func key(_ connection: OpaquePointer) -> UInt {
+        UInt(bitPattern: Int(bitPattern: connection))
+    }
 
     private static func tooLarge(_ limit: Int) -> HTTPServer.Response {
         let rule = limit == 0 ? "a request body is not accepted here" : "the request body is over \(limit) bytes"

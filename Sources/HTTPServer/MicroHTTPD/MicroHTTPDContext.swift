@@ -20,6 +20,10 @@ final class MicroHTTPDContext: Sendable {
     /// ``HTTPServer/Limits/maxRequestBodyBytes``.
     let maxBodyBytes: Int
     let deadlines: HTTPConnectionDeadlines
+    /// Where a connection answered before its body was read goes when the daemon closes it.
+    let lingering: LingeringClose
+    /// Connections (by address) answered before their announced body was read: lingered on when closed.
+    private let answeredEarly = Mutex<Set<UInt>>([])
     let responders = MicroHTTPDResponders()
     /// Requests whose ``MicroHTTPDRequest`` is alive (begun and not yet completed); 0 once the daemon stopped.
     let liveRequests = Atomic<Int>(0)
@@ -32,6 +36,19 @@ final class MicroHTTPDContext: Sendable {
         self.respond = respond
         self.maxBodyBytes = limits.maxRequestBodyBytes
         self.deadlines = HTTPConnectionDeadlines(lifetime: limits.connectionDeadline)
+        self.lingering = LingeringClose(
+            bound: LingeringClose.Bound(
+                bytes: limits.lingerBytes, time: limits.lingerTime, sockets: limits.maxConnections))
+    }
+
+    /// Notes that `connection` was answered before the body its head announced was read.
+    func answeredBeforeBody(_ connection: UInt) {
+        _ = answeredEarly.withLock { $0.insert(connection) }
+    }
+
+    /// Whether `connection`, now closing, was answered before its body was read (and forgets it).
+    func closingAnsweredBeforeBody(_ connection: UInt) -> Bool {
+        answeredEarly.withLock { $0.remove(connection) != nil }
     }
 
     /// Keeps a daemon message while starting; later ones (a full connection table, a client gone) are dropped:

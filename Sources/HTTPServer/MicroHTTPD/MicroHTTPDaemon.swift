@@ -32,6 +32,7 @@ final class MicroHTTPDaemon: Sendable {
         let log = context.finishStartup()
         guard let daemon else {
             context.deadlines.stop()
+            context.lingering.stop()
             let reason = log.isEmpty ? "libmicrohttpd could not start" : log.joined(separator: "; ")
             throw HTTPServerError(.startFailed, "cannot serve on \(address): \(reason)")
         }
@@ -46,6 +47,9 @@ final class MicroHTTPDaemon: Sendable {
 
     /// Requests begun and not yet completed (see ``MicroHTTPDContext/liveRequests``).
     var liveRequests: Int { context.liveRequests.load(ordering: .relaxed) }
+
+    /// Sockets answered before their body was read that are still being drained.
+    var lingering: Int { context.lingering.lingering }
 
     /// Stops taking new connections (`MHD_quiesce_daemon`, then `shutdown(2)` of the listening socket, so the kernel
     /// refuses new clients instead of queueing them); connections already accepted are served on. Safe to call more
@@ -73,6 +77,7 @@ final class MicroHTTPDaemon: Sendable {
         context.responders.resumeAll(with: waiting)
         context.responders.waitForStopAnswers(grace: .seconds(2))
         MHD_stop_daemon(daemon)
+        context.lingering.stop()
         if let fd = quiesced.withLock({ $0.take() }) { close(fd) }
     }
 

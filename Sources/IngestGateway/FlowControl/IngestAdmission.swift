@@ -72,6 +72,13 @@ final class IngestAdmission: Sendable {
         metrics.increment(.ingestRequests, label: String(problem.status))
         return problem.response
     }
+
+    /// The body arrived past `limit` bytes (`--max-body-bytes`) without announcing it: 413, counted.
+    func bodyOverLimit(_ limit: Int) -> HTTPServer.Response {
+        let problem = IngestProblem.tooLarge("the body is larger than \(limit) bytes (--max-body-bytes)")
+        metrics.increment(.ingestRequests, label: String(problem.status))
+        return problem.response
+    }
 }
 
 /// What the HTTP server carries from a request's head to its handler.
@@ -85,5 +92,11 @@ enum IngestTicket: HTTPServer.BodyMeter {
     func bodyHeld(_ bytes: Int) -> HTTPServer.Response? {
         guard case .publish(let admission) = self else { return nil }
         return admission.bodyHeld(bytes)
+    }
+
+    /// A chunked POST body past `--max-body-bytes`: the same problem document as an announced one.
+    func bodyOverLimit(_ limit: Int) -> HTTPServer.Response? {
+        guard case .publish(let admission) = self else { return nil }
+        return admission.bodyOverLimit(limit)
     }
 }
