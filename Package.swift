@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"],
+            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport", "SeededRandom"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

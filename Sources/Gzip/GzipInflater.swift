@@ -10,6 +10,17 @@ public enum GzipInflater {
     /// - Throws: ``GzipError``: `tooLarge` when they would pass `limit` bytes, `malformed` for anything that is not a
     ///   complete gzip stream (zlib's reason in the message).
     public static func inflate(_ compressed: [UInt8], limit: Int) throws(GzipError) -> [UInt8] {
+        // `inspect` never stops it, so there is always a result.
+        try inflate(compressed, limit: limit) { _ in true }!
+    }
+
+    /// The inflated bytes of `compressed`, each piece shown to `inspect` as soon as it is made (before the next is):
+    /// nil as soon as `inspect` returns false, inflating no further (a body refused for what it holds is never
+    /// inflated whole).
+    /// - Throws: ``GzipError`` as ``inflate(_:limit:)``.
+    public static func inflate(
+        _ compressed: [UInt8], limit: Int, inspect: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) throws(GzipError) -> [UInt8]? {
         var stream = z_stream()
         // 16 + 15: the gzip wrapper only (a raw or zlib stream is refused), the largest window.
         guard czlib_inflate_init2(&stream, 16 + MAX_WBITS) == Z_OK else {
@@ -19,6 +30,7 @@ public enum GzipInflater {
         var output: [UInt8] = []
         output.reserveCapacity(min(limit, max(compressed.count * 4, 4096)))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var stopped = false
         let result: GzipError? = compressed.withUnsafeBufferPointer { input in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = UInt32(input.count)
@@ -30,6 +42,10 @@ public enum GzipInflater {
                     let produced = buffer.count - Int(stream.avail_out)
                     guard output.count + produced <= limit else {
                         return GzipError(.tooLarge, "the body inflates to more than \(limit) bytes")
+                    }
+                    guard inspect(UnsafeBufferPointer(rebasing: buffer[0..<produced])) else {
+                        stopped = true
+                        return nil
                     }
                     output.append(contentsOf: buffer[0..<produced])
                     switch status {
@@ -48,7 +64,7 @@ public enum GzipInflater {
             }
         }
         if let result { throw result }
-        return output
+        return stopped ? nil : output
     }
 
     /// zlib's message for a failed `inflate`, or the status name.

@@ -8,6 +8,10 @@ struct IngestBody: Sendable {
     var records: [InputRecord]
     /// The body's size after gzip was undone.
     var decodedBytes: Int
+    /// The bytes of ``records`` (copies of the body's, without the whitespace between them).
+    var recordBytes: Int
+    /// What ``records`` cost beside their bytes: ``bytesPerRecord`` each.
+    var recordOverhead: Int
 
     /// Reads `body` as `format` says.
     /// - Parameters:
@@ -25,8 +29,15 @@ struct IngestBody: Sendable {
         var bytes = body
         if format.gzip {
             let limit = min(maxBytes, inflateRoom)
+            // Records are counted as the bytes come: a body of too many records stops inflating at the first one
+            // past the limit (a few bytes each), however far it would inflate.
+            var counter = JSONRecordCounter(format.framing == .array ? .array : .lines)
+            var inflated: [UInt8]?
             do throws(GzipError) {
-                bytes = try GzipInflater.inflate(body, limit: limit)
+                inflated = try GzipInflater.inflate(body, limit: limit) { piece in
+                    counter.feed(piece)
+                    return counter.count <= maxRecords
+                }
             } catch {
                 switch error.code {
                 case .tooLarge where limit < maxBytes && inflateRoom < idleRoom:
@@ -40,6 +51,8 @@ struct IngestBody: Sendable {
                 case .malformed: throw .malformed("the gzip body cannot be read: \(error.message)")
                 }
             }
+            guard let inflated else { throw .tooManyRecords(maxRecords) }
+            bytes = inflated
         }
         guard bytes.count <= maxBytes else {
             throw .tooLarge("the body is larger than \(maxBytes) bytes (--max-body-bytes)")
@@ -56,10 +69,12 @@ struct IngestBody: Sendable {
                             reason: "the first character that is not whitespace must be '['")
                     ])
             }
-            records = JSONRecordReader.arrayRecords(bytes)
+            records = JSONRecordReader.arrayRecords(bytes, limit: maxRecords)
         case .lines:
-            records = JSONRecordReader.lineRecords(bytes)
+            records = JSONRecordReader.lineRecords(bytes, limit: maxRecords)
         }
+        // The split stopped at one record past the limit: nothing more was made.
+        guard records.count <= maxRecords else { throw .tooManyRecords(maxRecords) }
         let problems = records.enumerated().compactMap { index, record in
             record.problem.map {
                 IngestProblem.RecordError(
@@ -71,8 +86,11 @@ struct IngestBody: Sendable {
             throw .malformed("the JSON array is malformed at line \(first.line): \(first.reason)", errors: problems)
         }
         guard !records.isEmpty else { throw .malformed("the body holds no records") }
-        guard records.count <= maxRecords else {
-            throw .tooLarge("the body holds \(records.count) records; at most \(maxRecords) (--max-records)")
-        }
+        recordBytes = records.reduce(0) { $0 + $1.bytes.count }
+        recordOverhead = records.count * Self.bytesPerRecord
     }
+
+    /// What one record costs beside its bytes: the ``InputRecord`` in the array and its own byte array's header and
+    /// allocation.
+    static let bytesPerRecord = MemoryLayout<InputRecord>.stride + 48
 }

@@ -108,6 +108,11 @@ extension IngestProblem {
         Self(status: 413, slug: "too-large", title: "Content Too Large", detail: detail)
     }
 
+    /// 413 for a body of more than `maxRecords` records (counted only up to the first one past it).
+    static func tooManyRecords(_ maxRecords: Int) -> Self {
+        tooLarge("the body holds more than \(maxRecords) records (--max-records)")
+    }
+
     static func tooManyRequests(_ detail: String) -> Self {
         Self(
             status: 429, slug: "too-many-requests", title: "Too Many Requests", detail: detail,

@@ -31,7 +31,15 @@ struct IngestRequestHandler: Sendable {
                 request.body, format: admission.format, maxBytes: limits.maxBodyBytes, maxRecords: limits.maxRecords,
                 inflateRoom: admission.room - compressed, idleRoom: admission.bound - compressed)
             metrics.increment(.ingestDecodedBytes, by: Double(body.decodedBytes))
-            guard admission.hold(bytes: compressed + body.decodedBytes) else {
+            // Held now: the compressed body, the inflated bytes (as the records' copies of them, or as the plain
+            // body they were split from: the same bytes, counted once) and each record's own structures.
+            let held = compressed + body.decodedBytes + body.recordOverhead
+            guard held <= admission.bound else {
+                throw .tooLarge(
+                    "the body and its \(body.records.count) records take \(held) bytes, more than the gateway holds at "
+                        + "once (--max-in-flight-bytes \(admission.bound)); send fewer records per request")
+            }
+            guard admission.hold(bytes: held) else {
                 metrics.increment(.ingestThrottled, label: IngestFlowControl.Bound.inFlightBytes.rawValue)
                 throw .tooManyRequests("the gateway holds as many body bytes as it may (--max-in-flight-bytes)")
             }
@@ -61,8 +69,8 @@ struct IngestRequestHandler: Sendable {
                 throw problem
             }
             publish(batch, answer: answer, reservation: reservation)
-            // From here the records are held (by the producer), not the compressed body (released on return).
-            _ = admission.hold(bytes: body.decodedBytes)
+            // From here the records are held (by the producer), not the body (released on return).
+            _ = admission.hold(bytes: body.recordBytes + body.recordOverhead)
         } catch {
             reservation.map { $0.table.abandon($0.key) }
             if let reason = Self.rejectionReason(error.status), !error.errors.isEmpty {

@@ -7,13 +7,15 @@ enum JSONArraySplitter {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    static func split(_ bytes: [UInt8]) -> [InputRecord] {
-        bytes.withUnsafeBufferPointer { split($0) }
+    /// The elements of the array in `bytes`, at most `limit + 1` of them: splitting stops once it has one element
+    /// more than `limit`, so a caller refusing more than `limit` never holds the rest.
+    static func split(_ bytes: [UInt8], limit: Int = .max - 1) -> [InputRecord] {
+        bytes.withUnsafeBufferPointer { split($0, limit: limit) }
     }
 
-    /// ``split(_:)`` over a borrowed buffer (no bounds checks per byte: an HTTP body of 100 events is split per
-    /// request).
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> [InputRecord] {
+    /// ``split(_:limit:)`` over a borrowed buffer (no bounds checks per byte: an HTTP body of 100 events is split
+    /// per request).
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> [InputRecord] {
         var records: [InputRecord] = []
         var line = 1
         var index = 0
@@ -71,6 +73,7 @@ enum JSONArraySplitter {
                 return records
             }
             records.append(InputRecord(line: startLine, bytes: element))
+            if records.count > limit { return records }
             let separator = bytes[index]
             index += 1
             if separator == UInt8(ascii: "]") { return records + trailing(bytes, from: index, line: line) }
