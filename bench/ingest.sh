@@ -171,10 +171,10 @@ make_key() {
     chmod 600 "$OUT/api-keys"
 }
 
-# start_gateway TOPIC LOG: `ingest` with its defaults (the ones a user gets), on a free port; sets SERVER_PID, URL.
+# start_gateway TOPIC LOG: `ingest` with its defaults (the ones a user gets), on free ports; sets SERVER_PID, URL.
 start_gateway() {
     "$BIN/ingest" --brokers-file "$OUT/bootstrap" --api-keys "$OUT/api-keys" --topic "$1" \
-        --http-address 127.0.0.1 --http-port 0 2>"$2" &
+        --http-address 127.0.0.1 --http-port 0 --admin-address 127.0.0.1 --admin-port 0 2>"$2" &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
     local port=""
@@ -186,7 +186,9 @@ start_gateway() {
     done
     [ -n "$port" ] || { echo "error: ingest did not start (see $2)" >&2; exit 1; }
     URL=http://127.0.0.1:$port
-    wait_http "$URL/readyz" "$2"
+    local admin
+    admin=$(sed -n 's/.*"ingest gateway listening".*"admin_port":\([0-9]*\).*/\1/p' "$2" | head -n 1)
+    wait_http "http://127.0.0.1:$admin/readyz" "$2"
 }
 
 # start_peer TOPIC LOG: the peer gateway as its README runs it, on a free port; sets SERVER_PID, URL.

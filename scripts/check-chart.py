@@ -449,7 +449,9 @@ INGEST_SETTINGS = {
     "requestTimeoutSeconds": "DVP_REQUEST_TIMEOUT", "idempotencyTTLSeconds": "DVP_IDEMPOTENCY_TTL",
     "idempotencyMaxKeys": "DVP_IDEMPOTENCY_MAX_KEYS", "idempotencyMaxRecords": "DVP_IDEMPOTENCY_MAX_RECORDS",
     "threads": "DVP_THREADS", "maxConnections": "DVP_MAX_CONNECTIONS",
-    "maxConnectionsPerAddress": "DVP_MAX_CONNECTIONS_PER_ADDRESS",
+    "maxConnectionsPerAddress": "DVP_MAX_CONNECTIONS_PER_ADDRESS", "maxTenantRequests": "DVP_MAX_TENANT_REQUESTS",
+    "maxTenantInFlightBytes": "DVP_MAX_TENANT_IN_FLIGHT_BYTES", "headTimeoutSeconds": "DVP_HEAD_TIMEOUT",
+    "minBodyRate": "DVP_MIN_BODY_RATE",
 }
 # The Kafka connection the gateway shares with the workers: the same env entries in both containers.
 KAFKA_CONNECTION = re.compile(r"^(DVP_BROKERS|DVP_TOPIC|DVP_X_SECURITY_PROTOCOL|DVP_X_SASL_.*|DVP_XFILE_.*|DVP_X_SSL_.*_LOCATION)$")
@@ -462,7 +464,7 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
     selecting its pods only, and the workers' selecting none of them."""
     ingest = values["ingest"]
     kinds = sorted(o["kind"] for o in gateway)
-    expected = ["Deployment", "Service"] + (["HorizontalPodAutoscaler"] if ingest["autoscaling"]["enabled"] else []) + (
+    expected = ["Deployment", "Service", "Service"] + (["HorizontalPodAutoscaler"] if ingest["autoscaling"]["enabled"] else []) + (
         ["PodDisruptionBudget"] if ingest["podDisruptionBudget"]["enabled"] else []) + (
         ["ServiceMonitor"] if values["serviceMonitor"]["enabled"] else [])
     assert kinds == sorted(expected), f"gateway kinds {kinds}, expected {sorted(expected)}"
@@ -488,11 +490,14 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
     grace = spec["terminationGracePeriodSeconds"]
     assert grace == ingest["preStopSleepSeconds"] + drain + ingest["terminationGraceMarginSeconds"], f"grace {grace}"
     assert grace >= ingest["preStopSleepSeconds"] + drain + MINIMUM_GRACE_MARGIN, f"grace {grace} leaves no margin"
-    port = ingest["httpPort"]
-    assert container["ports"] == [{"name": "http", "containerPort": port, "protocol": "TCP"}], container["ports"]
+    port, admin_port = ingest["httpPort"], ingest["adminPort"]
+    assert container["ports"] == [{"name": "http", "containerPort": port, "protocol": "TCP"},
+                                  {"name": "admin", "containerPort": admin_port, "protocol": "TCP"}], container["ports"]
     assert env["DVP_HTTP_PORT"]["value"] == str(port), "DVP_HTTP_PORT is not ingest.httpPort"
+    assert env["DVP_ADMIN_PORT"]["value"] == str(admin_port), "DVP_ADMIN_PORT is not ingest.adminPort"
+    # The probes on the admin listener: the public port serves neither them nor /metrics.
     probes = {k: (container[k]["httpGet"]["path"], container[k]["httpGet"]["port"]) for k in ("livenessProbe", "readinessProbe")}
-    assert probes == {"livenessProbe": ("/healthz", "http"), "readinessProbe": ("/readyz", "http")}, probes
+    assert probes == {"livenessProbe": ("/healthz", "admin"), "readinessProbe": ("/readyz", "admin")}, probes
     assert "startupProbe" not in container, "a startup probe (the gateway is up in well under a second)"
     if ingest["autoscaling"]["enabled"]:
         assert "replicas" not in deployment["spec"], "replicas set while the HPA owns them"
@@ -534,10 +539,16 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
     assert catalog == (f"/etc/daily-values/catalog/{values['worker']['catalog']['key']}"
                        if values["worker"]["catalog"]["configMap"] else None), "not the workers' catalog"
     assert ingest["logLevel"] == env.get("DVP_LOG_LEVEL", {}).get("value", ""), "DVP_LOG_LEVEL"
-    (service,) = by_kind(gateway, "Service")
+    services = {o["metadata"]["name"]: o for o in by_kind(gateway, "Service")}
+    service = services[deployment["metadata"]["name"]]
+    admin = services[deployment["metadata"]["name"] + "-admin"]
     assert service["spec"]["selector"] == selector, "the gateway Service selects other pods"
     assert service["spec"]["ports"] == [{"name": "http", "port": ingest["service"]["port"], "targetPort": "http",
                                          "protocol": "TCP"}], service["spec"]["ports"]
+    assert admin["spec"]["selector"] == selector, "the gateway's admin Service selects other pods"
+    assert admin["spec"]["type"] == "ClusterIP", "the admin listener must stay inside the cluster"
+    assert admin["spec"]["ports"] == [{"name": "admin", "port": admin_port, "targetPort": "admin", "protocol": "TCP"}]
+    assert admin["metadata"]["labels"]["dvp.metrics/job"] == service["metadata"]["name"], "the scrape job's name"
     for hpa in by_kind(gateway, "HorizontalPodAutoscaler"):
         scaling = ingest["autoscaling"]
         assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
@@ -554,8 +565,10 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
         assert pdb["spec"]["selector"]["matchLabels"] == selector, "the gateway PDB selects other pods"
         assert pdb["spec"]["maxUnavailable"] == ingest["podDisruptionBudget"]["maxUnavailable"]
     for monitor in by_kind(gateway, "ServiceMonitor"):
-        assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
-        assert monitor["spec"]["endpoints"][0]["port"] == "http"
+        assert monitor["spec"]["selector"]["matchLabels"].items() <= admin["metadata"]["labels"].items()
+        assert not monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+        assert monitor["spec"]["endpoints"][0]["port"] == "admin"
+        assert monitor["spec"]["jobLabel"] == "dvp.metrics/job"
         assert not monitor["spec"]["selector"]["matchLabels"].items() <= worker["metadata"]["labels"].items()
     for rule in by_kind(workers, "PrometheusRule"):
         (group,) = [g for g in rule["spec"]["groups"] if g["name"] == "daily-values-ingest"]
@@ -969,6 +982,14 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
     ("gateway body limit without the bound on bytes in flight",
      merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxBodyBytes": 1073741824}}}),
      "ingest.settings.maxBodyBytes and ingest.settings.maxInFlightBytes must be set together"),
+    ("gateway tenant share without its bound",
+     merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxTenantRequests": 8}}}),
+     "at '/ingest/settings/maxConcurrentRequests'"),
+    ("gateway tenant bytes without the bounds on bytes",
+     merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxTenantInFlightBytes": 8388608}}}),
+     "at '/ingest/settings/maxInFlightBytes'"),
+    ("gateway head timeout of 0", merge(INGEST_API_KEYS, {"ingest": {"settings": {"headTimeoutSeconds": 0}}}),
+     "at '/ingest/settings/headTimeoutSeconds': minimum: got 0, want 1"),
     ("gateway body limit below 1 KiB",
      merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxBodyBytes": 1000, "maxInFlightBytes": 4096}}}),
      "at '/ingest/settings/maxBodyBytes': minimum"),
@@ -1045,6 +1066,22 @@ RENDER_FAILURES: list[tuple[str, dict[str, Any], str]] = [
         "gateway bytes in flight below one request's body",
         merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxBodyBytes": 8388608, "maxInFlightBytes": 4194304}}}),
         "ingest.settings.maxInFlightBytes must be at least ingest.settings.maxBodyBytes",
+    ),
+    (
+        "gateway tenant share above its bound",
+        merge(INGEST_API_KEYS, {"ingest": {"settings": {"maxConcurrentRequests": 8, "maxTenantRequests": 9}}}),
+        "ingest.settings.maxTenantRequests must not exceed ingest.settings.maxConcurrentRequests",
+    ),
+    (
+        "gateway tenant bytes below one request's body",
+        merge(INGEST_API_KEYS, {"ingest": {"settings": {
+            "maxBodyBytes": 8388608, "maxInFlightBytes": 67108864, "maxTenantInFlightBytes": 4194304}}}),
+        "ingest.settings.maxTenantInFlightBytes must be between ingest.settings.maxBodyBytes and",
+    ),
+    (
+        "gateway admin port on the public port",
+        merge(INGEST_API_KEYS, {"ingest": {"adminPort": 8080}}),
+        "ingest.adminPort must differ from ingest.httpPort",
     ),
     (
         "gateway producer property also a secret property",

@@ -31,7 +31,7 @@ readonly ROOT_DIR
 source "$ROOT_DIR/scripts/image-common.sh"
 readonly DOCKERFILE="${DVP_DOCKERFILE:-$ROOT_DIR/Dockerfile}"
 readonly PRODUCTS=(worker ingest producer devbroker storectl dlq)
-readonly INGEST_PORT=18080
+readonly INGEST_PORT=18080 INGEST_ADMIN_PORT=18081
 readonly TOPIC=daily-values
 readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
 
@@ -195,7 +195,7 @@ done
 # MARK: - Embedded-broker round trip
 
 # post_through_gateway BROKERS: runs the image's `ingest` like the chart's gateway pod (an API key file, --drain-timeout,
-# the port as DVP_HTTP_PORT), waits for /readyz, POSTs /tmp/posted.jsonl as NDJSON (202 expected), then stops it with
+# the ports as DVP_HTTP_PORT and DVP_ADMIN_PORT), waits for /readyz on the admin port, POSTs /tmp/posted.jsonl as NDJSON (202 expected), then stops it with
 # SIGTERM (exit 0 expected).
 post_through_gateway() {
     local brokers="$1" key status=0 waited=0 answer pid
@@ -204,11 +204,12 @@ post_through_gateway() {
         > "$jail/tmp/api-keys"
     chmod 0444 "$jail/tmp/api-keys"
     "${jail_exec[@]}" DVP_BROKERS="$brokers" DVP_TOPIC="$TOPIC" DVP_HTTP_PORT="$INGEST_PORT" \
-        DVP_HTTP_ADDRESS=127.0.0.1 DVP_API_KEYS=/tmp/api-keys /usr/local/bin/ingest --drain-timeout 10 \
+        DVP_HTTP_ADDRESS=127.0.0.1 DVP_ADMIN_PORT="$INGEST_ADMIN_PORT" DVP_ADMIN_ADDRESS=127.0.0.1 \
+        DVP_API_KEYS=/tmp/api-keys /usr/local/bin/ingest --drain-timeout 10 \
         > "$workdir/ingest.log" 2>&1 &
     pid=$!
     background_pids+=("$pid")
-    until curl -fsS -o /dev/null "http://127.0.0.1:$INGEST_PORT/readyz" 2> /dev/null; do
+    until curl -fsS -o /dev/null "http://127.0.0.1:$INGEST_ADMIN_PORT/readyz" 2> /dev/null; do
         if ((waited++ >= 100)) || ! kill -0 "$pid" 2> /dev/null; then
             echo "the gateway was not ready in 20 s"
             cat "$workdir/ingest.log"

@@ -196,17 +196,22 @@ def run(command: list[str], **kwargs) -> str:
     return result.stdout
 
 
-def http_port(process: subprocess.Popen, message: str) -> int:
-    """The port a process logs in its `message` JSON line on stderr; keeps reading its log afterwards so a full pipe
-    never blocks it."""
-    port = None
+def listening(process: subprocess.Popen, message: str) -> dict:
+    """The `message` JSON line a process logs on stderr (with its ports); keeps reading its log afterwards so a full
+    pipe never blocks it."""
+    found = None
     for line in process.stderr:
         if f'"{message}"' in line:
-            port = json.loads(line)["port"]
+            found = json.loads(line)
             break
-    assert port, f"no {message!r} log line with the HTTP port"
+    assert found, f"no {message!r} log line"
     threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
-    return port
+    return found
+
+
+def http_port(process: subprocess.Popen, message: str) -> int:
+    """The HTTP port a process logs in its `message` line."""
+    return listening(process, message)["port"]
 
 
 def scrape_when(url: str, awaited: list[str], who: str) -> str:
@@ -230,15 +235,17 @@ def post_to_gateway(bin_dir: Path, work: Path, bootstrap: Path, awaited: list[st
     event = json.loads((work / "valid.jsonl").read_text().splitlines()[0])
     gateway = subprocess.Popen(
         [bin_dir / "ingest", "--brokers-file", work / "bootstrap", "--api-keys", work / "api-keys",
-         "--http-address", "127.0.0.1", "--http-port", "0", "--drain-timeout", "10"],
+         "--http-address", "127.0.0.1", "--http-port", "0", "--admin-address", "127.0.0.1", "--admin-port", "0",
+         "--drain-timeout", "10"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        port = http_port(gateway, "ingest gateway listening")
-        base = f"http://127.0.0.1:{port}"
+        ports = listening(gateway, "ingest gateway listening")
+        base = f"http://127.0.0.1:{ports['port']}"
+        admin = f"http://127.0.0.1:{ports['admin_port']}"
         deadline = time.monotonic() + 20
         while True:  # /readyz: the brokers answer
             try:
-                if urllib.request.urlopen(f"{base}/readyz", timeout=5).status == 200:
+                if urllib.request.urlopen(f"{admin}/readyz", timeout=5).status == 200:
                     break
             except urllib.error.HTTPError:
                 pass
@@ -253,7 +260,7 @@ def post_to_gateway(bin_dir: Path, work: Path, bootstrap: Path, awaited: list[st
             except urllib.error.HTTPError as error:
                 answer = error.code
             assert answer == status, f"the gateway answered {answer} where {status} was due"
-        return scrape_when(f"{base}/metrics", awaited, "gateway")
+        return scrape_when(f"{admin}/metrics", awaited, "gateway")
     finally:
         gateway.send_signal(signal.SIGTERM)
         assert gateway.wait(timeout=30) == 0, "the gateway did not exit 0 on SIGTERM"

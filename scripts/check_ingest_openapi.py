@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drives a running ingest gateway with http.client and checks every answer against docs/ingest-openapi.yaml.
 
-    check_ingest_openapi.py --spec docs/ingest-openapi.yaml --url http://127.0.0.1:PORT --events FILE CASE...
+    check_ingest_openapi.py --spec docs/ingest-openapi.yaml --url http://127.0.0.1:PORT --admin-url http://127.0.0.1:ADMIN \
+        --events FILE CASE...
 
 FILE holds valid DailyValue events, one per line. Each CASE sends one request (or a few, for the cases that need
 concurrency) and prints one JSON line: the case, the status, the content type, the documented operation and the
@@ -10,7 +11,7 @@ refuses, or a status other than the case expects). Exit status 0 when no case ha
 
 Cases: accepted-array accepted-ndjson accepted-gzip replayed key-reused malformed-json not-an-array bad-key
 too-many-records too-large too-large-gzip unsupported-type unsupported-encoding invalid-records method
-probe-method:PATH healthz readyz metrics throttled conflict unavailable not-ready unauthorized forbidden
+repeated-header probe-method:PATH healthz readyz metrics throttled conflict unavailable not-ready unauthorized forbidden
 (unauthorized/forbidden need --token; forbidden a token whose scope excludes the events' patients).
 """
 import argparse
@@ -57,7 +58,7 @@ class Spec:
         method = "GET" if method == "HEAD" else method
         if self.operation(path, method) is None and status == 405:
             for other, operation in (self.doc["paths"].get(path) or {}).items():
-                if "405" in operation["responses"]:
+                if other in METHODS and "405" in operation["responses"]:
                     return other.upper()
         return method
 
@@ -115,12 +116,19 @@ class Gateway:
         self.token = token
 
     def request(self, method, path, body=None, headers=None, auth=True):
-        headers = dict(headers or {})
-        if auth and self.token and "Authorization" not in headers:
-            headers["Authorization"] = "Bearer " + self.token
+        """`headers`: a dict, or a list of (name, value) pairs for repeated fields."""
+        fields = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
+        if auth and self.token and not any(name.lower() == "authorization" for name, _ in fields):
+            fields.append(("Authorization", "Bearer " + self.token))
         connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
         try:
-            connection.request(method, path, body=body, headers=headers)
+            connection.putrequest(method, path, skip_accept_encoding=True)
+            encoded = body.encode() if isinstance(body, str) else body
+            for name, value in fields:
+                connection.putheader(name, value)
+            if encoded is not None:
+                connection.putheader("Content-Length", str(len(encoded)))
+            connection.endheaders(encoded)
             response = connection.getresponse()
             return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
         finally:
@@ -136,11 +144,15 @@ class Gateway:
         return held
 
 
+METHODS = ("get", "head", "post", "put", "patch", "delete")
+"""The keys of a path item that are operations (a path may have its own `servers` too)."""
+
+
 def post_json(events):
     return "[" + ",".join(events) + "]"
 
 
-def run_case(name, gateway, events):
+def run_case(name, gateway, admin, events):
     """Sends the case's request(s); returns (method, path, expected status, answer) of the one to check."""
     ndjson = "application/x-ndjson"
     js = {"Content-Type": "application/json"}
@@ -190,13 +202,17 @@ def run_case(name, gateway, events):
         return "POST", 422, gateway.request("POST", "/v1/daily-values", post_json([events[1], json.dumps(bad)]), js)
     if name == "method":
         return "GET", 405, gateway.request("GET", "/v1/daily-values")
+    if name == "repeated-header":
+        return "POST", 400, gateway.request(
+            "POST", "/v1/daily-values", post_json(events[:1]), [("Content-Type", "application/json"),
+                                                                ("Content-Type", "text/plain")])
     if name.startswith("probe-method:"):
         probe = name.split(":", 1)[1]
-        return "POST", 405, (probe, gateway.request("POST", probe, "x", {"Content-Type": "text/plain"}))
+        return "POST", 405, (probe, admin.request("POST", probe, "x", {"Content-Type": "text/plain"}))
     if name in ("healthz", "readyz", "metrics"):
-        return "GET", 200, ("/" + name, gateway.request("GET", "/" + name, auth=False))
+        return "GET", 200, ("/" + name, admin.request("GET", "/" + name, auth=False))
     if name == "not-ready":
-        return "GET", 503, ("/readyz", gateway.request("GET", "/readyz", auth=False))
+        return "GET", 503, ("/readyz", admin.request("GET", "/readyz", auth=False))
     if name == "throttled":
         # The gateway under test admits two requests at once: hold two, the third is refused from its head.
         held = [gateway.hold(3000), gateway.hold(3000)]
@@ -231,6 +247,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", required=True)
     parser.add_argument("--url")
+    parser.add_argument("--admin-url", help="the admin listener (the probes and /metrics)")
     parser.add_argument("--events")
     parser.add_argument("--token")
     parser.add_argument("--list-documented", action="store_true", help="print every documented METHOD PATH STATUS")
@@ -240,15 +257,18 @@ def main():
     if args.list_documented:
         for path, item in spec.doc["paths"].items():
             for method, operation in item.items():
+                if method not in METHODS:
+                    continue  # e.g. a path's own `servers`
                 for status in operation["responses"]:
                     print(f"{method.upper()} {path} {status}")
         return
     gateway = Gateway(args.url, args.token)
+    admin = Gateway(args.admin_url or args.url, None)
     with open(args.events, encoding="utf-8") as f:
         events = [line.strip() for line in f if line.strip()]
     failed = False
     for name in args.cases:
-        method, expected, answer = run_case(name, gateway, events)
+        method, expected, answer = run_case(name, gateway, admin, events)
         path = "/v1/daily-values"
         if len(answer) == 2:
             path, answer = answer

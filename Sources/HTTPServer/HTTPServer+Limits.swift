@@ -15,6 +15,13 @@ extension HTTPServer {
         /// Whole life of a connection (and so of its one request): a client still sending, however slowly,
         /// is cut off when it runs out. The idle timeout alone does not stop a client sending a byte a second.
         public var connectionDeadline: Duration
+        /// A request head must be whole within this of the connection's start: a client dripping its head (a
+        /// slowloris) is cut off then, long before the connection deadline. Also the grace before a body's rate is
+        /// checked (``minimumBodyRate``).
+        public var headTimeout: Duration
+        /// Bytes per second a request body must arrive at, on average from its head, once ``headTimeout`` has passed
+        /// since the head; a slower one is cut off. 0 (the default) checks no rate.
+        public var minimumBodyRate: Int
         /// Memory for one connection's request line, headers and response head, in bytes; a bigger request
         /// is answered 431 (or 414 for a long URL) and closed.
         public var memoryPerConnection: Int
@@ -38,6 +45,8 @@ extension HTTPServer {
             maxConnectionsPerAddress: Int = 64,
             idleTimeout: Duration = .seconds(5),
             connectionDeadline: Duration = .seconds(10),
+            headTimeout: Duration = .seconds(5),
+            minimumBodyRate: Int = 0,
             memoryPerConnection: Int = 8 * 1024,
             threads: Int = 2,
             maxRequestBodyBytes: Int = 0,
@@ -48,6 +57,8 @@ extension HTTPServer {
             self.maxConnectionsPerAddress = maxConnectionsPerAddress
             self.idleTimeout = idleTimeout
             self.connectionDeadline = connectionDeadline
+            self.headTimeout = headTimeout
+            self.minimumBodyRate = minimumBodyRate
             self.memoryPerConnection = memoryPerConnection
             self.threads = threads
             self.maxRequestBodyBytes = maxRequestBodyBytes
@@ -67,6 +78,8 @@ extension HTTPServer {
                 "maxConnectionsPerAddress must be 0...maxConnections (0 = no limit)")
             try require(idleTimeout >= .seconds(1), "idleTimeout must be at least 1 s")
             try require(connectionDeadline > .zero, "connectionDeadline must be positive")
+            try require(headTimeout > .zero, "headTimeout must be positive")
+            try require(minimumBodyRate >= 0, "minimumBodyRate must not be negative")
             try require((1024...1 << 20).contains(memoryPerConnection), "memoryPerConnection must be 1 KiB...1 MiB")
             try require((1...64).contains(threads), "threads must be 1...64")
             try require((0...1 << 30).contains(maxRequestBodyBytes), "maxRequestBodyBytes must be 0...1 GiB")

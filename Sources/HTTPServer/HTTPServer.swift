@@ -57,18 +57,19 @@ public final class HTTPServer: Sendable {
             admit: { (head: Request) -> HeadDecision<any Sendable> in
                 beforeBody?(head).map { .respond($0) } ?? .proceed(())
             },
-            respond: { request, _, responder in responder.send(handler(request)) })
+            respond: { request, _, responder in responder.send(handler(request)) }, onCut: nil)
     }
 
     /// Binds `address:port` and starts serving a deferred service: `admit` decides from each request's head (an
     /// answer now, or a ticket), `respond` gets the request with its body, its ticket and the ``Responder`` to
     /// answer through, now or later from any thread. Address, port and limits as in
-    /// ``init(address:port:limits:beforeBody:handler:)``.
+    /// ``init(address:port:limits:beforeBody:handler:)``. `onCut` is told of every connection the server cut off
+    /// as too slow (``CutReason``), on the server's timer queue (count it; return quickly).
     /// - Throws: ``HTTPServerError`` as ``init(address:port:limits:beforeBody:handler:)``.
     public convenience init<Ticket: Sendable>(
         address: String, port: Int, limits: Limits = Limits(),
         admit: @escaping @Sendable (_ head: Request) -> HeadDecision<Ticket>,
-        respond: @escaping DeferredHandler<Ticket>
+        respond: @escaping DeferredHandler<Ticket>, onCut: (@Sendable (CutReason) -> Void)? = nil
     ) throws(HTTPServerError) {
         try self.init(
             address: address, port: port, limits: limits,
@@ -81,17 +82,17 @@ public final class HTTPServer: Sendable {
             respond: { request, ticket, responder in
                 // The ticket is always the one `admit` made for this request (the server never mixes them).
                 respond(request, ticket as! Ticket, responder)
-            })
+            }, onCut: onCut)
     }
 
     private init(
         address: String, port: Int, limits: Limits, admit: @escaping MicroHTTPDContext.Admit,
-        respond: @escaping MicroHTTPDContext.Respond
+        respond: @escaping MicroHTTPDContext.Respond, onCut: (@Sendable (CutReason) -> Void)?
     ) throws(HTTPServerError) {
         try limits.validate()
         let listen = try HTTPListenAddress(address: address, port: port)
         let socket = try ListeningSocket(listen)
-        let context = MicroHTTPDContext(admit: admit, respond: respond, limits: limits)
+        let context = MicroHTTPDContext(admit: admit, respond: respond, limits: limits, onCut: onCut)
         daemon = try MicroHTTPDaemon(socket: socket, address: listen, limits: limits, context: context)
     }
 
@@ -100,6 +101,9 @@ public final class HTTPServer: Sendable {
 
     /// Connections answered before their body was read that are still being drained (for the tests).
     var lingering: Int { daemon.lingering }
+
+    /// Connections cut off so far as too slow, by why.
+    public var cuts: [CutReason: Int] { daemon.cuts }
 
     /// Requests of a deferred service waiting for their answer (their connections suspended).
     public var waitingRequests: Int { daemon.suspendedRequests }

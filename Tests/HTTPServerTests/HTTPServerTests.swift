@@ -22,9 +22,10 @@ struct HTTPServerTests {
 
     @Test("50 slowloris connections: /healthz on a fresh connection answers within a probe's 1 s timeout throughout")
     func slowClientsDoNotDelayProbes() async throws {
-        // The connection deadline is tested on its own below; here it must outlast the probes even when a loaded
-        // CI machine stretches the test's sleeps, so the slow connections are provably held open throughout.
-        let limits = HTTPServer.Limits(connectionDeadline: .seconds(120))
+        // The connection deadline and the head timeout are tested on their own; here they must outlast the probes
+        // even when a loaded CI machine stretches the test's sleeps, so the slow connections are provably held open
+        // throughout.
+        let limits = HTTPServer.Limits(connectionDeadline: .seconds(120), headTimeout: .seconds(120))
         let server = try HTTPServer(address: "0.0.0.0", port: 0, limits: limits, handler: Self.handler)
         defer { server.shutdown() }
         let slow = SlowClients(count: 50, host: "127.0.0.1", port: server.port, interval: .seconds(1))

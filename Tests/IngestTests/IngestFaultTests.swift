@@ -33,7 +33,7 @@ struct IngestFaultTests {
             }
         }
         for _ in 0..<5 {
-            let probe = try await stack.curl(["\(stack.url)/healthz"])
+            let probe = try await stack.curl(["\(stack.adminURL)/healthz"])
             #expect(probe.status == 200)
             // Held up by the slow clients would mean until their connection deadline (6 s); slack for a loaded run.
             #expect(probe.seconds < 3, "a probe is never held up by slow clients (\(probe.seconds) s)")

@@ -54,7 +54,7 @@ struct IngestFlowTests {
             CurlResponse.post(stack.url, file: body, headers: ["Transfer-Encoding: chunked"]))
         #expect(chunked.status == 202, "\(chunked.text)")
         #expect(await stack.metricsEventually(contain: "dvp_ingest_in_flight_requests 0\n"))
-        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        let metrics = try await stack.curl(["\(stack.adminURL)/metrics"]).text
         #expect(metrics.contains("dvp_ingest_in_flight_bytes 0\n"), "every path gives its bytes back")
         #expect(metrics.contains(#"dvp_ingest_throttled_total{limit="in-flight-bytes"} 1"#))
     }
@@ -88,7 +88,7 @@ struct IngestFlowTests {
         #expect(bytes.status == 429, "60,000 + 50,002 bytes pass the 100,000 in flight: \(bytes.text)")
         #expect(try await stack.curl(CurlResponse.post(stack.url, file: body)).status == 202, "a small one still fits")
         held.removeAll()
-        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        let metrics = try await stack.curl(["\(stack.adminURL)/metrics"]).text
         #expect(metrics.contains(#"dvp_ingest_throttled_total{limit="concurrent-requests"} 1"#))
         #expect(metrics.contains(#"dvp_ingest_throttled_total{limit="in-flight-bytes"} 1"#))
         #expect(metrics.contains(#"dvp_ingest_requests_total{status="429"} 2"#))
@@ -163,17 +163,19 @@ struct IngestFlowTests {
         #expect(waited >= 1.5 && waited < 6, "answered at the 2 s deadline, after \(waited) s")
         #expect(
             await eventually(timeout: .seconds(15)) {
-                (try? await stack.curl(["\(stack.url)/readyz"]).text) == "broker-unavailable\n"
+                (try? await stack.curl(["\(stack.adminURL)/readyz"]).text) == "broker-unavailable\n"
             })
-        #expect(try await stack.curl(["\(stack.url)/healthz"]).status == 200, "alive while the brokers are down")
+        #expect(try await stack.curl(["\(stack.adminURL)/healthz"]).status == 200, "alive while the brokers are down")
         for broker in 1...3 { try await stack.control("up \(broker)") }
         #expect(
-            await eventually(timeout: .seconds(30)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 200 })
+            await eventually(timeout: .seconds(30)) {
+                (try? await stack.curl(["\(stack.adminURL)/readyz"]).status) == 200
+            })
         #expect(
             await eventually(timeout: .seconds(30)) {
                 (try? await stack.curl(CurlResponse.post(stack.url, file: body)).status) == 202
             })
-        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        let metrics = try await stack.curl(["\(stack.adminURL)/metrics"]).text
         #expect(
             metrics.contains(#"dvp_ingest_unavailable_total{reason="deadline"}"#)
                 || metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"}"#))
@@ -194,7 +196,7 @@ struct IngestFlowTests {
         #expect(answer.seconds < 5, "decided by the delivery reports, not the 10 s deadline (\(answer.seconds) s)")
         #expect(answer.headers["retry-after"] != nil)
         #expect(answer.text.contains("1 of 3 record(s) were not acknowledged"))
-        let metrics = try await stack.curl(["\(stack.url)/metrics"]).text
+        let metrics = try await stack.curl(["\(stack.adminURL)/metrics"]).text
         #expect(metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"} 1"#))
         #expect(metrics.contains(#"dvp_ingest_records_accepted_total 0"#))
         let small = try stack.file("small.json", TestEvents.array([events[0], events[2]]))

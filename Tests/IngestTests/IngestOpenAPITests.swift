@@ -11,12 +11,14 @@ struct IngestOpenAPITests {
     static let spec = TestEnvironment.root.appendingPathComponent("docs/ingest-openapi.yaml").path
 
     /// Runs the checker; returns the documented `METHOD PATH STATUS` each case was checked against.
-    static func check(_ cases: [String], url: String, events: URL, token: String? = nil) async throws -> [String] {
+    static func check(
+        _ cases: [String], url: String, adminURL: String? = nil, events: URL, token: String? = nil
+    ) async throws -> [String] {
         let python = try await TestPython.executable().path
         let result = try await ChildProcess.run(
             python,
             [TestEnvironment.script("check_ingest_openapi.py"), "--spec", spec, "--url", url, "--events", events.path]
-                + (token.map { ["--token", $0] } ?? []) + cases,
+                + (adminURL.map { ["--admin-url", $0] } ?? []) + (token.map { ["--token", $0] } ?? []) + cases,
             timeout: .seconds(180))
         let lines = result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -46,9 +48,9 @@ struct IngestOpenAPITests {
                 "accepted-array", "accepted-ndjson", "accepted-gzip", "replayed", "key-reused", "malformed-json",
                 "not-an-array", "bad-key", "too-many-records", "too-large", "too-large-gzip", "unsupported-type",
                 "unsupported-encoding", "invalid-records", "method", "probe-method:/healthz", "probe-method:/readyz",
-                "probe-method:/metrics", "healthz", "readyz", "metrics", "throttled",
+                "probe-method:/metrics", "healthz", "readyz", "metrics", "throttled", "repeated-header",
             ],
-            url: stack.url, events: events)
+            url: stack.url, adminURL: stack.adminURL, events: events)
 
         try await stack.control("rtt -1 2000")
         covered += try await Self.check(["conflict"], url: stack.url, events: events)
@@ -56,8 +58,11 @@ struct IngestOpenAPITests {
 
         for broker in 1...3 { try await stack.control("down \(broker)") }
         #expect(
-            await eventually(timeout: .seconds(15)) { (try? await stack.curl(["\(stack.url)/readyz"]).status) == 503 })
-        covered += try await Self.check(["unavailable", "not-ready"], url: stack.url, events: events)
+            await eventually(timeout: .seconds(15)) {
+                (try? await stack.curl(["\(stack.adminURL)/readyz"]).status) == 503
+            })
+        covered += try await Self.check(
+            ["unavailable", "not-ready"], url: stack.url, adminURL: stack.adminURL, events: events)
         for broker in 1...3 { try await stack.control("up \(broker)") }
 
         // 401 and 403 need a verifier: the same gateway in-process with the test-only one.

@@ -136,9 +136,15 @@ struct IngestPublishTests {
             #expect(answer.status == 405, "\(method)")
             #expect(answer.headers["allow"] == "POST")
         }
-        let probe = try await stack.curl(["-X", "POST", "--data", "x", "\(stack.url)/metrics"])
+        let probe = try await stack.curl(["-X", "POST", "--data", "x", "\(stack.adminURL)/metrics"])
         #expect(probe.status == 405)
         #expect(probe.headers["allow"] == "GET, HEAD")
+        // The probes and the metrics are the admin listener's only: the public port serves neither.
+        for path in ["/healthz", "/readyz", "/metrics"] {
+            let publicProbe = try await stack.curl(["\(stack.url)\(path)"])
+            #expect(publicProbe.status == 404, "\(path) on the public port")
+            #expect(!publicProbe.text.contains("dvp_ingest"), "\(path) on the public port")
+        }
         #expect(try await stack.curl(["\(stack.url)/v2/daily-values"]).status == 404)
         #expect(try await stack.records().isEmpty)
     }

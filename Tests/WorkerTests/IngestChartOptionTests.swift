@@ -28,7 +28,8 @@ struct IngestChartOptionTests {
     static let everyBranch: [Values] =
         [Values(name: "ci/ingest-values.yaml", files: ["ci/ingest-values.yaml"])] + chartDefaults + [
             Values(
-                name: "no authentication, acknowledged", overrides: [
+                name: "no authentication, acknowledged",
+                overrides: [
                     ChartOptionTests.toGive,
                     """
                     {"ingest": {"enabled": true, "auth": {"insecureNoAuth": true, "acknowledgeInsecureNoAuth": true}}}
@@ -41,7 +42,8 @@ struct IngestChartOptionTests {
 
     /// Settings the chart passes although they are the gateway's defaults, because the chart needs the value itself.
     static let chartNeeds: [String: String] = [
-        "DVP_HTTP_PORT": "the containerPort, the probes and the Service use it",
+        "DVP_HTTP_PORT": "the containerPort and the Service use it",
+        "DVP_ADMIN_PORT": "the admin containerPort, the probes and the admin Service use it",
         "DVP_TOPIC": "the gateway must publish to the topic the workers consume (kafka.topic)",
         "--drain-timeout": "terminationGracePeriodSeconds is derived from it",
     ]
@@ -147,7 +149,9 @@ struct IngestChartOptionTests {
                     let repeatsDefault = (try? Self.parsed(without).get()) == configuration
                     if let reason = Self.chartNeeds[name] {
                         needed.insert(name)
-                        #expect(repeatsDefault, "\(values.name): \(name) is not the gateway's default; it is needed: \(reason)")
+                        #expect(
+                            repeatsDefault,
+                            "\(values.name): \(name) is not the gateway's default; it is needed: \(reason)")
                     } else {
                         #expect(!repeatsDefault, "\(values.name): \(name) repeats the gateway's own default")
                     }
@@ -161,10 +165,12 @@ struct IngestChartOptionTests {
     static let bounded: [String] =
         [
             "ingest.httpPort", "ingest.drainTimeoutSeconds", "ingest.logLevel",
-        ] + [
+        ]
+        + [
             "maxRecords", "maxBodyBytes", "maxConcurrentRequests", "maxInFlightBytes", "requestTimeoutSeconds",
             "idempotencyTTLSeconds", "idempotencyMaxKeys", "idempotencyMaxRecords", "threads", "maxConnections",
-            "maxConnectionsPerAddress",
+            "maxConnectionsPerAddress", "maxTenantRequests", "maxTenantInFlightBytes", "headTimeoutSeconds",
+            "minBodyRate",
         ].map { "ingest.settings.\($0)" }
 
     @Test("Every value the schema allows for a gateway setting, the gateway accepts", arguments: bounded)
@@ -179,6 +185,12 @@ struct IngestChartOptionTests {
             if path.hasSuffix(".maxBodyBytes") {
                 overrides.append(ChartOptionTests.override("ingest.settings.maxInFlightBytes", value))
             } else if path.hasSuffix(".maxInFlightBytes"), let bytes = value as? Int {
+                overrides.append(ChartOptionTests.override("ingest.settings.maxBodyBytes", min(bytes, 1 << 30)))
+            } else if path.hasSuffix(".maxTenantRequests") {
+                // A tenant's share goes with its bound, at least as large.
+                overrides.append(ChartOptionTests.override("ingest.settings.maxConcurrentRequests", 65_536))
+            } else if path.hasSuffix(".maxTenantInFlightBytes"), let bytes = value as? Int {
+                overrides.append(ChartOptionTests.override("ingest.settings.maxInFlightBytes", 1 << 40))
                 overrides.append(ChartOptionTests.override("ingest.settings.maxBodyBytes", min(bytes, 1 << 30)))
             }
             let chart = try await RenderedChart.render(overrides: overrides)

@@ -50,6 +50,7 @@ enum MicroHTTPDCallbacks {
             let head = MicroHTTPDRequest.head(
                 of: connection, method: method.map { String(cString: $0) } ?? "", target: state.target)
             state.head = head
+            context.deadlines.headArrived(key(connection))
             let early: HTTPServer.Response
             switch context.admit(head) {
             case .respond(let response): early = response
@@ -64,10 +65,12 @@ enum MicroHTTPDCallbacks {
             return MicroHTTPDResponse.queue(early, on: connection)
         }
         if size.pointee > 0 {
+            context.deadlines.bodyReceived(key(connection), bytes: size.pointee)
             state.receive(UnsafeRawBufferPointer(start: data, count: size.pointee), limit: context.maxBodyBytes)
             size.pointee = 0
             return .YES
         }
+        context.deadlines.bodyEnded(key(connection))
         if let id = state.responderID {
             // Resumed: the answer is ready (nothing else resumes a connection).
             guard let answer = context.responders.takeAnswer(id) else { return .YES }

@@ -31,11 +31,14 @@ final class MicroHTTPDContext: Sendable {
     private let startupLog = Mutex<[String]?>([])
     private static let maxStartupMessages = 16
 
-    init(admit: @escaping Admit, respond: @escaping Respond, limits: HTTPServer.Limits) {
+    init(
+        admit: @escaping Admit, respond: @escaping Respond, limits: HTTPServer.Limits,
+        onCut: (@Sendable (HTTPServer.CutReason) -> Void)?
+    ) {
         self.admit = admit
         self.respond = respond
         self.maxBodyBytes = limits.maxRequestBodyBytes
-        self.deadlines = HTTPConnectionDeadlines(lifetime: limits.connectionDeadline)
+        self.deadlines = HTTPConnectionDeadlines(limits: limits, observer: onCut)
         self.lingering = LingeringClose(
             bound: LingeringClose.Bound(
                 bytes: limits.lingerBytes, time: limits.lingerTime, sockets: limits.maxConnections))

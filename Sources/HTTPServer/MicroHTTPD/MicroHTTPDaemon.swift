@@ -51,6 +51,9 @@ final class MicroHTTPDaemon: Sendable {
     /// Sockets answered before their body was read that are still being drained.
     var lingering: Int { context.lingering.lingering }
 
+    /// Connections cut off as too slow, by why.
+    var cuts: [HTTPServer.CutReason: Int] { context.deadlines.cuts }
+
     /// Stops taking new connections (`MHD_quiesce_daemon`, then `shutdown(2)` of the listening socket, so the kernel
     /// refuses new clients instead of queueing them); connections already accepted are served on. Safe to call more
     /// than once.

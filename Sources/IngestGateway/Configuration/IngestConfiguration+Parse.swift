@@ -29,6 +29,11 @@ extension IngestConfiguration {
         config.brokersFromDevBroker = fromDevBroker
         if let v = args.value("--http-address") { config.httpAddress = v }
         config.httpPort = try args.integer("--http-port", in: 0...65_535) ?? config.httpPort
+        if let v = args.value("--admin-address") { config.adminAddress = v }
+        config.adminPort = try args.integer("--admin-port", in: 0...65_535) ?? config.adminPort
+        guard config.adminPort != config.httpPort || config.adminPort == 0 else {
+            throw IngestConfigurationError("--admin-port: must differ from --http-port (the probes have their own)")
+        }
         config.threads = try args.integer("--threads", in: 1...64) ?? config.threads
         config.maxConnections = try args.integer("--max-connections", in: 1...65_536) ?? config.maxConnections
         config.maxConnectionsPerAddress =
@@ -55,6 +60,11 @@ extension IngestConfiguration {
             throw IngestConfigurationError(
                 "--max-in-flight-bytes: must be at least --max-body-bytes (one request of the largest size must fit)")
         }
+        limits.maxTenantRequests = try args.integer("--max-tenant-requests", in: 1...limits.maxConcurrentRequests)
+        limits.maxTenantInFlightBytes = try args.integer(
+            "--max-tenant-in-flight-bytes", in: limits.maxBodyBytes...limits.maxInFlightBytes)
+        limits.headTimeout = try seconds(args, "--head-timeout", in: 0.1...600) ?? limits.headTimeout
+        limits.minimumBodyRate = try args.integer("--min-body-rate", in: 0...(1 << 30)) ?? limits.minimumBodyRate
         config.limits = limits
 
         config.idempotency.ttl = try seconds(args, "--idempotency-ttl", in: 1...(30 * 86_400)) ?? config.idempotency.ttl

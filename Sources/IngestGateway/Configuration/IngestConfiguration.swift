@@ -17,6 +17,19 @@ public struct IngestConfiguration: Sendable {
         public var maxInFlightBytes = 64 * 1024 * 1024
         /// From a request's head to its answer: unacknowledged records by then make it 503.
         public var requestTimeout: Duration = .seconds(10)
+        /// Requests of one tenant admitted at once; more: 429. Nil: no share of its own (``maxConcurrentRequests``).
+        public var maxTenantRequests: Int?
+        /// Body bytes one tenant's requests hold together; more: 429. Nil: no share of its own (``maxInFlightBytes``).
+        public var maxTenantInFlightBytes: Int?
+        /// A request head must be whole within this of its connection's start; a slower client is cut off.
+        public var headTimeout: Duration = .seconds(5)
+        /// Bytes per second a body must arrive at, on average, once ``headTimeout`` has passed since its head.
+        public var minimumBodyRate = 8192
+
+        /// ``maxTenantRequests`` as it applies.
+        public var tenantRequests: Int { maxTenantRequests ?? maxConcurrentRequests }
+        /// ``maxTenantInFlightBytes`` as it applies.
+        public var tenantInFlightBytes: Int { maxTenantInFlightBytes ?? maxInFlightBytes }
 
         public init() {}
     }
@@ -50,6 +63,9 @@ public struct IngestConfiguration: Sendable {
 
     public var httpAddress = "0.0.0.0"
     public var httpPort = 8080
+    /// The admin listener: `/healthz`, `/readyz` and `/metrics`, never served on the public port.
+    public var adminAddress = "0.0.0.0"
+    public var adminPort = 9465
     /// HTTP threads (libmicrohttpd's pool).
     public var threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
     public var maxConnections = 1024

@@ -11,9 +11,28 @@ enum IngestOptions {
                 IP address to listen on (default 0.0.0.0); 0.0.0.0 or :: listen on every IPv4
                 and IPv6 address, any other address on that address only
                 """),
+        .value("--http-port", "PORT", help: "POST /v1/daily-values (default 8080; 0 = any free port)"),
         .value(
-            "--http-port", "PORT",
-            help: "POST /v1/daily-values, /healthz, /readyz, /metrics (default 8080; 0 = any free port)"),
+            "--admin-address", "ADDR",
+            help: "IP address of the admin listener (default 0.0.0.0): /healthz, /readyz, /metrics"),
+        .value(
+            "--admin-port", "PORT",
+            help: """
+                the admin listener's port (default 9465; 0 = any free port): the probes and
+                /metrics, never served on --http-port
+                """),
+        .value(
+            "--head-timeout", "SECONDS",
+            help: """
+                a request head must be whole within this of its connection's start (default 5);
+                a slower client (a slowloris) is cut off and counted
+                """),
+        .value(
+            "--min-body-rate", "BYTES",
+            help: """
+                bytes per second a body must arrive at, on average from its head, once
+                --head-timeout has passed (default 8192; 0 = no minimum); slower: cut off, counted
+                """),
         .value(
             "--threads", "N", help: "HTTP threads polling the connections (default: the number of cores, at least 2)"),
         .value("--max-connections", "N", help: "connections served at once (default 1024); more are refused"),
@@ -68,6 +87,19 @@ enum IngestOptions {
                 body bytes the gateway holds for the requests being handled, together: announced,
                 received (chunked bodies as they arrive), inflated (default 67108864); more: 429.
                 The producer's queue is bounded to twice this (queue.buffering.max.kbytes)
+                """),
+        .value(
+            "--max-tenant-requests", "N",
+            help: """
+                requests of one tenant being handled at once (default: --max-concurrent-requests,
+                no share of its own); more: 429. With several tenants set it (e.g. to half), so
+                that one tenant cannot take every slot
+                """),
+        .value(
+            "--max-tenant-in-flight-bytes", "N",
+            help: """
+                body bytes one tenant's requests hold together (default: --max-in-flight-bytes;
+                at least --max-body-bytes); more: 429
                 """),
         .value(
             "--request-timeout", "SECONDS",

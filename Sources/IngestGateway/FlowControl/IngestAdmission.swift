@@ -21,6 +21,7 @@ final class IngestAdmission: Sendable {
     /// The head's `Content-Length` (0 when not announced): held at least while the body arrives.
     private let announced: Int
     private let heldBytes: Mutex<Int>
+    private let lastExceeded = Mutex(IngestFlowControl.Bound.inFlightBytes)
 
     /// A request already counted by `flow` with `announced` bytes.
     init(
@@ -36,26 +37,33 @@ final class IngestAdmission: Sendable {
     }
 
     deinit {
-        flow.release(bytes: heldBytes.withLock { $0 })
+        flow.release(bytes: heldBytes.withLock { $0 }, tenant: scope.tenant)
     }
 
     /// Makes the request hold `bytes` instead of what it held.
-    /// - Returns: false when that would pass the in-flight bytes bound (the hold is unchanged).
+    /// - Returns: false when that would pass an in-flight bytes bound (the hold is unchanged); see
+    ///   ``exceededBound``.
     func hold(bytes: Int) -> Bool {
         heldBytes.withLock { held in
-            guard flow.adjust(by: bytes - held) else { return false }
-            held = bytes
-            return true
+            guard let passed = flow.adjust(by: bytes - held, tenant: scope.tenant) else {
+                held = bytes
+                return true
+            }
+            lastExceeded.withLock { $0 = passed }
+            return false
         }
     }
 
-    /// The bound on in-flight body bytes (`--max-in-flight-bytes`): the most one request could hold on an idle
-    /// gateway.
-    var bound: Int { flow.maxBytes }
+    /// The bound the last refused ``hold(bytes:)`` would have passed.
+    var exceededBound: IngestFlowControl.Bound { lastExceeded.withLock { $0 } }
 
-    /// The most this request may hold now without passing the bound: what it holds and what nobody holds.
+    /// The most one request could hold on an idle gateway: `--max-in-flight-bytes`, or the tenant's share of it.
+    var bound: Int { min(flow.maxBytes, flow.maxTenantBytes) }
+
+    /// The most this request may hold now without passing a bound: what it holds and what nobody holds (within its
+    /// tenant's share).
     var room: Int {
-        heldBytes.withLock { $0 } + flow.freeBytes
+        heldBytes.withLock { $0 } + flow.freeBytes(tenant: scope.tenant)
     }
 
     /// The HTTP server holds `bytes` of the body (``HTTPServer/BodyMeter``): held while it grows past the announced
@@ -66,9 +74,10 @@ final class IngestAdmission: Sendable {
             return nil
         }
         guard bytes > announced, !hold(bytes: bytes) else { return nil }
-        metrics.increment(.ingestThrottled, label: IngestFlowControl.Bound.inFlightBytes.rawValue)
+        let bound = exceededBound
+        metrics.increment(.ingestThrottled, label: bound.rawValue)
         let problem = IngestProblem.tooManyRequests(
-            "the gateway holds as many body bytes as it may (--max-in-flight-bytes); retry after a second")
+            "the gateway holds as many body bytes as it may (\(bound.option)); retry after a second")
         metrics.increment(.ingestRequests, label: String(problem.status))
         return problem.response
     }
@@ -81,22 +90,17 @@ final class IngestAdmission: Sendable {
     }
 }
 
-/// What the HTTP server carries from a request's head to its handler.
-enum IngestTicket: HTTPServer.BodyMeter {
-    /// `/healthz`, `/readyz`, `/metrics`.
-    case probe
-    /// `POST /v1/daily-values`, admitted.
-    case publish(IngestAdmission)
+/// What the HTTP server carries from an admitted POST's head to its handler.
+struct IngestTicket: HTTPServer.BodyMeter {
+    let admission: IngestAdmission
 
-    /// A POST's body is charged to its admission as it arrives; a probe has none worth counting.
+    /// The body is charged to the admission as it arrives.
     func bodyHeld(_ bytes: Int) -> HTTPServer.Response? {
-        guard case .publish(let admission) = self else { return nil }
-        return admission.bodyHeld(bytes)
+        admission.bodyHeld(bytes)
     }
 
-    /// A chunked POST body past `--max-body-bytes`: the same problem document as an announced one.
+    /// A chunked body past `--max-body-bytes`: the same problem document as an announced one.
     func bodyOverLimit(_ limit: Int) -> HTTPServer.Response? {
-        guard case .publish(let admission) = self else { return nil }
-        return admission.bodyOverLimit(limit)
+        admission.bodyOverLimit(limit)
     }
 }

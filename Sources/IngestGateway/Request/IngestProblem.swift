@@ -76,10 +76,11 @@ struct IngestProblem: Error, Sendable {
 // MARK: - The gateway's problems
 
 extension IngestProblem {
-    static func notFound() -> Self {
-        Self(
-            status: 404, slug: "not-found", title: "Not Found",
-            detail: "try POST /v1/daily-values, /healthz, /readyz, /metrics")
+    /// 404 naming what is served: `detail` says where to go instead.
+    static func notFound(_ detail: String = "try POST /v1/daily-values (the probes and /metrics are on the admin port)")
+        -> Self
+    {
+        Self(status: 404, slug: "not-found", title: "Not Found", detail: detail)
     }
 
     static func methodNotAllowed(allow: String) -> Self {

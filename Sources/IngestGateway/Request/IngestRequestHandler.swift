@@ -40,8 +40,9 @@ struct IngestRequestHandler: Sendable {
                         + "once (--max-in-flight-bytes \(admission.bound)); send fewer records per request")
             }
             guard admission.hold(bytes: held) else {
-                metrics.increment(.ingestThrottled, label: IngestFlowControl.Bound.inFlightBytes.rawValue)
-                throw .tooManyRequests("the gateway holds as many body bytes as it may (--max-in-flight-bytes)")
+                let bound = admission.exceededBound
+                metrics.increment(.ingestThrottled, label: bound.rawValue)
+                throw .tooManyRequests("the gateway holds as many body bytes as it may (\(bound.option))")
             }
             if let key = try IngestRequestHandler.idempotencyKey(request.headers) {
                 let fingerprint = Self.fingerprint(body, format: admission.format)

@@ -14,7 +14,12 @@ extension Metrics.LabelledCounter {
     /// `dvp_ingest_throttled_total{limit}`: 429 answers, by the bound that was reached.
     public static let ingestThrottled = Self(
         "dvp_ingest_throttled_total", label: "limit",
-        help: "Requests answered 429, by the bound reached (concurrent-requests, in-flight-bytes).")
+        help: "Requests answered 429, by the bound reached (concurrent-requests, in-flight-bytes, tenant-requests, "
+            + "tenant-in-flight-bytes).")
+    /// `dvp_ingest_connections_cut_total{reason}`: public connections cut off as too slow, by why.
+    public static let ingestConnectionsCut = Self(
+        "dvp_ingest_connections_cut_total", label: "reason",
+        help: "Connections cut off as too slow (slow-head: --head-timeout, slow-body: --min-body-rate, deadline).")
     /// `dvp_ingest_unavailable_total{reason}`: 503 answers, by why.
     public static let ingestUnavailable = Self(
         "dvp_ingest_unavailable_total", label: "reason",
@@ -71,6 +76,7 @@ extension Metrics {
         Counter.ingestDecodedBytes.family, Histogram.ingestRequestDuration.family,
         Gauge.ingestInFlightRequests.family, Gauge.ingestInFlightBytes.family,
         LabelledCounter.ingestThrottled.family, LabelledCounter.ingestUnavailable.family,
+        LabelledCounter.ingestConnectionsCut.family,
         Counter.ingestIdempotentReplays.family, Counter.ingestIdempotencyEvictions.family,
         Gauge.ingestReady.family, Gauge.ingestInsecureNoAuth.family,
     ]

@@ -2,8 +2,9 @@ import HTTPServer
 import IngestAuth
 import Observability
 
-/// The gateway's HTTP surface: which paths and methods exist, what is decided from a request's head alone —
-/// method, credential, media type, size, the bounds — before any body is read, and the probes.
+/// The gateway's public HTTP surface: its one path and method, and what is decided from a request's head alone —
+/// header fields, credential, media type, size, the bounds — before any body is read. The probes and the metrics
+/// are the admin listener's (``IngestAdminRoutes``).
 struct IngestRoutes: Sendable {
     /// The one publishing path.
     static let ingestPath = "/v1/daily-values"
@@ -12,23 +13,22 @@ struct IngestRoutes: Sendable {
     let flow: IngestFlowControl
     let maxBodyBytes: Int
     let handler: IngestRequestHandler
-    let health: IngestHealth
     let metrics: Metrics
 
-    /// The head checks, in this order: path (404), method (405 with `Allow`), stopping (503), credential (401 with
+    /// Header fields HTTP allows once per request: a second one (which of the two would be meant?) is 400.
+    static let singletonFields = [
+        "Content-Type", "Content-Length", "Content-Encoding", "Authorization", "Idempotency-Key",
+    ]
+
+    /// The head checks, in this order: path (404), method (405 with `Allow`), a repeated singleton header field
+    /// (400), stopping (503), credential (401 with
     /// `WWW-Authenticate`), media type and encoding (415), announced size (413), the bounds (429 with
     /// `Retry-After`). A body without a `Content-Length` is charged as it arrives (``IngestAdmission/bodyHeld(_:)``).
     func admit(_ head: HTTPServer.Request) -> HTTPServer.HeadDecision<IngestTicket> {
-        switch head.path {
-        case Self.ingestPath:
-            guard head.method == .post else { return refuse(.methodNotAllowed(allow: "POST")) }
-        case "/healthz", "/readyz", "/metrics":
-            guard head.method == .get || head.method == .head else {
-                return .respond(IngestProblem.methodNotAllowed(allow: "GET, HEAD").response)
-            }
-            return .proceed(.probe)
-        default:
-            return .respond(IngestProblem.notFound().response)
+        guard head.path == Self.ingestPath else { return .respond(IngestProblem.notFound().response) }
+        guard head.method == .post else { return refuse(.methodNotAllowed(allow: "POST")) }
+        if let repeated = Self.singletonFields.first(where: { head.headers.values(for: $0).count > 1 }) {
+            return refuse(.malformed("the \(repeated) header field appears more than once; send it once"))
         }
         let scope: IngestScope
         do throws(AuthenticationFailure) {
@@ -44,43 +44,26 @@ struct IngestRoutes: Sendable {
         guard announced <= maxBodyBytes else {
             return refuse(.tooLarge("the body is larger than \(maxBodyBytes) bytes (--max-body-bytes)"))
         }
-        switch flow.admit(bytes: announced) {
+        switch flow.admit(bytes: announced, tenant: scope.tenant) {
         case .stopping:
             metrics.increment(.ingestUnavailable, label: "stopping")
             return refuse(
                 .unavailable("the gateway is stopping; retry (another instance will answer)", retryAfterSeconds: 1))
         case .refused(let bound):
             metrics.increment(.ingestThrottled, label: bound.rawValue)
-            return refuse(.tooManyRequests("the gateway is at its \(bound.rawValue) bound; retry after a second"))
+            return refuse(
+                .tooManyRequests(
+                    "the gateway is at its \(bound.rawValue) bound (\(bound.option)); retry after a second"))
         case .admitted:
             let admission = IngestAdmission(
                 scope: scope, format: format, announced: announced, flow: flow, metrics: metrics)
-            return .proceed(.publish(admission))
+            return .proceed(IngestTicket(admission: admission))
         }
     }
 
-    /// A request with its body: the probes answer at once, a POST goes to the ``IngestRequestHandler``.
+    /// A POST with its body goes to the ``IngestRequestHandler``.
     func respond(_ request: HTTPServer.Request, _ ticket: IngestTicket, _ responder: HTTPServer.Responder) {
-        switch ticket {
-        case .publish(let admission): handler.handle(request, admission: admission, responder: responder)
-        case .probe: responder.send(probe(request.path))
-        }
-    }
-
-    private func probe(_ path: String) -> HTTPServer.Response {
-        switch path {
-        case "/readyz":
-            let readiness = health.readiness
-            return .init(status: readiness == .ready ? 200 : 503, body: readiness.rawValue + "\n")
-        case "/metrics":
-            let (requests, bytes) = flow.inFlight
-            metrics.set(.ingestInFlightRequests, Double(requests))
-            metrics.set(.ingestInFlightBytes, Double(bytes))
-            metrics.set(.ingestReady, health.readiness == .ready ? 1 : 0)
-            return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.render())
-        default:
-            return .init(status: 200, body: "ok\n")
-        }
+        handler.handle(request, admission: ticket.admission, responder: responder)
     }
 
     /// A POST refused from its head, counted by status.

@@ -15,10 +15,13 @@ public final class IngestService: Sendable {
     public let configuration: IngestConfiguration
     /// The bound HTTP port (the chosen one with `--http-port 0`).
     public var port: Int { server.port }
+    /// The bound admin port: the probes and `/metrics` (the chosen one with `--admin-port 0`).
+    public var adminPort: Int { adminServer.port }
     public let metrics: Metrics
 
     private let publisher: DailyValuePublisher
     private let server: HTTPServer
+    private let adminServer: HTTPServer
     private let flow: IngestFlowControl
     private let health = IngestHealth(probeInterval: .seconds(2))
     private let authentication: IngestAuthentication
@@ -55,7 +58,9 @@ public final class IngestService: Sendable {
                     [("facility", .string(entry.facility)), ("message", .string(entry.message))])
             })
         let limits = configuration.limits
-        flow = IngestFlowControl(maxRequests: limits.maxConcurrentRequests, maxBytes: limits.maxInFlightBytes)
+        flow = IngestFlowControl(
+            maxRequests: limits.maxConcurrentRequests, maxBytes: limits.maxInFlightBytes,
+            maxTenantRequests: limits.tenantRequests, maxTenantBytes: limits.tenantInFlightBytes)
         let idempotency = configuration.idempotency
         let routes = IngestRoutes(
             authentication: authentication, flow: flow, maxBodyBytes: limits.maxBodyBytes,
@@ -64,10 +69,21 @@ public final class IngestService: Sendable {
                 idempotency: IdempotencyTable(
                     ttl: idempotency.ttl, maxKeys: idempotency.maxKeys, maxRecords: idempotency.maxRecords),
                 metrics: metrics, deadlines: DispatchQueue(label: "dvp.ingest-deadlines")),
-            health: health, metrics: metrics)
-        server = try HTTPServer(
+            metrics: metrics)
+        let server = try HTTPServer(
             address: configuration.httpAddress, port: configuration.httpPort, limits: Self.httpLimits(configuration),
-            admit: routes.admit, respond: routes.respond)
+            admit: routes.admit, respond: routes.respond,
+            onCut: { reason in metrics.increment(.ingestConnectionsCut, label: reason.rawValue) })
+        self.server = server
+        let admin = IngestAdminRoutes(flow: flow, health: health, metrics: metrics)
+        do {
+            adminServer = try HTTPServer(
+                address: configuration.adminAddress, port: configuration.adminPort, limits: Self.adminLimits,
+                beforeBody: admin.admit, handler: admin.respond)
+        } catch {
+            server.shutdown()
+            throw error
+        }
     }
 
     /// Serves until ``requestStop()``, then stops: no new connections, the requests in flight answered (until 80 % of
@@ -78,7 +94,8 @@ public final class IngestService: Sendable {
         logger.info(
             "ingest gateway listening",
             [
-                ("port", .int(Int64(port))), ("topic", .string(configuration.topic)),
+                ("port", .int(Int64(port))), ("admin_port", .int(Int64(adminPort))),
+                ("topic", .string(configuration.topic)),
                 ("authentication", .string(insecure ? "none (--insecure-no-auth)" : "bearer tokens")),
             ])
         if insecure { warnInsecure() }
@@ -141,6 +158,14 @@ public final class IngestService: Sendable {
             }
         }
         let flushed = await publisher.close(timeout: max(started + timeout * 0.97 - .now, .milliseconds(100)))
+        // The probes answer ("stopping", 503) until the very end.
+        let adminServer = self.adminServer
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "dvp.ingest-stop").async {
+                adminServer.shutdown()
+                continuation.resume()
+            }
+        }
         logger.info("stopped", [("producer_close", .string("\(flushed)"))])
     }
 
@@ -221,8 +246,13 @@ public final class IngestService: Sendable {
             // connection, and deadline, per request), so the deadline from accept is that request's: the idle
             // timeout bounds the wait for its head (5 s, as long as this margin), then the request deadline and the
             // time to send the answer. A slow client cannot hold a connection past it.
-            connectionDeadline: requestTimeout + .seconds(5),
+            connectionDeadline: requestTimeout + .seconds(5), headTimeout: configuration.limits.headTimeout,
+            minimumBodyRate: configuration.limits.minimumBodyRate,
             memoryPerConnection: 16 * 1024, threads: configuration.threads,
             maxRequestBodyBytes: configuration.limits.maxBodyBytes)
     }
+
+    /// The admin listener's limits: the HTTP server's defaults for probes and scrapes (no body, short deadlines),
+    /// on one thread of its own.
+    static let adminLimits = HTTPServer.Limits(threads: 1)
 }

@@ -13,6 +13,8 @@ final class GatewayStack: @unchecked Sendable {
     private(set) var gateway: ChildProcess?
     /// The gateway's bound port.
     private(set) var port = 0
+    /// Its admin listener's bound port: the probes and `/metrics`.
+    private(set) var adminPort = 0
 
     init(partitions: Int = 6) throws {
         self.partitions = partitions
@@ -28,6 +30,7 @@ final class GatewayStack: @unchecked Sendable {
     var bootstrapFile: URL { directory.appendingPathComponent("bootstrap") }
     var controlFIFO: URL { directory.appendingPathComponent("control") }
     var url: String { "http://127.0.0.1:\(port)" }
+    var adminURL: String { "http://127.0.0.1:\(adminPort)" }
 
     /// Starts `devbroker` (3 brokers) with the topic and waits for its bootstrap file.
     func startBroker() async throws {
@@ -43,16 +46,22 @@ final class GatewayStack: @unchecked Sendable {
     func startGateway(_ arguments: [String], environment: [String: String] = [:]) async throws {
         let process = try ChildProcess(
             TestEnvironment.binary("ingest"),
-            ["--brokers-file", bootstrapFile.path, "--http-address", "127.0.0.1", "--http-port", "0"] + arguments,
+            [
+                "--brokers-file", bootstrapFile.path, "--http-address", "127.0.0.1", "--http-port", "0",
+                "--admin-address", "127.0.0.1", "--admin-port", "0",
+            ] + arguments,
             directory: directory, environment: environment)
         gateway = process
         _ = await process.waitForStderr(timeout: .seconds(20)) { Self.listeningPort($0) != nil || !process.isRunning }
-        guard let port = Self.listeningPort(process.stderr) else {
+        guard let port = Self.listeningPort(process.stderr),
+            let adminPort = Self.listeningPort(process.stderr, "admin_port")
+        else {
             throw TestSetupError("ingest did not start: \(process.stderr.suffix(2000))")
         }
         self.port = port
+        self.adminPort = adminPort
         let ready = await eventually(timeout: .seconds(20), interval: .milliseconds(100)) {
-            (try? await self.curl(["\(self.url)/readyz"]).status) == 200
+            (try? await self.curl(["\(self.adminURL)/readyz"]).status) == 200
         }
         guard ready else { throw TestSetupError("ingest never became ready: \(process.stderr.suffix(2000))") }
     }
@@ -73,13 +82,13 @@ final class GatewayStack: @unchecked Sendable {
     /// gateway's own state (a request admitted, every slot given back) rather than sleeping a fixed time.
     func metricsEventually(contain line: String, timeout: Duration = .seconds(20)) async -> Bool {
         await eventually(timeout: timeout, interval: .milliseconds(50)) {
-            (try? await self.curl(["\(self.url)/metrics"]).text)?.contains(line) == true
+            (try? await self.curl(["\(self.adminURL)/metrics"]).text)?.contains(line) == true
         }
     }
 
     /// The `/metrics` line starting with `prefix` (e.g. `"dvp_ingest_decoded_bytes_total "`), nil when absent.
     func metricsLine(startingWith prefix: String) async -> String? {
-        (try? await curl(["\(url)/metrics"]).text)?.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        (try? await curl(["\(adminURL)/metrics"]).text)?.split(separator: "\n").first { $0.hasPrefix(prefix) }
             .map(String.init)
     }
 
@@ -96,10 +105,10 @@ final class GatewayStack: @unchecked Sendable {
     }
 
     /// The port of the gateway's "listening" log line in `stderr`.
-    static func listeningPort(_ stderr: String) -> Int? {
+    static func listeningPort(_ stderr: String, _ field: String = "port") -> Int? {
         for line in stderr.split(separator: "\n") where line.contains("\"ingest gateway listening\"") {
             let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-            if let port = object?["port"] as? Int { return port }
+            if let port = object?[field] as? Int { return port }
         }
         return nil
     }

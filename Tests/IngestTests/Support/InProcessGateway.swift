@@ -14,6 +14,7 @@ final class InProcessGateway: @unchecked Sendable {
     private let running: Task<Void, Never>
 
     var url: String { "http://127.0.0.1:\(service.port)" }
+    var adminURL: String { "http://127.0.0.1:\(service.adminPort)" }
     var topic: String { service.configuration.topic }
 
     /// Starts the gateway and waits until it is ready.
@@ -22,6 +23,8 @@ final class InProcessGateway: @unchecked Sendable {
         var configuration = IngestConfiguration(brokers: cluster.bootstrapServers)
         configuration.httpAddress = "127.0.0.1"
         configuration.httpPort = 0
+        configuration.adminAddress = "127.0.0.1"
+        configuration.adminPort = 0
         configure(&configuration)
         service = try IngestService(
             configuration: configuration, authentication: .verified(Authenticator([verifier])),
@@ -29,10 +32,10 @@ final class InProcessGateway: @unchecked Sendable {
         directory = try TestEnvironment.temporaryDirectory("dvp-ingest-inprocess")
         let service = self.service
         running = Task { await service.run() }
-        let url = self.url
+        let adminURL = self.adminURL
         let directory = self.directory
         let ready = await eventually(timeout: .seconds(20), interval: .milliseconds(100)) {
-            (try? await CurlResponse.run(["\(url)/readyz"], directory: directory).status) == 200
+            (try? await CurlResponse.run(["\(adminURL)/readyz"], directory: directory).status) == 200
         }
         guard ready else { throw TestSetupError("the in-process gateway never became ready") }
     }

@@ -43,6 +43,19 @@ namespace="{{ .Release.Namespace }}",job="{{ include "dvw.ingest.fullname" . }}"
 {{- fail "ingest.settings.maxInFlightBytes must be at least ingest.settings.maxBodyBytes (one request of the largest size must fit); the gateway exits 2 otherwise" -}}
 {{- end -}}
 {{- end -}}
+{{- if not (kindIs "invalid" $s.maxTenantRequests) -}}
+{{- if gt (int64 $s.maxTenantRequests) (int64 $s.maxConcurrentRequests) -}}
+{{- fail "ingest.settings.maxTenantRequests must not exceed ingest.settings.maxConcurrentRequests; the gateway exits 2 otherwise" -}}
+{{- end -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $s.maxTenantInFlightBytes) -}}
+{{- if or (gt (int64 $s.maxTenantInFlightBytes) (int64 $s.maxInFlightBytes)) (lt (int64 $s.maxTenantInFlightBytes) (int64 $s.maxBodyBytes)) -}}
+{{- fail "ingest.settings.maxTenantInFlightBytes must be between ingest.settings.maxBodyBytes and ingest.settings.maxInFlightBytes; the gateway exits 2 otherwise" -}}
+{{- end -}}
+{{- end -}}
+{{- if eq (int64 .Values.ingest.adminPort) (int64 .Values.ingest.httpPort) -}}
+{{- fail "ingest.adminPort must differ from ingest.httpPort (the probes and /metrics have their own listener)" -}}
+{{- end -}}
 {{- range $property, $value := .Values.ingest.kafkaProperties -}}
 {{- if hasKey $.Values.kafka.secretProperties $property -}}
 {{- fail (printf "ingest.kafkaProperties.%s is also in kafka.secretProperties: give it once" $property) -}}
@@ -75,6 +88,10 @@ idempotencyMaxRecords: DVP_IDEMPOTENCY_MAX_RECORDS
 threads: DVP_THREADS
 maxConnections: DVP_MAX_CONNECTIONS
 maxConnectionsPerAddress: DVP_MAX_CONNECTIONS_PER_ADDRESS
+maxTenantRequests: DVP_MAX_TENANT_REQUESTS
+maxTenantInFlightBytes: DVP_MAX_TENANT_IN_FLIGHT_BYTES
+headTimeoutSeconds: DVP_HEAD_TIMEOUT
+minBodyRate: DVP_MIN_BODY_RATE
 {{- end -}}
 
 {{/* The gateway's environment: the release's Kafka connection, its port, credentials as file paths, settings. */}}
@@ -82,6 +99,8 @@ maxConnectionsPerAddress: DVP_MAX_CONNECTIONS_PER_ADDRESS
 {{ include "dvw.kafkaConnectionEnv" . }}
 - name: DVP_HTTP_PORT
   value: {{ .Values.ingest.httpPort | int64 | quote }}
+- name: DVP_ADMIN_PORT
+  value: {{ .Values.ingest.adminPort | int64 | quote }}
 {{- if .Values.ingest.logLevel }}
 - name: DVP_LOG_LEVEL
   value: {{ .Values.ingest.logLevel | quote }}
