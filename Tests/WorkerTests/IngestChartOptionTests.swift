@@ -28,7 +28,8 @@ struct IngestChartOptionTests {
     static let everyBranch: [Values] =
         [Values(name: "ci/ingest-values.yaml", files: ["ci/ingest-values.yaml"])] + chartDefaults + [
             Values(
-                name: "no authentication, acknowledged", overrides: [
+                name: "no authentication, acknowledged",
+                overrides: [
                     ChartOptionTests.toGive,
                     """
                     {"ingest": {"enabled": true, "auth": {"insecureNoAuth": true, "acknowledgeInsecureNoAuth": true}}}
@@ -147,7 +148,9 @@ struct IngestChartOptionTests {
                     let repeatsDefault = (try? Self.parsed(without).get()) == configuration
                     if let reason = Self.chartNeeds[name] {
                         needed.insert(name)
-                        #expect(repeatsDefault, "\(values.name): \(name) is not the gateway's default; it is needed: \(reason)")
+                        #expect(
+                            repeatsDefault,
+                            "\(values.name): \(name) is not the gateway's default; it is needed: \(reason)")
                     } else {
                         #expect(!repeatsDefault, "\(values.name): \(name) repeats the gateway's own default")
                     }
@@ -160,8 +163,9 @@ struct IngestChartOptionTests {
     /// Settings the schema bounds, each with its partner when the two must be given together.
     static let bounded: [String] =
         [
-            "ingest.httpPort", "ingest.drainTimeoutSeconds", "ingest.logLevel",
-        ] + [
+            "ingest.httpPort", "ingest.drainTimeoutSeconds", "ingest.logLevel", "ingest.auth.jwt.maxLifetimeSeconds",
+        ]
+        + [
             "maxRecords", "maxBodyBytes", "maxConcurrentRequests", "maxInFlightBytes", "requestTimeoutSeconds",
             "idempotencyTTLSeconds", "idempotencyMaxKeys", "idempotencyMaxRecords", "threads", "maxConnections",
             "maxConnectionsPerAddress",
@@ -174,7 +178,9 @@ struct IngestChartOptionTests {
         let files = try TestEnvironment.temporaryDirectory("dvp-ingest-pod")
         defer { try? FileManager.default.removeItem(at: files) }
         for value in allowed {
-            var overrides = [ChartOptionTests.toGive, Self.apiKeys, ChartOptionTests.override(path, value)]
+            // A JWT setting goes with the JWKS it is for (the gateway refuses it without one).
+            let credential = path.hasPrefix("ingest.auth.jwt.") ? Self.jwt : Self.apiKeys
+            var overrides = [ChartOptionTests.toGive, credential, ChartOptionTests.override(path, value)]
             // The body limit and the bytes in flight go together, the second at least the first.
             if path.hasSuffix(".maxBodyBytes") {
                 overrides.append(ChartOptionTests.override("ingest.settings.maxInFlightBytes", value))
