@@ -166,7 +166,7 @@ start_broker() {
 make_key() {
     openssl rand -hex 32 >"$OUT/key"
     chmod 600 "$OUT/key"
-    printf 'sha256:%s  tenant=bench  patients=*\n' "$(tr -d '\n' <"$OUT/key" | sha256sum | cut -d' ' -f1)" \
+    printf 'sha256:%s  tenant=bench  patients=*  access=all-patients\n' "$(tr -d '\n' <"$OUT/key" | sha256sum | cut -d' ' -f1)" \
         >"$OUT/api-keys"
     chmod 600 "$OUT/api-keys"
 }
@@ -474,9 +474,10 @@ compares figures of this run.
   status is counted. A ${WARMUP} s wrk warm-up precedes each measured run (not counted); before it, one curl POST
   must answer 202.
 - **Our gateway:** \`ingest --brokers-file … --api-keys FILE --topic T --http-address 127.0.0.1 --http-port 0\`,
-  every other setting at the default a user gets: an API key file (SHA-256 of the key, \`patients=*\`), HTTP
-  threads = cores ($(nproc)), at most 256 concurrent requests, producer \`acks=all\`, idempotent, lz4, \`linger.ms\` 1
-  (the gateway's built-in default; there is no linger or batching flag, only \`-X\`, not used here).
+  every other setting at the default a user gets: an API key file (SHA-256 of the key,
+  \`patients=* access=all-patients\`), HTTP threads = cores ($(nproc)), at most 256 concurrent requests, producer
+  \`acks=all\`, idempotent, lz4, \`linger.ms\` 1 (the gateway's built-in default; there is no linger or batching flag,
+  only \`-X\`, not used here).
 - **The peer:** \`/usr/bin/python3 ../shared/bench/peer/peer_gateway.py --bootstrap … --port P --api-key KEY --topic T\`
   as its README runs it (one uvicorn process; \`acks=all\`, idempotent, lz4, \`linger.ms\` 5; untuned).
 - **producer publish:** \`producer publish --brokers-file … --topic T\` given the data set file $PASSES times

@@ -511,7 +511,9 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
             assert found == (block["existingSecret"], block["key"]), f"{name} is {found}, not a mounted Secret file"
         else:
             assert name not in env, f"{name} without its Secret"
-    jwt = {"DVP_JWT_AUDIENCE": auth["jwt"]["audience"], "DVP_JWT_ISSUER": auth["jwt"]["issuer"]}
+    lifetime = auth["jwt"]["maxLifetimeSeconds"]
+    jwt = {"DVP_JWT_AUDIENCE": auth["jwt"]["audience"], "DVP_JWT_ISSUER": auth["jwt"]["issuer"],
+           "DVP_JWT_MAX_LIFETIME": "" if lifetime is None else str(lifetime)}
     for name, value in jwt.items():
         assert env.get(name, {}).get("value", "") == (value if auth["jwt"]["existingSecret"] else ""), name
     args = [str(a) for a in container["args"]]
@@ -962,6 +964,9 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
      "ingest.auth.jwt.existingSecret needs ingest.auth.jwt.audience and ingest.auth.jwt.issuer"),
     ("gateway JWT audience without a JWKS", merge(INGEST_API_KEYS, {"ingest": {"auth": {"jwt": {"audience": "a"}}}}),
      "ingest.auth.jwt.audience/issuer need ingest.auth.jwt.existingSecret"),
+    ("gateway JWT lifetime without a JWKS",
+     merge(INGEST_API_KEYS, {"ingest": {"auth": {"jwt": {"maxLifetimeSeconds": 3600}}}}),
+     "ingest.auth.jwt.maxLifetimeSeconds needs ingest.auth.jwt.existingSecret"),
     ("gateway API key file inline", merge(INGEST_API_KEYS, {"ingest": {"auth": {"apiKeys": {"value": "sha256:ab"}}}}),
      "at '/ingest/auth/apiKeys': additional properties 'value' not allowed"),
     ("gateway producer with acks", merge(INGEST_API_KEYS, {"ingest": {"kafkaProperties": {"acks": "1"}}}),
@@ -1123,7 +1128,8 @@ INGEST_SCENARIOS: dict[str, dict[str, Any]] = {
         "ingest": {"enabled": True, "replicaCount": 3, "autoscaling": {"enabled": False},
                    "podDisruptionBudget": {"enabled": False}, "kafkaProperties": {"linger.ms": 5, "enable.gzip": True},
                    "auth": {"jwt": {"existingSecret": "ingest-jwks", "key": "keys.json",
-                                    "audience": "https://ingest.acme-health.test", "issuer": "https://idp.test/"}}},
+                                    "audience": "https://ingest.acme-health.test", "issuer": "https://idp.test/",
+                                    "maxLifetimeSeconds": 2592000}}},
         "kafka": {"properties": {"fetch.max.bytes": 52428800}},
         "prometheusRule": {"enabled": True},
     },

@@ -200,7 +200,7 @@ done
 post_through_gateway() {
     local brokers="$1" key status=0 waited=0 answer pid
     key="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-    printf 'sha256:%s  tenant=image-check  patients=*\n' "$(printf %s "$key" | sha256sum | cut -d' ' -f1)" \
+    printf 'sha256:%s  tenant=image-check  patients=*  access=all-patients\n' "$(printf %s "$key" | sha256sum | cut -d' ' -f1)" \
         > "$jail/tmp/api-keys"
     chmod 0444 "$jail/tmp/api-keys"
     "${jail_exec[@]}" DVP_BROKERS="$brokers" DVP_TOPIC="$TOPIC" DVP_HTTP_PORT="$INGEST_PORT" \

@@ -230,7 +230,8 @@ def post_to_gateway(bin_dir: Path, work: Path, bootstrap: Path, awaited: list[st
     each; 202, 422) and returns its /metrics once each family of `awaited` has a series; stops it with SIGTERM
     (exit 0)."""
     key = "check-monitoring-" + "7" * 32
-    (work / "api-keys").write_text(f"sha256:{hashlib.sha256(key.encode()).hexdigest()}  tenant=monitoring  patients=*\n")
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    (work / "api-keys").write_text(f"sha256:{digest}  tenant=monitoring  patients=*  access=all-patients\n")
     run([bin_dir / "producer", "generate", "--patients", "1", "--days", "1", "--seed", "4", "--out", work / "valid.jsonl"])
     event = json.loads((work / "valid.jsonl").read_text().splitlines()[0])
     gateway = subprocess.Popen(

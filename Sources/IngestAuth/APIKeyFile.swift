@@ -4,7 +4,11 @@ import Hashing
 ///
 /// The file's format is one key per line (`#` comments and blank lines ignored):
 ///
-///     sha256:<64 hex digits>  tenant=<tenant>  patients=<patient-id prefix, or * for every patient>
+///     sha256:<64 hex digits>  tenant=<tenant>  patients=<patient-id prefix>
+///     sha256:<64 hex digits>  tenant=<tenant>  patients=*  access=all-patients
+///
+/// The file is checked as a whole, at start and on every re-read: a hash on one line only, and no two tenants whose
+/// patient prefixes overlap (one starts the other); `patients=*` (every patient) only marked `access=all-patients`.
 ///
 /// An operator makes a key and its line with, e.g.:
 ///
@@ -26,7 +30,7 @@ public final class APIKeyFile: BearerTokenVerifier {
     ///   - onReload: told of every re-read after start (keys loaded, or why the file was refused); called on the
     ///     request's thread after the new keys are in place, so it should only log or count.
     /// - Throws: ``CredentialFileError`` naming the file and, when malformed, the line (never its text); `malformed`
-    ///   for a file that holds no key.
+    ///   for a file that holds no key; `conflicting` naming both lines for a hash twice or overlapping tenants.
     public init(
         path: String, checkInterval: Duration = .seconds(1),
         onReload: (@Sendable (CredentialReload) -> Void)? = nil

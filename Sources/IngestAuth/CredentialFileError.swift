@@ -7,6 +7,9 @@ public struct CredentialFileError: Error, Sendable, Equatable, CustomStringConve
         case unreadable
         /// The file was read but breaks its format.
         case malformed
+        /// Two lines each keep the format but cannot both stand: the same key hash twice, or the patient prefixes of
+        /// two tenants overlapping (``line`` and ``otherLine`` name them).
+        case conflicting
     }
 
     public var code: Code
@@ -14,13 +17,16 @@ public struct CredentialFileError: Error, Sendable, Equatable, CustomStringConve
     public var path: String
     /// The 1-based line the problem is on (key files), when there is one.
     public var line: Int?
+    /// For `conflicting`: the earlier line that ``line`` conflicts with (also named in the message).
+    public var otherLine: Int?
     /// What is wrong, e.g. `tenant= is missing` or `keys[2]: an RSA key without n`.
     public var message: String
 
-    public init(_ code: Code, path: String, line: Int? = nil, _ message: String) {
+    public init(_ code: Code, path: String, line: Int? = nil, otherLine: Int? = nil, _ message: String) {
         self.code = code
         self.path = path
         self.line = line
+        self.otherLine = otherLine
         self.message = message
     }
 

@@ -5,9 +5,11 @@ import Hashing
 /// JWTs (JWS compact serialization) signed `RS256` or `ES256` with a key of a JWKS file; re-read when it changes.
 ///
 /// A token is checked in this order, and the first failure decides: its shape and base64url parts; the header's
-/// `alg` (`RS256` or `ES256` only: `none`, `HS*` and the rest are refused), no `crit` (`typ` is not read); the key
-/// (`kid` selects it, and its type must be the `alg`'s; without a `kid` exactly one key of that type must exist); the
-/// signature over `header.payload` (`ES256` in JOSE's `r ‖ s` form); then the claims against the ``JWTPolicy``.
+/// `alg` (`RS256` or `ES256` only: `none`, `HS*` and the rest are refused), no `crit`, a `typ` (when given) saying
+/// JWT (`JWT`, `at+jwt`, either with `application/`, in any case); the key (`kid` selects it, and its type must be
+/// the `alg`'s; without a `kid` exactly one key of that type must exist); the signature over `header.payload`
+/// (`ES256` in JOSE's `r ‖ s` form); then the claims against the ``JWTPolicy`` (times, lifetime, issuer, audience,
+/// scope, tenant, patient prefix).
 /// Keys are parsed into libcrypto keys once per load of the JWKS (``JSONWebKeySet`` says which JWKs are kept). The
 /// file is checked at most once per `checkInterval` and re-read when it changed; a re-read that fails keeps the keys
 /// in use and is reported (``lastReloadError``, `onReload`). A key rotation is a replaced file: the new key next to
@@ -48,14 +50,16 @@ public final class JWTVerifier: BearerTokenVerifier {
     public func reloadIfChanged() -> CredentialReload? { keySet.reloadIfChanged() }
 
     /// The scope the JWT `token` grants.
-    /// - Throws: ``AuthenticationFailure``: `invalid` for a malformed token, a refused algorithm, an unknown key or a
-    ///   bad signature; `expired`; `wrongAudience` for another issuer or audience or missing scope claims.
+    /// - Throws: ``AuthenticationFailure``: `invalid` for a malformed token, a refused algorithm or `typ`, an unknown
+    ///   key, a bad signature, an `iat` in the future or a lifetime past the policy's; `expired`; `wrongAudience` for
+    ///   another issuer or audience or missing scope claims.
     public func verify(_ token: String) throws(AuthenticationFailure) -> IngestScope {
         let jws = try CompactJWS(token)
         let algorithm = try JWTAlgorithm(header: jws.header)
         guard jws.header["crit"] == nil else {
             throw AuthenticationFailure(.invalid, "the JWT header has crit extensions, which are not supported")
         }
+        try jws.checkType()
         let kid: String?
         switch jws.header["kid"] {
         case nil: kid = nil

@@ -29,7 +29,7 @@ import Testing
             # clinic A's backend
             \(try await hashLine("key-a-4f1c9e", "tenant=clinic-a  patients=ca-"))
 
-            \(try await hashLine("key-ops-77b2", "tenant=ops\tpatients=*   # every patient"))
+            \(try await hashLine("key-ops-77b2", "tenant=ops\tpatients=*  access=all-patients   # every patient"))
             """
         let keys = try APIKeyFile(path: try directory.write("keys", text))
         #expect(keys.keyCount == 2)
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func recognizesEveryTokenThatIsNotShapedLikeAJWT() async throws {
-        let keys = try APIKeyFile(path: try directory.write("keys", try await hashLine("k-1", "tenant=t patients=*")))
+        let keys = try APIKeyFile(path: try directory.write("keys", try await hashLine("k-1", "tenant=t patients=t-")))
         #expect(keys.keyCount == 1)
         #expect(keys.recognizes("3f9a0c"))
         #expect(keys.recognizes("a.b"))
@@ -68,9 +68,9 @@ import Testing
     }
 
     @Test func notCheckedMoreOftenThanTheInterval() async throws {
-        let path = try directory.write("keys", try await hashLine("first", "tenant=t patients=*"))
+        let path = try directory.write("keys", try await hashLine("first", "tenant=t patients=t-"))
         let keys = try APIKeyFile(path: path, checkInterval: .seconds(3600))
-        try directory.write("keys", try await hashLine("second", "tenant=t patients=*"))
+        try directory.write("keys", try await hashLine("second", "tenant=t patients=t-"))
         #expect(throws: AuthenticationFailure.self) { try keys.verify("second") }
         #expect(keys.reloadIfChanged() == .loaded(path: path, entries: 1))
         #expect(try keys.verify("second").tenant == "t")
@@ -85,8 +85,8 @@ import Testing
         #expect(!error.description.contains(rawKey))
         // A key pasted as a later field is not shown either.
         let digest = "sha256:" + SHA256.hex(Array("k".utf8))
-        let later = try #require(startError("\(digest) tenant=a patients=* \(rawKey)\n"))
-        #expect(later.message == "field 4 is neither tenant= nor patients= (the field is not shown)")
+        let later = try #require(startError("\(digest) tenant=a patients=a- \(rawKey)\n"))
+        #expect(later.message == "field 4 is none of tenant=, patients= and access= (the field is not shown)")
         #expect(!later.description.contains(rawKey))
     }
 
@@ -94,7 +94,7 @@ import Testing
         ("sha256:abc tenant=a patients=*", "the first field must be sha256:"),
         ("sha256:\(String(repeating: "g", count: 64)) tenant=a patients=*", "the first field must be sha256:"),
         ("sha256:\(SHA256.hex([1])) patients=*", "tenant= is missing"),
-        ("sha256:\(SHA256.hex([1])) tenant=a", "patients= is missing (write patients=* for every patient)"),
+        ("sha256:\(SHA256.hex([1])) tenant=a", "patients= is missing (patients=* access=all-patients for every"),
         ("sha256:\(SHA256.hex([1])) tenant=a tenant=b patients=*", "tenant= appears twice"),
         ("sha256:\(SHA256.hex([1])) tenant=a patients=* patients=x", "patients= appears twice"),
         ("sha256:\(SHA256.hex([1])) tenant= patients=*", "tenant= must be"),
@@ -109,11 +109,12 @@ import Testing
     }
 
     @Test func refusesADuplicateKeyHashAndTextThatIsNotUTF8() throws {
-        let line = "sha256:\(SHA256.hex([1])) tenant=a patients=*"
-        let sameHashInCapitals = "sha256:\(SHA256.hex([1]).uppercased()) tenant=b patients=*"
+        let line = "sha256:\(SHA256.hex([1])) tenant=a patients=a-"
+        let sameHashInCapitals = "sha256:\(SHA256.hex([1]).uppercased()) tenant=b patients=b-"
         let duplicate = try #require(startError("\(line)\r\n\(sameHashInCapitals)\r\n"))
-        #expect(duplicate.line == 2)
-        #expect(duplicate.message == "the same key hash as line 1")
+        #expect(duplicate.code == .conflicting && duplicate.line == 2 && duplicate.otherLine == 1)
+        #expect(duplicate.message == "the same key hash as line 1 (a key has one line, and one scope)")
+        #expect(!duplicate.description.lowercased().contains(SHA256.hex([1]).lowercased().prefix(16)))
         let path = directory.path("binary")
         try Data([0x73, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
         #expect(throws: CredentialFileError(.unreadable, path: path, "is not UTF-8 text")) {

@@ -1,4 +1,5 @@
 import Foundation
+import IngestAuth
 import IngestGateway
 import TestSupport
 import Testing
@@ -39,12 +40,16 @@ import Testing
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-ingest-keys-\(UUID().uuidString)")
         try Data("# keys\n".utf8).write(to: keys)
         defer { try? FileManager.default.removeItem(at: keys) }
+        let jwks = ["--jwks", keys.path, "--jwt-audience", "a", "--jwt-issuer", "i"]
         let refusals: [([String], String)] = [
             ([], "authentication is required"),
             (["--api-keys", keys.path, "--insecure-no-auth"], "cannot be combined"),
             (["--jwks", keys.path], "needs --jwt-audience and --jwt-issuer"),
             (["--jwks", keys.path, "--jwt-audience", "a"], "needs --jwt-audience and --jwt-issuer"),
             (["--jwt-issuer", "i", "--api-keys", keys.path], "only used with --jwks"),
+            (["--jwt-max-lifetime", "3600", "--api-keys", keys.path], "only used with --jwks"),
+            (jwks + ["--jwt-max-lifetime", "0"], "--jwt-max-lifetime: must be a number of seconds"),
+            (jwks + ["--jwt-max-lifetime", "2592001"], "--jwt-max-lifetime: must be a number of seconds"),
             (["--api-keys", "/nonexistent/keys"], "--api-keys: cannot read"),
         ]
         for (arguments, message) in refusals {
@@ -54,9 +59,12 @@ import Testing
                 "\(error)".contains(message)
             }
         }
-        let jwt = try #require(
-            try Self.parse(["--brokers", "k:1", "--jwks", keys.path, "--jwt-audience", "a", "--jwt-issuer", "i"]))
+        let jwt = try #require(try Self.parse(["--brokers", "k:1"] + jwks))
         #expect(jwt.authentication.jwtAudience == "a" && jwt.authentication.jwtIssuer == "i")
+        #expect(jwt.authentication.jwtMaxLifetime == JWTPolicy.defaultMaxLifetime)
+        let shortLived = try #require(
+            try Self.parse(["--brokers", "k:1"] + jwks, environment: ["DVP_JWT_MAX_LIFETIME": "900"]))
+        #expect(shortLived.authentication.jwtMaxLifetime == .seconds(900))
     }
 
     @Test("The verifier factory: no verifier without auth; a key file that cannot be used is named, its text never")
@@ -70,14 +78,15 @@ import Testing
         let directory = try TestEnvironment.temporaryDirectory("dvp-ingest-keys")
         defer { try? FileManager.default.removeItem(at: directory) }
         let keys = directory.appendingPathComponent("keys")
-        try Data("sha256:\(String(repeating: "ab", count: 32))  tenant=t  patients=*\n".utf8).write(to: keys)
+        try Data("sha256:\(String(repeating: "ab", count: 32))  tenant=t  patients=*  access=all-patients\n".utf8)
+            .write(to: keys)
         options = IngestConfiguration.Authentication()
         options.apiKeysFile = keys.path
         guard case .verified = try IngestAuthentication.make(options) else {
             Issue.record("--api-keys makes the API-key verifier")
             return
         }
-        try Data("a-raw-key-pasted-here tenant=t patients=*\n".utf8).write(to: keys)
+        try Data("a-raw-key-pasted-here tenant=t patients=* access=all-patients\n".utf8).write(to: keys)
         #expect { _ = try IngestAuthentication.make(options) } throws: { error in
             "\(error)".contains("--api-keys") && "\(error)".contains("line 1") && !"\(error)".contains("a-raw-key")
         }
@@ -92,7 +101,8 @@ import Testing
     func limitsAndSecrets() throws {
         let base = ["--brokers", "k:1", "--insecure-no-auth"]
         // A property file may not weaken the delivery guarantee either (its contents: `false`).
-        let weakening = FileManager.default.temporaryDirectory.appendingPathComponent("idempotence-\(UUID().uuidString)")
+        let weakening = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "idempotence-\(UUID().uuidString)")
         try Data("false".utf8).write(to: weakening)
         defer { try? FileManager.default.removeItem(at: weakening) }
         for arguments in [
@@ -117,7 +127,8 @@ import Testing
         for flag in [
             "--http-port", "--brokers", "--topic", "-X", "--catalog", "--max-records", "--max-body-bytes",
             "--max-concurrent-requests", "--max-in-flight-bytes", "--request-timeout", "--idempotency-ttl",
-            "--api-keys", "--jwks", "--jwt-audience", "--jwt-issuer", "--insecure-no-auth", "--drain-timeout",
+            "--api-keys", "--jwks", "--jwt-audience", "--jwt-issuer", "--jwt-max-lifetime", "--insecure-no-auth",
+            "--drain-timeout",
         ] {
             #expect(help.stdout.contains(flag), "\(flag)")
         }
@@ -126,7 +137,7 @@ import Testing
         #expect(noAuth.status == 2)
         #expect(noAuth.stderr.contains("authentication is required"))
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("dvp-ingest-keys-\(UUID().uuidString)")
-        try Data("# keys\nsha256:0123 tenant=t patients=*\n".utf8).write(to: keys)
+        try Data("# keys\nsha256:0123 tenant=t patients=* access=all-patients\n".utf8).write(to: keys)
         defer { try? FileManager.default.removeItem(at: keys) }
         let refused = try await ChildProcess.run(
             TestEnvironment.binary("ingest"),

@@ -80,6 +80,7 @@ struct IngestCredentialTests {
         let (signer, jwks) = try await TestCredentials.rsaSigner(in: stack.directory)
         try await stack.startGateway([
             "--jwks", jwks.path, "--jwt-audience", "dvp-ingest", "--jwt-issuer", "https://idp.test",
+            "--jwt-max-lifetime", "900",
         ])
         let body = try stack.file("body.json", TestEvents.array(try await TestEvents.lines(2, in: stack.directory)))
         func post(_ token: String) async throws -> CurlResponse {
@@ -97,6 +98,9 @@ struct IngestCredentialTests {
         var other = claims
         other["aud"] = "someone-else"
         #expect(try await post(try await signer.token(other)).status == 401)
+        let longLived = TestCredentials.claims(
+            audience: "dvp-ingest", issuer: "https://idp.test", tenant: "t1", patients: "*", expiresIn: 1200)
+        #expect(try await post(try await signer.token(longLived)).status == 401, "past --jwt-max-lifetime 900")
         var narrow = claims
         narrow["dvp_patient_prefix"] = "zz-"
         #expect(try await post(try await signer.token(narrow)).status == 403)

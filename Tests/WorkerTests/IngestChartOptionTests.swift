@@ -164,7 +164,7 @@ struct IngestChartOptionTests {
     /// Settings the schema bounds, each with its partner when the two must be given together.
     static let bounded: [String] =
         [
-            "ingest.httpPort", "ingest.drainTimeoutSeconds", "ingest.logLevel",
+            "ingest.httpPort", "ingest.drainTimeoutSeconds", "ingest.logLevel", "ingest.auth.jwt.maxLifetimeSeconds",
         ]
         + [
             "maxRecords", "maxBodyBytes", "maxConcurrentRequests", "maxInFlightBytes", "requestTimeoutSeconds",
@@ -180,7 +180,9 @@ struct IngestChartOptionTests {
         let files = try TestEnvironment.temporaryDirectory("dvp-ingest-pod")
         defer { try? FileManager.default.removeItem(at: files) }
         for value in allowed {
-            var overrides = [ChartOptionTests.toGive, Self.apiKeys, ChartOptionTests.override(path, value)]
+            // A JWT setting goes with the JWKS it is for (the gateway refuses it without one).
+            let credential = path.hasPrefix("ingest.auth.jwt.") ? Self.jwt : Self.apiKeys
+            var overrides = [ChartOptionTests.toGive, credential, ChartOptionTests.override(path, value)]
             // The body limit and the bytes in flight go together, the second at least the first.
             if path.hasSuffix(".maxBodyBytes") {
                 overrides.append(ChartOptionTests.override("ingest.settings.maxInFlightBytes", value))

@@ -13,8 +13,9 @@ public enum IngestAuthentication: Sendable {
     public static let insecureScope = IngestScope(tenant: "insecure-no-auth", patientPrefix: "")
 
     /// The one place the configured credentials become verifiers: `APIKeyFile` for `--api-keys`, `JWTVerifier` for
-    /// `--jwks` (its ``JWTPolicy`` from `--jwt-audience` and `--jwt-issuer`; the scope `daily-values:write` and the
-    /// `dvp_tenant` / `dvp_patient_prefix` claims, docs/INGEST-AUTH.md). Both re-read their file when it changes.
+    /// `--jwks` (its ``JWTPolicy`` from `--jwt-audience`, `--jwt-issuer` and `--jwt-max-lifetime`; the scope
+    /// `daily-values:write` and the `dvp_tenant` / `dvp_patient_prefix` claims, docs/INGEST-AUTH.md). Both re-read
+    /// their file when it changes.
     /// - Parameter onReload: told of every re-read of a credential file after start (on a request's thread: log or
     ///   count only).
     /// - Throws: ``IngestConfigurationError`` naming the option and the file's problem (never its contents).
@@ -28,7 +29,7 @@ public enum IngestAuthentication: Sendable {
                 verifiers.append(try APIKeyFile(path: path, onReload: onReload))
             }
             if let path = options.jwksFile, let audience = options.jwtAudience, let issuer = options.jwtIssuer {
-                let policy = JWTPolicy(issuer: issuer, audience: audience)
+                let policy = JWTPolicy(issuer: issuer, audience: audience, maxLifetime: options.jwtMaxLifetime)
                 verifiers.append(try JWTVerifier(jwksPath: path, policy: policy, onReload: onReload))
             }
         } catch {

@@ -91,6 +91,8 @@ extension IngestConfiguration {
         auth.jwksFile = args.value("--jwks")
         auth.jwtAudience = args.value("--jwt-audience")
         auth.jwtIssuer = args.value("--jwt-issuer")
+        let maxLifetime = try seconds(args, "--jwt-max-lifetime", in: 1...Double(maximumJWTLifetimeSeconds))
+        auth.jwtMaxLifetime = maxLifetime ?? auth.jwtMaxLifetime
         auth.insecureNoAuth = args.isSet("--insecure-no-auth")
         let verified = auth.apiKeysFile != nil || auth.jwksFile != nil
         guard verified || auth.insecureNoAuth else {
@@ -105,8 +107,8 @@ extension IngestConfiguration {
             guard auth.jwtAudience?.isEmpty == false, auth.jwtIssuer?.isEmpty == false else {
                 throw IngestConfigurationError("--jwks: needs --jwt-audience and --jwt-issuer (both are checked)")
             }
-        } else if auth.jwtAudience != nil || auth.jwtIssuer != nil {
-            throw IngestConfigurationError("--jwt-audience and --jwt-issuer: only used with --jwks")
+        } else if auth.jwtAudience != nil || auth.jwtIssuer != nil || maxLifetime != nil {
+            throw IngestConfigurationError("--jwt-audience, --jwt-issuer and --jwt-max-lifetime: only used with --jwks")
         }
         for (option, path) in [("--api-keys", auth.apiKeysFile), ("--jwks", auth.jwksFile)] {
             guard let path else { continue }
@@ -116,6 +118,9 @@ extension IngestConfiguration {
         }
         return auth
     }
+
+    /// The largest `--jwt-max-lifetime`: 30 days.
+    static let maximumJWTLifetimeSeconds = 30 * 86_400
 
     /// The bootstrap list (the one rule of every executable: `ParsedCommandLine.bootstrapServers(parsingFile:)`).
     /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.

@@ -1,4 +1,5 @@
 import Foundation
+import IngestAuth
 import Observability
 
 /// Everything the gateway is told at start-up, from flags or their `DVP_*` environment twins, validated once
@@ -55,6 +56,8 @@ public struct IngestConfiguration: Sendable {
         /// `--jwt-audience`, `--jwt-issuer`: what every JWT must name.
         public var jwtAudience: String?
         public var jwtIssuer: String?
+        /// `--jwt-max-lifetime`: the longest a JWT may be valid (``JWTPolicy/maxLifetime``).
+        public var jwtMaxLifetime = JWTPolicy.defaultMaxLifetime
         /// `--insecure-no-auth`: no credential at all (local demos only).
         public var insecureNoAuth = false
 

@@ -1,4 +1,5 @@
 import CommandLineOptions
+import IngestAuth
 
 /// The gateway's command line: every flag, its `DVP_*` environment twin and its help, in one place.
 ///
@@ -138,6 +139,13 @@ enum IngestOptions {
                 """),
         .value("--jwt-audience", "AUD", help: "the `aud` a JWT must carry"),
         .value("--jwt-issuer", "ISS", help: "the `iss` a JWT must carry"),
+        .value(
+            "--jwt-max-lifetime", "SECONDS",
+            help: """
+                the longest a JWT may be valid: exp - iat (exp - nbf without iat, exp - now
+                without either); a token valid for longer is refused (default \(defaultJWTMaxLifetime),
+                at most \(IngestConfiguration.maximumJWTLifetimeSeconds))
+                """),
         .flag(
             "--insecure-no-auth",
             help: """
@@ -161,6 +169,9 @@ enum IngestOptions {
                 contain tokens, secrets, health values or patient ids
                 """),
     ]
+
+    /// `--jwt-max-lifetime`'s default in seconds, the policy's own.
+    private static let defaultJWTMaxLifetime = JWTPolicy.defaultMaxLifetime.components.seconds
 
     /// The parser: every flag but `-X` and `--kafka-property-file` has the twin `DVP_` + its name (those two have the
     /// `DVP_X_*` and `DVP_XFILE_*` properties).

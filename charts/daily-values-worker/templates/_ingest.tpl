@@ -120,6 +120,10 @@ minBodyRate: DVP_MIN_BODY_RATE
   value: {{ .Values.ingest.auth.jwt.audience | quote }}
 - name: DVP_JWT_ISSUER
   value: {{ .Values.ingest.auth.jwt.issuer | quote }}
+{{- if not (kindIs "invalid" .Values.ingest.auth.jwt.maxLifetimeSeconds) }}
+- name: DVP_JWT_MAX_LIFETIME
+  value: {{ .Values.ingest.auth.jwt.maxLifetimeSeconds | int64 | quote }}
+{{- end }}
 {{- end }}
 {{- range $key, $variable := include "dvw.ingest.settingVariables" . | fromYaml }}
 {{- $value := index $.Values.ingest.settings $key }}
