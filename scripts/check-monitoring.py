@@ -356,7 +356,8 @@ def main() -> int:
         return sorted(n for n in used_families if any(f["name"] == n and f["labels"] for f in table.values()))
     awaited = labelled(worker_families)
     ingest_awaited = [n for n in labelled(ingest_families)
-                      if n in ("dvp_ingest_requests_total", "dvp_ingest_records_rejected_total")]
+                      if n in ("dvp_ingest_requests_total", "dvp_ingest_records_accepted_total",
+                               "dvp_ingest_records_rejected_total")]
     assert ingest_awaited, "the rules and the dashboard use no labelled gateway family"
 
     with tempfile.TemporaryDirectory() as directory:

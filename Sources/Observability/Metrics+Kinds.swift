@@ -25,6 +25,17 @@ extension Metrics {
         public func seriesName(label: String) -> String { Metrics.seriesKey(family, [label]) }
     }
 
+    /// A counter family with exactly two labels: one series per pair of label values, none rendered until one is
+    /// incremented.
+    public struct TwoLabelCounter: Sendable {
+        /// The declaration (two label names, in this order).
+        public let family: MetricFamily
+
+        public init(_ name: String, labels first: String, _ second: String, help: String) {
+            family = MetricFamily(name, .counter, help: help, labelNames: [first, second])
+        }
+    }
+
     /// An unlabelled gauge family: one series, absent until first set.
     public struct Gauge: Sendable {
         /// The declaration.

@@ -54,6 +54,11 @@ public final class Metrics: Sendable {
         add(value, to: counter.family, labels: [label])
     }
 
+    /// Adds `value` to the series of a two-label counter whose labels have the values `first` and `second`.
+    public func increment(_ counter: TwoLabelCounter, labels first: String, _ second: String, by value: Double = 1) {
+        add(value, to: counter.family, labels: [first, second])
+    }
+
     /// Sets an unlabelled gauge.
     public func set(_ gauge: Gauge, _ value: Double) {
         store(value, in: gauge.family, labels: [])
@@ -97,6 +102,11 @@ public final class Metrics: Sendable {
     /// The sum over every series of a one-label counter.
     public func total(of counter: LabelledCounter) -> Double {
         state.withLock { $0.series[counter.family.name]?.values.reduce(0, +) ?? 0 }
+    }
+
+    /// The current value of one series of a two-label counter (0 if never incremented).
+    public func value(of counter: TwoLabelCounter, labels first: String, _ second: String) -> Double {
+        read(counter.family, labels: [first, second]) ?? 0
     }
 
     /// The current value of an unlabelled gauge, nil while unset.

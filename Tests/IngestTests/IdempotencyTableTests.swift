@@ -60,4 +60,39 @@ import Testing
         table.complete(Self.key("big"), fingerprint: [9], receipt: Self.receipt(11))
         #expect(Self.start(table, "big", 9).0 == "fresh", "a receipt over the record bound is not kept")
     }
+
+    @Test(
+        "One tenant flooding keys drops its own receipts, never those of a tenant holding fewer; alone it may use all")
+    func tenantsShareTheBounds() {
+        let table = IdempotencyTable(ttl: .seconds(600), maxKeys: 10, maxRecords: 1_000)
+        let now = ContinuousClock.now
+        func keep(_ name: String, tenant: String, records: Int = 1) -> Int {
+            _ = Self.start(table, name, 1, tenant: tenant, now: now)
+            return table.complete(
+                Self.key(name, tenant: tenant), fingerprint: [1], receipt: Self.receipt(records), now: now)
+        }
+        // Alone, a tenant uses every slot.
+        for n in 0..<10 { #expect(keep("a\(n)", tenant: "a") == 0) }
+        // Another tenant arrives: the bigger one gives way, one receipt per new key.
+        for n in 0..<4 { #expect(keep("b\(n)", tenant: "b") == 1) }
+        #expect((0..<4).allSatisfy { Self.start(table, "a\($0)", 1, tenant: "a", now: now).0 == "fresh" })
+        #expect((4..<10).allSatisfy { Self.start(table, "a\($0)", 1, tenant: "a", now: now).0 == "replay" })
+        // b floods: a gives way down to an even split (5 each), then b drops its own oldest receipts, never a's.
+        for n in 4..<100 { #expect(keep("b\(n)", tenant: "b") == 1) }
+        #expect(Self.start(table, "a4", 1, tenant: "a", now: now).0 == "fresh")
+        #expect((5..<10).allSatisfy { Self.start(table, "a\($0)", 1, tenant: "a", now: now).0 == "replay" })
+        #expect(table.kept.keys == 10)
+        #expect((95..<100).allSatisfy { Self.start(table, "b\($0)", 1, tenant: "b", now: now).0 == "replay" })
+        #expect(Self.start(table, "b94", 1, tenant: "b", now: now).0 == "fresh")
+        // The record bound the same way: a tenant holding the most records gives way first.
+        let records = IdempotencyTable(ttl: .seconds(600), maxKeys: 100, maxRecords: 100)
+        _ = Self.start(records, "small", 1, tenant: "c", now: now)
+        records.complete(Self.key("small", tenant: "c"), fingerprint: [1], receipt: Self.receipt(10), now: now)
+        for n in 0..<20 {
+            _ = Self.start(records, "big\(n)", 1, tenant: "d", now: now)
+            records.complete(Self.key("big\(n)", tenant: "d"), fingerprint: [1], receipt: Self.receipt(30), now: now)
+        }
+        #expect(Self.start(records, "small", 1, tenant: "c", now: now).0 == "replay", "c's receipt survives d's flood")
+        #expect(records.kept.records <= 100)
+    }
 }

@@ -198,7 +198,10 @@ struct IngestFlowTests {
         #expect(answer.text.contains("1 of 3 record(s) were not acknowledged"))
         let metrics = try await stack.curl(["\(stack.adminURL)/metrics"]).text
         #expect(metrics.contains(#"dvp_ingest_unavailable_total{reason="not-acknowledged"} 1"#))
-        #expect(metrics.contains(#"dvp_ingest_records_accepted_total 0"#))
+        #expect(!metrics.contains(#"dvp_ingest_records_accepted_total{"#), "no tenant's record was accepted")
+        #expect(
+            metrics.contains(
+                #"dvp_ingest_records_rejected_total{reason="not-acknowledged",tenant="insecure-no-auth"} 3"#))
         let small = try stack.file("small.json", TestEvents.array([events[0], events[2]]))
         #expect(try await stack.curl(CurlResponse.post(stack.url, file: small)).status == 202)
     }

@@ -7,24 +7,6 @@ import Testing
 /// another tenant's requests are served quickly throughout.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct IngestSlowClientTests {
-    /// An API key file of two tenants, with their keys.
-    static func keys(in directory: URL) async throws -> (file: URL, good: String, slow: String) {
-        let good = "good-\(UUID().uuidString)"
-        let slow = "slow-\(UUID().uuidString)"
-        func digest(_ key: String) async throws -> String {
-            let result = try await runCommand("/bin/sh", ["-c", "printf %s '\(key)' | sha256sum | cut -d' ' -f1"])
-            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let file = directory.appendingPathComponent("api-keys")
-        let text = """
-            sha256:\(try await digest(good))  tenant=good  patients=p-
-            sha256:\(try await digest(slow))  tenant=slow  patients=q-
-
-            """
-        try Data(text.utf8).write(to: file)
-        return (file, good, slow)
-    }
-
     /// Starts `count` clients of the slow tenant, each announcing a 4 MiB body and sending 100 bytes of it every
     /// 200 ms (500 B/s); returns the answers they got (a 429 from the head) and how many were cut off unanswered.
     static func slowBodies(count: Int, port: Int, key: String) -> (answered: [Int], cut: Int) {
@@ -59,9 +41,10 @@ struct IngestSlowClientTests {
     func slowClientsCannotHoldTheGateway() async throws {
         let stack = try GatewayStack()
         try await stack.startBroker()
-        let (keys, good, slow) = try await Self.keys(in: stack.directory)
+        let keys = try await TenantKeys(in: stack.directory)
+        let (good, slow) = (keys.good, keys.slow)
         try await stack.startGateway([
-            "--api-keys", keys.path, "--max-tenant-in-flight-bytes", "\(16 << 20)",
+            "--api-keys", keys.file.path, "--max-tenant-in-flight-bytes", "\(16 << 20)",
         ])
         let body = try stack.file("ten.json", TestEvents.array(try await TestEvents.lines(10, in: stack.directory)))
         let port = stack.port
@@ -111,8 +94,9 @@ struct IngestSlowClientTests {
     func repeatedSingletonFields() async throws {
         let stack = try GatewayStack()
         try await stack.startBroker()
-        let (keys, good, _) = try await Self.keys(in: stack.directory)
-        try await stack.startGateway(["--api-keys", keys.path])
+        let keys = try await TenantKeys(in: stack.directory)
+        let good = keys.good
+        try await stack.startGateway(["--api-keys", keys.file.path])
         let event = TestEvents.array(try await TestEvents.lines(1, in: stack.directory))
         let base = [
             "Content-Type: application/json", "Authorization: Bearer \(good)", "Content-Length: \(event.utf8.count)",

@@ -12,6 +12,11 @@ import Synchronization
 /// different prefixes (two backends of a clinic) never see each other's receipts, nor learn through a 409 or a 422
 /// which keys the other used. Credentials with the same scope share one space, so a retry still replays after its
 /// backend moved to a rotated key of that scope.
+///
+/// The bounds are shared fairly between tenants: to make room, the receipt dropped is the oldest of the tenant that
+/// holds the most (keys, or records for the record bound; on a tie, the tenant making room), so a tenant sending many
+/// keys drops its own receipts once it holds its even share, never those of a tenant holding fewer. One tenant alone
+/// may use every slot.
 final class IdempotencyTable: Sendable {
     /// A key as one scope sent it (scopes never see each other's keys).
     struct Key: Hashable, Sendable {
@@ -36,11 +41,41 @@ final class IdempotencyTable: Sendable {
         case kept(fingerprint: [UInt8], receipt: IngestReceipt, expires: ContinuousClock.Instant, serial: UInt64)
     }
 
+    /// Kept receipts in the order they were kept: key and serial (an entry replaced since is skipped).
+    private struct Queue {
+        var items: [(key: Key, serial: UInt64)] = []
+        var start = 0
+
+        var isEmpty: Bool { start >= items.count }
+
+        mutating func popFirst() -> (key: Key, serial: UInt64)? {
+            guard start < items.count else { return nil }
+            defer {
+                start += 1
+                if start > 1024, start * 2 > items.count {
+                    items.removeFirst(start)
+                    start = 0
+                }
+            }
+            return items[start]
+        }
+
+        func first() -> (key: Key, serial: UInt64)? { start < items.count ? items[start] : nil }
+    }
+
+    /// What one tenant holds of the kept receipts.
+    private struct Share {
+        var order = Queue()
+        var keys = 0
+        var records = 0
+    }
+
     private struct State {
         var entries: [Key: Entry] = [:]
-        /// Kept receipts in the order they were kept (= the order they expire): key and serial.
-        var order: [(key: Key, serial: UInt64)] = []
-        var orderStart = 0
+        /// Every kept receipt, in the order they were kept (= the order they expire).
+        var order = Queue()
+        /// Each tenant's kept receipts, in the same order.
+        var tenants: [String: Share] = [:]
         var nextSerial: UInt64 = 0
         var keptKeys = 0
         var keptRecords = 0
@@ -87,12 +122,20 @@ final class IdempotencyTable: Sendable {
             let serial = state.nextSerial
             state.nextSerial += 1
             state.entries[key] = .kept(fingerprint: fingerprint, receipt: receipt, expires: now + ttl, serial: serial)
-            state.order.append((key, serial))
-            state.keptKeys += 1
-            state.keptRecords += receipt.count
+            state.order.items.append((key, serial))
+            state.tenants[key.scope.tenant, default: Share()].order.items.append((key, serial))
+            Self.count(&state, key, keys: 1, records: receipt.count)
             var evicted = 0
-            while state.keptKeys > maxKeys || state.keptRecords > maxRecords, state.orderStart < state.order.count {
-                if Self.dropOldest(&state) { evicted += 1 }
+            while state.keptKeys > maxKeys || state.keptRecords > maxRecords {
+                // The tenant holding the most of what is over its bound gives up its oldest receipt; on a tie, the
+                // tenant of the receipt just kept.
+                let byRecords = state.keptKeys <= maxKeys
+                let held = { (share: Share) in byRecords ? share.records : share.keys }
+                guard let most = state.tenants.values.map(held).max() else { break }
+                let own = key.scope.tenant
+                let tenant =
+                    state.tenants[own].map(held) == most ? own : state.tenants.first { held($0.value) == most }!.key
+                if Self.dropOldest(&state, of: tenant) { evicted += 1 }
             }
             return evicted
         }
@@ -114,25 +157,38 @@ final class IdempotencyTable: Sendable {
 
     /// Drops the receipts past their TTL (they are at the front of the order).
     private static func expire(_ state: inout State, now: ContinuousClock.Instant) {
-        while state.orderStart < state.order.count {
-            let (key, serial) = state.order[state.orderStart]
+        while let (key, serial) = state.order.first() {
             if case .kept(_, _, let expires, serial)? = state.entries[key], expires > now { break }
-            _ = dropOldest(&state)
+            _ = state.order.popFirst()
+            drop(&state, key, serial: serial)
         }
     }
 
-    /// Drops the oldest entry of the order; true when it still held a kept receipt (not replaced since).
-    private static func dropOldest(_ state: inout State) -> Bool {
-        let (key, serial) = state.order[state.orderStart]
-        state.orderStart += 1
-        if state.orderStart > 1024, state.orderStart * 2 > state.order.count {
-            state.order.removeFirst(state.orderStart)
-            state.orderStart = 0
+    /// Drops the oldest receipt `tenant` still holds; true when one was dropped.
+    private static func dropOldest(_ state: inout State, of tenant: String) -> Bool {
+        while let (key, serial) = state.tenants[tenant]?.order.popFirst() {
+            if drop(&state, key, serial: serial) { return true }
         }
+        state.tenants[tenant] = nil
+        return false
+    }
+
+    /// Drops the receipt of `key` if it is still the one kept with `serial`; true when it was.
+    @discardableResult
+    private static func drop(_ state: inout State, _ key: Key, serial: UInt64) -> Bool {
         guard case .kept(_, let receipt, _, serial)? = state.entries[key] else { return false }
         state.entries[key] = nil
-        state.keptKeys -= 1
-        state.keptRecords -= receipt.count
+        count(&state, key, keys: -1, records: -receipt.count)
         return true
+    }
+
+    /// Adds to the counts of every tenant and of `key`'s; a tenant that holds nothing any more is forgotten.
+    private static func count(_ state: inout State, _ key: Key, keys: Int, records: Int) {
+        state.keptKeys += keys
+        state.keptRecords += records
+        let tenant = key.scope.tenant
+        state.tenants[tenant, default: Share()].keys += keys
+        state.tenants[tenant, default: Share()].records += records
+        if state.tenants[tenant]?.keys == 0 { state.tenants[tenant] = nil }
     }
 }

@@ -17,11 +17,12 @@ struct IngestRequestHandler: Sendable {
     let limits: IngestConfiguration.Limits
     let idempotency: IdempotencyTable
     let metrics: Metrics
+    let log: IngestRequestLog
     /// Where request deadlines fire (one serial queue for every request).
     let deadlines: DispatchQueue
 
     func handle(_ request: HTTPServer.Request, admission: IngestAdmission, responder: HTTPServer.Responder) {
-        let answer = IngestAnswer(responder: responder, admission: admission, metrics: metrics)
+        let answer = IngestAnswer(responder: responder, admission: admission, metrics: metrics, log: log)
         metrics.increment(.ingestReceivedBytes, by: Double(request.body.count))
         var reservation: PendingPublish.Reservation?
         do throws(IngestProblem) {
@@ -75,7 +76,8 @@ struct IngestRequestHandler: Sendable {
         } catch {
             reservation.map { $0.table.abandon($0.key) }
             if let reason = Self.rejectionReason(error.status), !error.errors.isEmpty {
-                metrics.increment(.ingestRecordsRejected, label: reason, by: Double(error.errors.count))
+                metrics.increment(
+                    .ingestRecordsRejected, labels: reason, admission.scope.tenant, by: Double(error.errors.count))
             }
             answer.send(error.response)
         }

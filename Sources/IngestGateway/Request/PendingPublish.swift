@@ -1,5 +1,6 @@
 import Essentials
 import HTTPServer
+import IngestAuth
 import Observability
 import Producer
 import Synchronization
@@ -48,12 +49,13 @@ final class PendingPublish: Sendable {
                     reservation.key, fingerprint: reservation.fingerprint, receipt: receipt)
                 if evicted > 0 { answer.metrics.increment(.ingestIdempotencyEvictions, by: Double(evicted)) }
             }
-            answer.metrics.increment(.ingestRecordsAccepted, by: Double(results.count))
+            answer.metrics.increment(.ingestRecordsAccepted, label: answer.tenant, by: Double(results.count))
             answer.send(receipt.response())
             return
         }
         reservation.map { $0.table.abandon($0.key) }
-        answer.metrics.increment(.ingestRecordsRejected, label: "not-acknowledged", by: Double(results.count))
+        answer.metrics.increment(
+            .ingestRecordsRejected, labels: "not-acknowledged", answer.tenant, by: Double(results.count))
         answer.metrics.increment(.ingestUnavailable, label: "not-acknowledged")
         answer.send(
             IngestProblem.unavailable(
@@ -80,15 +82,22 @@ final class PendingPublish: Sendable {
     }
 }
 
-/// Sends a POST's one answer through its responder and counts it: the request by status, its duration.
+/// Sends a POST's one answer through its responder, counts it (the request by status, its duration) and logs a
+/// refusal with the tenant (``IngestRequestLog``).
 struct IngestAnswer: Sendable {
     let responder: HTTPServer.Responder
     let admission: IngestAdmission
     let metrics: Metrics
+    let log: IngestRequestLog
+
+    /// The tenant of the request's credential.
+    var tenant: String { admission.scope.tenant }
 
     func send(_ response: HTTPServer.Response) {
+        let seconds = (ContinuousClock.now - admission.started).seconds
         metrics.increment(.ingestRequests, label: String(response.status))
-        metrics.observe(.ingestRequestDuration, (ContinuousClock.now - admission.started).seconds)
+        metrics.observe(.ingestRequestDuration, seconds)
+        log.answered(status: response.status, tenant: tenant, seconds: seconds)
         responder.send(response)
     }
 }

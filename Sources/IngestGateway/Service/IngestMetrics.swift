@@ -7,10 +7,14 @@ extension Metrics.LabelledCounter {
     /// `dvp_ingest_requests_total{status}`: answers to `POST /v1/daily-values`, by HTTP status.
     public static let ingestRequests = Self(
         "dvp_ingest_requests_total", label: "status", help: "Answers to POST /v1/daily-values, by HTTP status.")
-    /// `dvp_ingest_records_rejected_total{reason}`: records of requests that were not accepted, by why.
-    public static let ingestRecordsRejected = Self(
-        "dvp_ingest_records_rejected_total", label: "reason",
-        help: "Records of refused requests, by reason (invalid, malformed, out-of-scope, not-acknowledged).")
+    /// `dvp_ingest_records_accepted_total{tenant}`: records acknowledged by the broker and receipted with 202.
+    public static let ingestRecordsAccepted = Self(
+        "dvp_ingest_records_accepted_total", label: "tenant",
+        help: "Records the broker acknowledged and a 202 receipted, by the credential's tenant.")
+    /// `dvp_ingest_credential_reloads_total{result}`: re-reads of a changed credential file (loaded, refused).
+    public static let ingestCredentialReloads = Self(
+        "dvp_ingest_credential_reloads_total", label: "result",
+        help: "Re-reads of a changed credential file: loaded, or refused (the previous one stays in use).")
     /// `dvp_ingest_throttled_total{limit}`: 429 answers, by the bound that was reached.
     public static let ingestThrottled = Self(
         "dvp_ingest_throttled_total", label: "limit",
@@ -26,10 +30,15 @@ extension Metrics.LabelledCounter {
         help: "Requests answered 503, by reason (deadline, not-acknowledged, stopping).")
 }
 
+extension Metrics.TwoLabelCounter {
+    /// `dvp_ingest_records_rejected_total{reason,tenant}`: records of requests that were not accepted, by why and by
+    /// the credential's tenant.
+    public static let ingestRecordsRejected = Self(
+        "dvp_ingest_records_rejected_total", labels: "reason", "tenant",
+        help: "Records of refused requests, by reason (invalid, malformed, out-of-scope, not-acknowledged) and tenant.")
+}
+
 extension Metrics.Counter {
-    /// `dvp_ingest_records_accepted_total`: records acknowledged by the broker and receipted with 202.
-    public static let ingestRecordsAccepted = Self(
-        "dvp_ingest_records_accepted_total", help: "Records the broker acknowledged and a 202 receipted.")
     /// `dvp_ingest_received_bytes_total`: request body bytes as sent (gzip still applied).
     public static let ingestReceivedBytes = Self(
         "dvp_ingest_received_bytes_total", help: "Request body bytes as received (before gzip is undone).")
@@ -71,12 +80,12 @@ extension Metrics.Gauge {
 extension Metrics {
     /// Every family of the gateway, in exposition order.
     public static let ingestFamilies: [MetricFamily] = [
-        LabelledCounter.ingestRequests.family, Counter.ingestRecordsAccepted.family,
-        LabelledCounter.ingestRecordsRejected.family, Counter.ingestReceivedBytes.family,
+        LabelledCounter.ingestRequests.family, LabelledCounter.ingestRecordsAccepted.family,
+        TwoLabelCounter.ingestRecordsRejected.family, Counter.ingestReceivedBytes.family,
         Counter.ingestDecodedBytes.family, Histogram.ingestRequestDuration.family,
         Gauge.ingestInFlightRequests.family, Gauge.ingestInFlightBytes.family,
         LabelledCounter.ingestThrottled.family, LabelledCounter.ingestUnavailable.family,
-        LabelledCounter.ingestConnectionsCut.family,
+        LabelledCounter.ingestConnectionsCut.family, LabelledCounter.ingestCredentialReloads.family,
         Counter.ingestIdempotentReplays.family, Counter.ingestIdempotencyEvictions.family,
         Gauge.ingestReady.family, Gauge.ingestInsecureNoAuth.family,
     ]

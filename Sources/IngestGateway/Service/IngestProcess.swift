@@ -28,13 +28,16 @@ public enum IngestProcess {
             exit(UsageError.exitStatus)
         }
         let logger = Logger(level: configuration.logLevel, fields: [("service", "ingest")])
+        let metrics = Metrics.ingest()
         let authentication: IngestAuthentication
         do {
             authentication = try IngestAuthentication.make(configuration.authentication) { reload in
                 switch reload {
                 case .loaded(path: let path, entries: let entries):
+                    metrics.increment(.ingestCredentialReloads, label: "loaded")
                     logger.info("credentials re-read", [("file", .string(path)), ("entries", .int(Int64(entries)))])
                 case .failed(let error):
+                    metrics.increment(.ingestCredentialReloads, label: "refused")
                     logger.error(
                         "a changed credential file is refused; the previous one stays in use",
                         [("error", .string("\(error)"))])
@@ -46,7 +49,8 @@ public enum IngestProcess {
         }
         let service: IngestService
         do {
-            service = try IngestService(configuration: configuration, authentication: authentication, logger: logger)
+            service = try IngestService(
+                configuration: configuration, authentication: authentication, logger: logger, metrics: metrics)
         } catch {
             let status = exitStatus(for: error)
             logger.error(

@@ -14,6 +14,7 @@ struct IngestRoutes: Sendable {
     let maxBodyBytes: Int
     let handler: IngestRequestHandler
     let metrics: Metrics
+    let log: IngestRequestLog
 
     /// Header fields HTTP allows once per request: a second one (which of the two would be meant?) is 400.
     static let singletonFields = [
@@ -38,22 +39,25 @@ struct IngestRoutes: Sendable {
         }
         let format: IngestBodyFormat
         do throws(IngestProblem) { format = try IngestBodyFormat(headers: head.headers) } catch {
-            return refuse(error)
+            return refuse(error, tenant: scope.tenant)
         }
         let announced = head.headers["Content-Length"].flatMap { Int(Substring($0).trimmingSpaces) } ?? 0
         guard announced <= maxBodyBytes else {
-            return refuse(.tooLarge("the body is larger than \(maxBodyBytes) bytes (--max-body-bytes)"))
+            return refuse(
+                .tooLarge("the body is larger than \(maxBodyBytes) bytes (--max-body-bytes)"), tenant: scope.tenant)
         }
         switch flow.admit(bytes: announced, tenant: scope.tenant) {
         case .stopping:
             metrics.increment(.ingestUnavailable, label: "stopping")
             return refuse(
-                .unavailable("the gateway is stopping; retry (another instance will answer)", retryAfterSeconds: 1))
+                .unavailable("the gateway is stopping; retry (another instance will answer)", retryAfterSeconds: 1),
+                tenant: scope.tenant)
         case .refused(let bound):
             metrics.increment(.ingestThrottled, label: bound.rawValue)
             return refuse(
                 .tooManyRequests(
-                    "the gateway is at its \(bound.rawValue) bound (\(bound.option)); retry after a second"))
+                    "the gateway is at its \(bound.rawValue) bound (\(bound.option)); retry after a second"),
+                tenant: scope.tenant)
         case .admitted:
             let admission = IngestAdmission(
                 scope: scope, format: format, announced: announced, flow: flow, metrics: metrics)
@@ -67,8 +71,9 @@ struct IngestRoutes: Sendable {
     }
 
     /// A POST refused from its head, counted by status.
-    private func refuse(_ problem: IngestProblem) -> HTTPServer.HeadDecision<IngestTicket> {
+    private func refuse(_ problem: IngestProblem, tenant: String? = nil) -> HTTPServer.HeadDecision<IngestTicket> {
         metrics.increment(.ingestRequests, label: String(problem.status))
+        log.refusedFromHead(status: problem.status, tenant: tenant)
         return .respond(problem.response)
     }
 }

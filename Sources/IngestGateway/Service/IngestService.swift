@@ -68,8 +68,9 @@ public final class IngestService: Sendable {
                 publisher: publisher, limits: limits,
                 idempotency: IdempotencyTable(
                     ttl: idempotency.ttl, maxKeys: idempotency.maxKeys, maxRecords: idempotency.maxRecords),
-                metrics: metrics, deadlines: DispatchQueue(label: "dvp.ingest-deadlines")),
-            metrics: metrics)
+                metrics: metrics, log: IngestRequestLog(logger: logger),
+                deadlines: DispatchQueue(label: "dvp.ingest-deadlines")),
+            metrics: metrics, log: IngestRequestLog(logger: logger))
         let server = try HTTPServer(
             address: configuration.httpAddress, port: configuration.httpPort, limits: Self.httpLimits(configuration),
             admit: routes.admit, respond: routes.respond,
