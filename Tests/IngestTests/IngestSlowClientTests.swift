@@ -49,7 +49,14 @@ struct IngestSlowClientTests {
         let body = try stack.file("ten.json", TestEvents.array(try await TestEvents.lines(10, in: stack.directory)))
         let port = stack.port
 
-        let slowloris = SlowClients(count: 1000, host: "127.0.0.1", port: port, interval: .milliseconds(500))
+        // In a process of its own: 1,000 sockets would take this one past the 1,024 descriptors Foundation's
+        // Process.run can handle while tests start processes.
+        let slowloris = try ChildProcess(
+            try await TestPython.executable().path,
+            [
+                TestEnvironment.script("slowloris.py"), "127.0.0.1", "\(port)", "1000",
+                "0.5", "9",
+            ])
         let slowBodies = Task.detached { await onThread { Self.slowBodies(count: 8, port: port, key: slow) } }
         try await Task.sleep(for: .milliseconds(500))
 
@@ -69,7 +76,9 @@ struct IngestSlowClientTests {
             #expect(probe.status == 200)
             probeSeconds.append(probe.seconds)
         }
-        let (open, total) = await slowloris.stop()
+        _ = await slowloris.exited()
+        let counts = slowloris.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        let (open, total) = counts.count == 2 ? (counts[0], counts[1]) : (-1, -1)
         let (answered, cut) = await slowBodies.value
 
         let sorted = requestSeconds.sorted()
