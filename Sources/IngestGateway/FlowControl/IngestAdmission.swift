@@ -21,7 +21,6 @@ final class IngestAdmission: Sendable {
     /// The head's `Content-Length` (0 when not announced): held at least while the body arrives.
     private let announced: Int
     private let heldBytes: Mutex<Int>
-    private let lastExceeded = Mutex(IngestFlowControl.Bound.inFlightBytes)
 
     /// A request already counted by `flow` with `announced` bytes.
     init(
@@ -41,21 +40,15 @@ final class IngestAdmission: Sendable {
     }
 
     /// Makes the request hold `bytes` instead of what it held.
-    /// - Returns: false when that would pass an in-flight bytes bound (the hold is unchanged); see
-    ///   ``exceededBound``.
-    func hold(bytes: Int) -> Bool {
+    /// - Returns: nil when done; the in-flight bytes bound that growing would pass (the hold is unchanged).
+    @discardableResult
+    func hold(bytes: Int) -> IngestFlowControl.Bound? {
         heldBytes.withLock { held in
-            guard let passed = flow.adjust(by: bytes - held, tenant: scope.tenant) else {
-                held = bytes
-                return true
-            }
-            lastExceeded.withLock { $0 = passed }
-            return false
+            let passed = flow.adjust(by: bytes - held, tenant: scope.tenant)
+            if passed == nil { held = bytes }
+            return passed
         }
     }
-
-    /// The bound the last refused ``hold(bytes:)`` would have passed.
-    var exceededBound: IngestFlowControl.Bound { lastExceeded.withLock { $0 } }
 
     /// The most one request could hold on an idle gateway: `--max-in-flight-bytes`, or the tenant's share of it.
     var bound: Int { min(flow.maxBytes, flow.maxTenantBytes) }
@@ -70,11 +63,10 @@ final class IngestAdmission: Sendable {
     /// length; 429 when that would pass the bound (the server then drops the body, reported as 0: nothing is held).
     func bodyHeld(_ bytes: Int) -> HTTPServer.Response? {
         if bytes == 0 {
-            _ = hold(bytes: 0)
+            hold(bytes: 0)
             return nil
         }
-        guard bytes > announced, !hold(bytes: bytes) else { return nil }
-        let bound = exceededBound
+        guard bytes > announced, let bound = hold(bytes: bytes) else { return nil }
         metrics.increment(.ingestThrottled, label: bound.rawValue)
         let problem = IngestProblem.tooManyRequests(
             "the gateway holds as many body bytes as it may (\(bound.option)); retry after a second")

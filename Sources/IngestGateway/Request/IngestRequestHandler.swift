@@ -40,8 +40,7 @@ struct IngestRequestHandler: Sendable {
                     "the body and its \(body.records.count) records take \(held) bytes, more than the gateway holds at "
                         + "once (--max-in-flight-bytes \(admission.bound)); send fewer records per request")
             }
-            guard admission.hold(bytes: held) else {
-                let bound = admission.exceededBound
+            if let bound = admission.hold(bytes: held) {
                 metrics.increment(.ingestThrottled, label: bound.rawValue)
                 throw .tooManyRequests("the gateway holds as many body bytes as it may (\(bound.option))")
             }
@@ -72,7 +71,7 @@ struct IngestRequestHandler: Sendable {
             }
             publish(batch, answer: answer, reservation: reservation)
             // From here the records are held (by the producer), not the body (released on return).
-            _ = admission.hold(bytes: body.recordBytes + body.recordOverhead)
+            admission.hold(bytes: body.recordBytes + body.recordOverhead)
         } catch {
             reservation.map { $0.table.abandon($0.key) }
             if let reason = Self.rejectionReason(error.status), !error.errors.isEmpty {

@@ -37,21 +37,12 @@ enum JSONArraySplitter {
             let start = index
             let startLine = line
             var depth = 0
-            var inString = false
-            var escaped = false
+            var strings = JSONStringTracker()
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == 0x0A { line += 1 }
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == 0x5C {
-                        escaped = true
-                    } else if byte == 0x22 {
-                        inString = false
-                    }
-                } else if byte == 0x22 {
-                    inString = true
+                if strings.consume(byte) {
+                    // Inside a string: no structure.
                 } else if byte == 0x7B || byte == 0x5B {
                     depth += 1
                 } else if byte == 0x7D || byte == 0x5D {

@@ -20,8 +20,7 @@ public struct JSONRecordCounter: Sendable {
     /// Lines: the current line has a byte other than whitespace.
     private var pendingContent = false
     private var depth = 0
-    private var inString = false
-    private var escaped = false
+    private var strings = JSONStringTracker()
     /// Array: the closing bracket was seen; later bytes hold no records.
     private var closed = false
 
@@ -57,14 +56,8 @@ public struct JSONRecordCounter: Sendable {
     /// array's own `]` ends it.
     private mutating func feedArray(_ bytes: UnsafeBufferPointer<UInt8>) {
         for byte in bytes where !closed {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == 0x5C {
-                    escaped = true
-                } else if byte == 0x22 {
-                    inString = false
-                }
+            if depth > 0, strings.consume(byte) {
+                pendingContent = true
                 continue
             }
             if JSONArraySplitter.isWhitespace(byte) { continue }
@@ -73,9 +66,6 @@ public struct JSONRecordCounter: Sendable {
                 continue
             }
             switch byte {
-            case 0x22:
-                inString = true
-                pendingContent = true
             case 0x7B, 0x5B:
                 depth += 1
                 pendingContent = true
