@@ -51,19 +51,26 @@ public final class ChildProcess: @unchecked Sendable {
         if !inheritsDVPVariables { env = env.filter { !$0.key.hasPrefix("DVP_") } }
         env.merge(environment) { $1 }
         process.environment = env
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
+        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
+        var childsOnly = [stdoutHandle, stderrHandle]
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
         switch input {
         case .none:
             process.standardInput = FileHandle.nullDevice
             self.input = nil
         case .file(let url):
-            process.standardInput = try FileHandle(forReadingFrom: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            childsOnly.append(handle)
+            process.standardInput = handle
             self.input = nil
         case .text(let text):
             let url = directory.appendingPathComponent("\(tag).in")
             try Data(text.utf8).write(to: url)
-            process.standardInput = try FileHandle(forReadingFrom: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            childsOnly.append(handle)
+            process.standardInput = handle
             self.input = nil
         case .pipe:
             let pipe = Pipe()
@@ -73,6 +80,11 @@ public final class ChildProcess: @unchecked Sendable {
         let exit = self.exit
         process.terminationHandler = { exit.signal($0.terminationReason == .uncaughtSignal, $0.terminationStatus) }
         try process.run()
+        // The child has its own copies of these descriptors. Foundation's Process keeps the parent's open for as long
+        // as it lives, and the test process piled up hundreds of them; past ~1,300 open descriptors this toolchain's
+        // Process.run crashes (its scan of /proc/self/fd copies a whole dirent name past the end of readdir's
+        // buffer, fixed in later swift-corelibs-foundation).
+        for handle in childsOnly { try? handle.close() }
     }
 
     deinit {
