@@ -117,7 +117,7 @@ let package = Package(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "DevBroker", dependencies: ["CommandLineOptions", "Kafka"], swiftSettings: swiftSettings),
+            name: "DevBroker", dependencies: ["CommandLineOptions", "Essentials", "Kafka"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "DLQ",
             dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],

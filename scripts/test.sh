@@ -16,6 +16,15 @@ if [[ "${1:-}" == "--quick" ]]; then quick=1; shift; fi
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 
+# The suites run at once and hold about 1,000 descriptors at their peak (mock brokers, Kafka clients, servers, pipes):
+# a soft limit of 1,024, common in containers, ran out (EMFILE) and librdkafka's mock cluster aborted the test
+# process. Raise it to the hard limit, as the services do themselves (Sources/Essentials/OpenFileLimit.swift).
+ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
+open_files=$(ulimit -Sn)
+if [[ "$open_files" != unlimited ]] && ((open_files < 4096)); then
+    echo "warning: open-file limit $open_files (hard limit $(ulimit -Hn)); the suite needs about 1,100" >&2
+fi
+
 step "Installing packages"
 DVP_WITH_IMAGE=$((1 - quick)) scripts/install-deps.sh
 

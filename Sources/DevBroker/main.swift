@@ -1,5 +1,6 @@
 import CommandLineOptions
 import Dispatch
+import Essentials
 import Foundation
 import Kafka
 
@@ -12,6 +13,9 @@ import Kafka
 let options: DevBrokerOptions = CommandLineTool.parseOrExit(
     "devbroker", help: DevBrokerOptions.help, usageHint: DevBrokerOptions.help
 ) { try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) }
+
+// A mock broker that runs out of descriptors aborts (librdkafka 2.0.2 asserts when it cannot re-open a listener).
+OpenFileLimit.raiseToHard()
 
 let cluster: KafkaMockCluster
 do {

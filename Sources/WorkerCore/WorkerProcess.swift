@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Essentials
 import Foundation
 
 /// The worker process from arguments to exit status: parse the configuration, wire SIGTERM/SIGINT to a graceful
@@ -15,6 +16,9 @@ public enum WorkerProcess {
         // logged). A signal that arrives while the configuration is read waits in the stream and stops the service
         // as soon as it exists.
         let signalStream = SignalStream.make()
+        // Each Kafka broker, database connection and scrape holds a descriptor; a soft limit of 1,024 is not meant
+        // for servers.
+        OpenFileLimit.raiseToHard()
         faults.beforeConfiguration()
         // Summaries and --help go to stdout with `print`; stderr carries JSON log lines only, the fatal exits too.
         let configuration: WorkerConfiguration

@@ -28,6 +28,19 @@ public enum IngestProcess {
             exit(UsageError.exitStatus)
         }
         let logger = Logger(level: configuration.logLevel, fields: [("service", "ingest")])
+        // Every connection is a descriptor, and so is each one lingering after an early answer.
+        if let openFiles = OpenFileLimit.raiseToHard(),
+            openFiles < configuration.maxConnections + OpenFileLimit.headroom
+        {
+            logger.warning(
+                "the open-file limit is too low for --max-connections: connections past it fail (EMFILE); raise the "
+                    + "hard limit (ulimit -Hn) or lower --max-connections",
+                [
+                    ("open_file_limit", .int(Int64(openFiles))),
+                    ("max_connections", .int(Int64(configuration.maxConnections))),
+                    ("headroom", .int(Int64(OpenFileLimit.headroom))),
+                ])
+        }
         let metrics = Metrics.ingest()
         let authentication: IngestAuthentication
         do {

@@ -43,14 +43,17 @@ final class GatewayStack: @unchecked Sendable {
     }
 
     /// Starts `ingest --brokers-file … --http-port 0` with `arguments` and waits until it listens and is ready.
-    func startGateway(_ arguments: [String], environment: [String: String] = [:]) async throws {
-        let process = try ChildProcess(
-            TestEnvironment.binary("ingest"),
-            [
+    /// `launcher` (a program and its arguments, e.g. `prlimit --nofile=…`) runs it when given; it must exec it.
+    func startGateway(
+        _ arguments: [String], environment: [String: String] = [:], launcher: [String] = []
+    ) async throws {
+        let command =
+            launcher + [TestEnvironment.binary("ingest")] + [
                 "--brokers-file", bootstrapFile.path, "--http-address", "127.0.0.1", "--http-port", "0",
                 "--admin-address", "127.0.0.1", "--admin-port", "0",
-            ] + arguments,
-            directory: directory, environment: environment)
+            ] + arguments
+        let process = try ChildProcess(
+            command[0], Array(command.dropFirst()), directory: directory, name: "ingest", environment: environment)
         gateway = process
         _ = await process.waitForStderr(timeout: .seconds(20)) { Self.listeningPort($0) != nil || !process.isRunning }
         guard let port = Self.listeningPort(process.stderr),
