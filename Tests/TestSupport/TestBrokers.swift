@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Kafka
 
@@ -5,12 +6,18 @@ import Kafka
 public enum TestBrokers {
     /// A mock cluster in this process with the given topics (name → partitions).
     public static func mockCluster(brokers: Int = 3, topics: [String: Int]) throws -> KafkaMockCluster {
+        _ = openFileLimit
         let cluster = try KafkaMockCluster(brokers: brokers)
         for (topic, partitions) in topics.sorted(by: { $0.key < $1.key }) {
             try cluster.createTopic(topic, partitions: partitions)
         }
         return cluster
     }
+
+    /// The suites at once hold ~1,000 descriptors, and a mock broker that runs out aborts the whole test process:
+    /// the soft limit is raised to the hard one (as `scripts/test.sh` does) before the first cluster, also under a
+    /// bare `swift test`.
+    private static let openFileLimit = OpenFileLimit.raiseToHard()
 
     /// Starts the built `devbroker` with `arguments` plus `--bootstrap-file`, and waits until it wrote the file.
     /// - Returns: the process (killed when released) and its bootstrap servers.
