@@ -26,13 +26,6 @@ public enum OpenFileLimit {
         return softLimit(limit)
     }
 
-    /// The soft limit in force (`Int.max` when unlimited), or nil when it cannot be read.
-    public static var current: Int? {
-        var limit = rlimit()
-        guard getrlimit(resource, &limit) == 0 else { return nil }
-        return softLimit(limit)
-    }
-
     /// The soft limit; `RLIM_INFINITY` (all bits set: the C macro does not import) is `Int.max`.
     private static func softLimit(_ limit: rlimit) -> Int {
         limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
