@@ -12,8 +12,9 @@ extension HTTPServer {
         /// A connection that sends or receives nothing for this long is closed (libmicrohttpd's
         /// `MHD_OPTION_CONNECTION_TIMEOUT`, whole seconds, at least 1).
         public var idleTimeout: Duration
-        /// Whole life of a connection (and so of its one request): a client still sending, however slowly,
-        /// is cut off when it runs out. The idle timeout alone does not stop a client sending a byte a second.
+        /// Life of one request on its connection, counted from the connection's start and again from each answer
+        /// on a kept-alive one: a client still sending, however slowly, is cut off when it runs out. The idle timeout
+        /// alone does not stop a client sending a byte a second.
         public var connectionDeadline: Duration
         /// A request head must be whole within this of the connection's start: a client dripping its head (a
         /// slowloris) is cut off then, long before the connection deadline. Also the grace before a body's rate is
@@ -38,6 +39,10 @@ extension HTTPServer {
         public var lingerTime: Duration
         /// The most a client may send, read and dropped, while its connection lingers (see ``lingerTime``).
         public var lingerBytes: Int
+        /// Requests one connection may carry (HTTP/1.1 keep-alive): the answer to the last of them says
+        /// `Connection: close`. 1 (the default) closes every connection after its one request. An answer sent
+        /// before the request's body was read always closes the connection.
+        public var maxRequestsPerConnection: Int
 
         /// - Parameters: see the properties; the defaults are the worker's.
         public init(
@@ -51,7 +56,8 @@ extension HTTPServer {
             threads: Int = 2,
             maxRequestBodyBytes: Int = 0,
             lingerTime: Duration = .seconds(5),
-            lingerBytes: Int = 8 << 20
+            lingerBytes: Int = 8 << 20,
+            maxRequestsPerConnection: Int = 1
         ) {
             self.maxConnections = maxConnections
             self.maxConnectionsPerAddress = maxConnectionsPerAddress
@@ -64,6 +70,7 @@ extension HTTPServer {
             self.maxRequestBodyBytes = maxRequestBodyBytes
             self.lingerTime = lingerTime
             self.lingerBytes = lingerBytes
+            self.maxRequestsPerConnection = maxRequestsPerConnection
         }
 
         /// Rejects limits libmicrohttpd cannot apply.
@@ -85,6 +92,8 @@ extension HTTPServer {
             try require((0...1 << 30).contains(maxRequestBodyBytes), "maxRequestBodyBytes must be 0...1 GiB")
             try require(lingerTime >= .zero && lingerTime <= .seconds(60), "lingerTime must be 0...60 s")
             try require((0...1 << 30).contains(lingerBytes), "lingerBytes must be 0...1 GiB")
+            try require(
+                (1...1_000_000).contains(maxRequestsPerConnection), "maxRequestsPerConnection must be 1...1000000")
         }
 
         /// The idle timeout in whole seconds, rounded up.

@@ -21,7 +21,8 @@ import Synchronization
 final class HTTPConnectionDeadlines: Sendable {
     private struct Entry {
         let fd: Int32
-        let deadline: ContinuousClock.Instant
+        /// The current request's deadline: from the connection's start, then from each answer (keep-alive).
+        var deadline: ContinuousClock.Instant
         /// The head must be whole by then; nil once it is.
         var headBy: ContinuousClock.Instant?
         /// When the head arrived, while its body is being read.
@@ -32,6 +33,8 @@ final class HTTPConnectionDeadlines: Sendable {
 
     private let lifetime: Duration
     private let headTimeout: Duration
+    /// libmicrohttpd closes a connection idle this long itself, uncounted: a kept-alive one between requests.
+    private let idleTimeout: Duration
     private let minimumBodyRate: Int
     private let entries = Mutex<[UInt: Entry]>([:])
     private let timer: Mutex<(any DispatchSourceTimer)?>
@@ -42,6 +45,7 @@ final class HTTPConnectionDeadlines: Sendable {
     init(limits: HTTPServer.Limits, observer: (@Sendable (HTTPServer.CutReason) -> Void)? = nil) {
         self.lifetime = limits.connectionDeadline
         self.headTimeout = limits.headTimeout
+        self.idleTimeout = .seconds(limits.idleTimeoutSeconds)
         self.minimumBodyRate = limits.minimumBodyRate
         self.observer = observer
         let queue = DispatchQueue(label: "dvp-http-deadlines")
@@ -89,11 +93,14 @@ final class HTTPConnectionDeadlines: Sendable {
         entries.withLock { $0[key]?.bodyStarted = nil }
     }
 
-    /// The connection answered and waits for its next request: that head is due within the head timeout.
+    /// The connection answered and waits for its next request (keep-alive). The daemon closes it if it stays idle
+    /// for the idle timeout (not a cut); a next head begun sooner is due within the head timeout after that, and the
+    /// request has a deadline of its own.
     func awaitingNextRequest(_ key: UInt) {
-        let due = ContinuousClock.now + headTimeout
+        let now = ContinuousClock.now
         entries.withLock { entries in
-            entries[key]?.headBy = due
+            entries[key]?.headBy = now + idleTimeout + headTimeout
+            entries[key]?.deadline = now + lifetime
             entries[key]?.bodyStarted = nil
         }
     }

@@ -17,18 +17,25 @@ enum MicroHTTPDCallbacks {
         ) -> UnsafeMutableRawPointer?
 
     /// Starts a request's state with its raw target (retained; released in ``requestCompleted``).
-    static let requestStarted: URILogCallback = { cls, uri, _ in
+    static let requestStarted: URILogCallback = { cls, uri, connection in
         guard let cls else { return nil }
         let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
         let state = MicroHTTPDRequest(target: uri.map { String(cString: $0) } ?? "/", context: context)
+        state.closesConnection = connection.map { context.beginRequest(on: key($0)) } ?? true
         return Unmanaged.passRetained(state).toOpaque()
     }
 
-    /// Releases a request's state, however the request ended.
-    static let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    /// Releases a request's state, however the request ended; a kept-alive connection now waits for its next
+    /// request (``HTTPConnectionDeadlines/awaitingNextRequest(_:)``).
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
         guard let requestContext, let state = requestContext.pointee else { return }
         requestContext.pointee = nil
-        Unmanaged<MicroHTTPDRequest>.fromOpaque(state).release()
+        let request = Unmanaged<MicroHTTPDRequest>.fromOpaque(state)
+        if let cls, let connection, !request.takeUnretainedValue().closesConnection {
+            Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue().deadlines
+                .awaitingNextRequest(key(connection))
+        }
+        request.release()
     }
 
     /// Called once the head has arrived, once per piece of body, and once when the request is complete (and once
@@ -59,10 +66,17 @@ enum MicroHTTPDCallbacks {
                 guard MicroHTTPDRequest.announcesBody(head, over: context.maxBodyBytes) else { return .YES }
                 early = tooLarge(context.maxBodyBytes)
             }
-            // The daemon closes the connection after an answer given before the body: linger, or the client
-            // still sending gets a reset instead of the answer.
-            if MicroHTTPDRequest.announcesBody(head, over: 0) { context.answeredBeforeBody(key(connection)) }
-            return MicroHTTPDResponse.queue(early, on: connection)
+            // A request without a body is answered on the next call, once the daemon has read it whole: an answer
+            // queued from the head makes the daemon close the connection, which a kept-alive one need not.
+            guard MicroHTTPDRequest.announcesBody(head, over: 0) else {
+                state.refusal = early
+                return .YES
+            }
+            // Closed after an answer given before the announced body: linger, or the client still sending gets a
+            // reset instead of the answer.
+            context.answeredBeforeBody(key(connection))
+            state.closesConnection = true
+            return MicroHTTPDResponse.queue(early, on: connection, closing: true)
         }
         if size.pointee > 0 {
             context.deadlines.bodyReceived(key(connection), bytes: size.pointee)
@@ -74,13 +88,15 @@ enum MicroHTTPDCallbacks {
         if let id = state.responderID {
             // Resumed: the answer is ready (nothing else resumes a connection).
             guard let answer = context.responders.takeAnswer(id) else { return .YES }
-            return MicroHTTPDResponse.queue(answer, on: connection)
+            return MicroHTTPDResponse.queue(answer, on: connection, closing: state.closesConnection)
         }
-        if let refusal = state.refusal { return MicroHTTPDResponse.queue(refusal, on: connection) }
+        if let refusal = state.refusal {
+            return MicroHTTPDResponse.queue(refusal, on: connection, closing: state.closesConnection)
+        }
         if state.overLimit {
             let meter = state.ticket as? any HTTPServer.BodyMeter
             let answer = meter?.bodyOverLimit(context.maxBodyBytes) ?? tooLarge(context.maxBodyBytes)
-            return MicroHTTPDResponse.queue(answer, on: connection)
+            return MicroHTTPDResponse.queue(answer, on: connection, closing: state.closesConnection)
         }
         var request = head
         request.body = state.body
@@ -89,7 +105,7 @@ enum MicroHTTPDCallbacks {
         state.responderID = id
         context.respond(request, state.ticket ?? (), responder)
         guard let answer = context.responders.handlerReturned(id, connection: connection) else { return .YES }
-        return MicroHTTPDResponse.queue(answer, on: connection)
+        return MicroHTTPDResponse.queue(answer, on: connection, closing: state.closesConnection)
     }
 
     /// Tracks connections for their deadline (`MHD_OPTION_NOTIFY_CONNECTION`). The daemon reports a connection
@@ -102,6 +118,7 @@ enum MicroHTTPDCallbacks {
         case .CONNECTION_NOTIFY_STARTED: context.deadlines.opened(key, fd: cmhd_connection_fd(connection))
         case .CONNECTION_NOTIFY_CLOSED:
             context.deadlines.closed(key)
+            context.connectionClosed(key)
             // The daemon closes its descriptor after this returns; a duplicate keeps the socket open to linger.
             if context.closingAnsweredBeforeBody(key) {
                 let fd = cmhd_connection_fd(connection)

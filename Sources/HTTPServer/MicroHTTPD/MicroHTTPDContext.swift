@@ -24,6 +24,10 @@ final class MicroHTTPDContext: Sendable {
     let lingering: LingeringClose
     /// Connections (by address) answered before their announced body was read: lingered on when closed.
     private let answeredEarly = Mutex<Set<UInt>>([])
+    /// ``HTTPServer/Limits/maxRequestsPerConnection``.
+    let maxRequestsPerConnection: Int
+    /// Requests begun on each open connection (by address), for ``HTTPServer/Limits/maxRequestsPerConnection``.
+    private let requestsBegun = Mutex<[UInt: Int]>([:])
     let responders = MicroHTTPDResponders()
     /// Requests whose ``MicroHTTPDRequest`` is alive (begun and not yet completed); 0 once the daemon stopped.
     let liveRequests = Atomic<Int>(0)
@@ -38,10 +42,26 @@ final class MicroHTTPDContext: Sendable {
         self.admit = admit
         self.respond = respond
         self.maxBodyBytes = limits.maxRequestBodyBytes
+        self.maxRequestsPerConnection = limits.maxRequestsPerConnection
         self.deadlines = HTTPConnectionDeadlines(limits: limits, observer: onCut)
         self.lingering = LingeringClose(
             bound: LingeringClose.Bound(
                 bytes: limits.lingerBytes, time: limits.lingerTime, sockets: limits.maxConnections))
+    }
+
+    /// Counts a request begun on `connection`; whether its answer is the connection's last (`Connection: close`).
+    func beginRequest(on connection: UInt) -> Bool {
+        guard maxRequestsPerConnection > 1 else { return true }
+        return requestsBegun.withLock { begun in
+            begun[connection, default: 0] += 1
+            return begun[connection]! >= maxRequestsPerConnection
+        }
+    }
+
+    /// Forgets a closed connection's request count.
+    func connectionClosed(_ connection: UInt) {
+        guard maxRequestsPerConnection > 1 else { return }
+        _ = requestsBegun.withLock { $0.removeValue(forKey: connection) }
     }
 
     /// Notes that `connection` was answered before the body its head announced was read.

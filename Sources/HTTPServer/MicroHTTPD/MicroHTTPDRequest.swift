@@ -25,6 +25,8 @@ final class MicroHTTPDRequest {
     var ticket: (any Sendable)?
     /// Set when the handler was called: the request's entry in ``MicroHTTPDContext/responders``.
     var responderID: UInt?
+    /// The answer closes the connection (`Connection: close`): one request per connection, or the last one allowed.
+    var closesConnection = true
 
     /// Counts this state while it lives (``MicroHTTPDContext/liveRequests``).
     private let context: MicroHTTPDContext

@@ -36,6 +36,8 @@ extension IngestConfiguration {
         }
         config.threads = try args.integer("--threads", in: 1...64) ?? config.threads
         config.maxConnections = try args.integer("--max-connections", in: 1...65_536) ?? config.maxConnections
+        config.maxRequestsPerConnection =
+            try args.integer("--max-requests-per-connection", in: 1...1_000_000) ?? config.maxRequestsPerConnection
         config.maxConnectionsPerAddress =
             try args.integer("--max-connections-per-address", in: 0...65_536) ?? config.maxConnectionsPerAddress
         if let topic = args.value("--topic") {

@@ -72,6 +72,8 @@ public struct IngestConfiguration: Sendable {
     /// HTTP threads (libmicrohttpd's pool).
     public var threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
     public var maxConnections = 1024
+    /// Requests one kept-alive connection may carry; the answer to the last says `Connection: close`.
+    public var maxRequestsPerConnection = 1000
     /// 0: no per-address limit (a load balancer is one address).
     public var maxConnectionsPerAddress = 0
     public var brokers: String

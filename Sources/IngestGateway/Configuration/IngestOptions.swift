@@ -38,6 +38,12 @@ enum IngestOptions {
             "--threads", "N", help: "HTTP threads polling the connections (default: the number of cores, at least 2)"),
         .value("--max-connections", "N", help: "connections served at once (default 1024); more are refused"),
         .value(
+            "--max-requests-per-connection", "N",
+            help: """
+                requests one kept-alive HTTP/1.1 connection may carry (default 1000; 1 = a
+                connection per request); the last answer says Connection: close
+                """),
+        .value(
             "--max-connections-per-address", "N",
             help: "connections at once from one client address (default 0 = no limit: behind a load balancer)"),
     ]

@@ -243,14 +243,15 @@ public final class IngestService: Sendable {
             maxConnections: configuration.maxConnections,
             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
             idleTimeout: .seconds(5),
-            // One request per connection (every answer says `Connection: close`; a keep-alive client gets a new
-            // connection, and deadline, per request), so the deadline from accept is that request's: the idle
-            // timeout bounds the wait for its head (5 s, as long as this margin), then the request deadline and the
-            // time to send the answer. A slow client cannot hold a connection past it.
+            // Each request's deadline counts from its connection's start, or from the previous answer on a
+            // kept-alive connection: the head timeout bounds the wait for its head, then the request deadline and
+            // the time to send the answer. A slow client cannot hold a connection past it; an idle kept-alive one is
+            // closed at the idle timeout.
             connectionDeadline: requestTimeout + .seconds(5), headTimeout: configuration.limits.headTimeout,
             minimumBodyRate: configuration.limits.minimumBodyRate,
             memoryPerConnection: 16 * 1024, threads: configuration.threads,
-            maxRequestBodyBytes: configuration.limits.maxBodyBytes)
+            maxRequestBodyBytes: configuration.limits.maxBodyBytes,
+            maxRequestsPerConnection: configuration.maxRequestsPerConnection)
     }
 
     /// The admin listener's limits: the HTTP server's defaults for probes and scrapes (no body, short deadlines),
