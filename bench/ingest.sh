@@ -21,6 +21,8 @@
 #                       symbols in the report: always / never (default: when a target is not met and perf exists)
 #   --no-build          use the existing release build
 #   --bin DIR           use ingest, producer and devbroker from DIR (implies --no-build)
+#   --gateway-arg A     one more argument for `ingest` (repeatable; e.g. --gateway-arg -X --gateway-arg linger.ms=5):
+#                       for trying settings; the report lists them. Default: none, the settings a user gets
 #
 # One devbroker (the librdkafka mock cluster over TCP, 3 brokers) for the whole run, with a fresh topic per side
 # and round. Per gateway run: the server starts on its own topic, answers one curl POST with 202 (checked), gets
@@ -43,10 +45,11 @@ WARMUP=3
 PERF=auto
 BUILD=1
 BIN_DIR=""
+GATEWAY_ARGS=()
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPORT=$ROOT/bench/REPORT-ingest.md
 COMMAND="bench/ingest.sh${*:+ $*}"
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) ROUNDS=${2:?}; shift 2 ;;
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
         --no-perf) PERF=0; shift ;;
         --no-build) BUILD=0; shift ;;
         --bin) BIN_DIR=${2:?}; BUILD=0; shift 2 ;;
+        --gateway-arg) GATEWAY_ARGS+=("${2:?}"); shift 2 ;;
         -h|--help) usage ;;
         *) echo "error: unknown option '$1'" >&2; usage ;;
     esac
@@ -174,7 +178,7 @@ make_key() {
 # start_gateway TOPIC LOG: `ingest` with its defaults (the ones a user gets), on free ports; sets SERVER_PID, URL.
 start_gateway() {
     "$BIN/ingest" --brokers-file "$OUT/bootstrap" --api-keys "$OUT/api-keys" --topic "$1" \
-        --http-address 127.0.0.1 --http-port 0 --admin-address 127.0.0.1 --admin-port 0 2>"$2" &
+        --http-address 127.0.0.1 --http-port 0 --admin-address 127.0.0.1 --admin-port 0 "${GATEWAY_ARGS[@]}" 2>"$2" &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
     local port=""

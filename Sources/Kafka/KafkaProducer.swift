@@ -60,15 +60,7 @@ public final class KafkaProducer: Sendable {
                 ids.append(.failure(error))
             }
         }
-        var results: [Result<KafkaDeliveryReport, KafkaError>] = []
-        results.reserveCapacity(messages.count)
-        for id in ids {
-            switch id {
-            case .success(let id): results.append(await deliveries.outcome(of: id))
-            case .failure(let error): results.append(.failure(error))
-            }
-        }
-        return results
+        return await outcomes(ids)
     }
 
     /// Enqueues every record at once, never waiting, and calls `completion` once with one result per record, in the
@@ -80,13 +72,48 @@ public final class KafkaProducer: Sendable {
         _ messages: [KafkaOutgoingMessage],
         completion: @escaping @Sendable ([Result<KafkaDeliveryReport, KafkaError>]) -> Void
     ) {
-        guard !messages.isEmpty else { return completion([]) }
-        let batch = RDKafkaDeliveryBatch(count: messages.count, completion: completion)
-        for (index, message) in messages.enumerated() {
+        enqueueAll(messages.count, completion: completion) { index, id in
+            client.produce(messages[index], msgOpaque: id)
+        }
+    }
+
+    /// ``send(_:completion:)`` for a batch whose records share their buffers (``KafkaRecordBatch``).
+    public func send(
+        _ batch: KafkaRecordBatch, completion: @escaping @Sendable ([Result<KafkaDeliveryReport, KafkaError>]) -> Void
+    ) {
+        enqueueAll(batch.count, completion: completion) { index, id in
+            client.produce(batch, at: index, msgOpaque: id)
+        }
+    }
+
+    /// Enqueues every record of a batch (waiting out a full queue), then awaits every delivery report.
+    /// - Returns: one result per record, in the order of the batch.
+    public func send(_ batch: KafkaRecordBatch) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        var ids: [Result<UInt, KafkaError>] = []
+        ids.reserveCapacity(batch.count)
+        for index in 0..<batch.count {
+            do throws(KafkaError) {
+                ids.append(.success(try await enqueue { id in client.produce(batch, at: index, msgOpaque: id) }))
+            } catch {
+                ids.append(.failure(error))
+            }
+        }
+        return await outcomes(ids)
+    }
+
+    /// Registers and produces records `0..<count` with `produce(index, id)`, settling each in one
+    /// ``RDKafkaDeliveryBatch`` that calls `completion` when the last one settled.
+    private func enqueueAll(
+        _ count: Int, completion: @escaping @Sendable ([Result<KafkaDeliveryReport, KafkaError>]) -> Void,
+        produce: (Int, UInt) -> KafkaError?
+    ) {
+        guard count > 0 else { return completion([]) }
+        let batch = RDKafkaDeliveryBatch(count: count, completion: completion)
+        for index in 0..<count {
             do throws(KafkaError) {
                 try client.checkOpen("send")
                 let id = try deliveries.register(batch, index: index)
-                if let error = client.produce(message, msgOpaque: id) {
+                if let error = produce(index, id) {
                     deliveries.cancel(id)
                     batch.settle(index, .failure(error))
                 }
@@ -96,12 +123,30 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Awaits the delivery report of each enqueued id, in order.
+    private func outcomes(_ ids: [Result<UInt, KafkaError>]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        var results: [Result<KafkaDeliveryReport, KafkaError>] = []
+        results.reserveCapacity(ids.count)
+        for id in ids {
+            switch id {
+            case .success(let id): results.append(await deliveries.outcome(of: id))
+            case .failure(let error): results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
     private func enqueue(_ message: KafkaOutgoingMessage) async throws(KafkaError) -> UInt {
+        try await enqueue { id in client.produce(message, msgOpaque: id) }
+    }
+
+    /// Registers an id and produces with it, waiting out a full local queue.
+    private func enqueue(_ produce: (UInt) -> KafkaError?) async throws(KafkaError) -> UInt {
         try client.checkOpen("send")
         let id = try deliveries.register()
         var backoffMs: UInt64 = 1
         while true {
-            guard let error = client.produce(message, msgOpaque: id) else { return id }
+            guard let error = produce(id) else { return id }
             // A cancelled caller gives up instead of spinning (a cancelled sleep returns at once).
             guard error.code == .queueFull, !client.isDestroyed, !Task.isCancelled else {
                 deliveries.cancel(id)

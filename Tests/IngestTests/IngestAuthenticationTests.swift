@@ -60,6 +60,7 @@ struct IngestAuthenticationTests {
             #expect(refused.json?["type"] as? String == "urn:dvp:ingest:patient-out-of-scope")
             #expect(refused.errors.map { $0["index"] as? Int } == [4])
             #expect(refused.errors.first?["pointer"] as? String == "/patient")
+            #expect(refused.errors.first?["line"] as? Int == 5, "one event a line: the fifth starts on line 5")
             #expect(!refused.text.contains("p-1000"), "the patient id is not echoed")
             #expect(try await gateway.records().isEmpty, "nothing of a refused request is published")
 

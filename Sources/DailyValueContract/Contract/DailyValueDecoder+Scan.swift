@@ -15,7 +15,10 @@ enum RawJSONValue {
 
 extension DailyValueDecoder {
     /// Scans one top-level JSON object and returns the known members' raw values, indexed by ``DailyValueField``.
-    func scanMembers(_ scanner: inout JSONScanner) throws(DailyValueError) -> DailyValueField.RawMembers {
+    /// With `toEnd`, only whitespace may follow the object; without, the scanner stops just past its `}`.
+    func scanMembers(_ scanner: inout JSONScanner, toEnd: Bool = true) throws(DailyValueError)
+        -> DailyValueField.RawMembers
+    {
         var raw = DailyValueField.RawMembers(repeating: nil)
         var unknownKeys: Set<[UInt8]>? = nil
         scanner.skipWhitespace()
@@ -44,6 +47,7 @@ extension DailyValueDecoder {
             } while scanner.consume(0x2C)
             try scanner.expect(0x7D, "',' or '}'")
         }
+        guard toEnd else { return raw }
         scanner.skipWhitespace()
         guard scanner.isAtEnd else { throw scanner.error("trailing data after the JSON object") }
         return raw

@@ -75,12 +75,37 @@ public struct DailyValueDecoder: Sendable {
     public func validateEvent(_ bytes: UnsafeRawBufferPointer, recordTimestampMs: Int64?) throws(DailyValueError)
         -> DailyEvent
     {
-        guard bytes.count <= policy.maxPayloadBytes else {
-            throw DailyValueError(.payloadTooLarge, field: "", "the message exceeds \(policy.maxPayloadBytes) bytes")
-        }
+        guard bytes.count <= policy.maxPayloadBytes else { throw payloadTooLarge }
         var scanner = JSONScanner(bytes)
-        let raw = try scanMembers(&scanner)
+        return try checkEvent(try scanMembers(&scanner), scanner, recordTimestampMs: recordTimestampMs)
+    }
 
+    /// Decodes the event whose JSON object starts at `start` of `buffer` (after optional whitespace): for a reader
+    /// that finds a body's events as it validates them, in one pass over the bytes. What follows the object's
+    /// closing brace is the caller's to read.
+    /// - Returns: the event and the offset just past its closing brace.
+    /// - Throws: ``DailyValueError`` as ``validateEvent(_:recordTimestampMs:)`` does for the object alone, except
+    ///   that byte offsets in a syntax error count from the start of `buffer`.
+    public func validateEvent(in buffer: UnsafeRawBufferPointer, at start: Int, recordTimestampMs: Int64?)
+        throws(DailyValueError) -> (event: DailyEvent, end: Int)
+    {
+        var scanner = JSONScanner(buffer)
+        scanner.seek(to: start)
+        scanner.skipWhitespace()
+        let objectStart = scanner.pos
+        let raw = try scanMembers(&scanner, toEnd: false)
+        guard scanner.pos - objectStart <= policy.maxPayloadBytes else { throw payloadTooLarge }
+        return (try checkEvent(raw, scanner, recordTimestampMs: recordTimestampMs), scanner.pos)
+    }
+
+    private var payloadTooLarge: DailyValueError {
+        DailyValueError(.payloadTooLarge, field: "", "the message exceeds \(policy.maxPayloadBytes) bytes")
+    }
+
+    /// Pass 2 of decoding (pass 1 is ``scanMembers(_:toEnd:)``).
+    private func checkEvent(_ raw: DailyValueField.RawMembers, _ scanner: JSONScanner, recordTimestampMs: Int64?)
+        throws(DailyValueError) -> DailyEvent
+    {
         // Pass 2: semantic checks in a fixed order; the schema first, as it decides what the rest means.
         guard case .number(let schema)? = raw[DailyValueField.schema.rawValue] else {
             throw missingOrType(raw, .schema, "must be the number 1")

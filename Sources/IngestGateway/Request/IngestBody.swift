@@ -1,27 +1,26 @@
 import Gzip
 import Producer
 
-/// A POST body turned into records: inflated when gzip (never past the limit), split as its framing says, exactly
-/// as `producer publish` splits a file of the same bytes (the same original bytes per record).
+/// A POST body with gzip undone (never past the limit), and read as its framing says, exactly as `producer publish`
+/// reads a file of the same bytes: in one pass when every event is valid
+/// (``DailyValuePublisher/prepare(body:framing:limit:)``), else record by record (``records()``), which says what is
+/// wrong and where.
 struct IngestBody: Sendable {
-    /// The records in order, each with its original bytes and line.
-    var records: [InputRecord]
+    /// The body's bytes after gzip was undone.
+    var bytes: [UInt8]
+    let format: IngestBodyFormat
+    let maxRecords: Int
     /// The body's size after gzip was undone.
-    var decodedBytes: Int
-    /// The bytes of ``records`` (copies of the body's, without the whitespace between them).
-    var recordBytes: Int
-    /// What ``records`` cost beside their bytes: ``bytesPerRecord`` each.
-    var recordOverhead: Int
+    var decodedBytes: Int { bytes.count }
 
-    /// Reads `body` as `format` says.
+    /// Undoes gzip as `format` says.
     /// - Parameters:
     ///   - inflateRoom: the most the inflated bytes may take of the in-flight bytes bound now (the compressed body is
     ///     held too while they are made); a gzip body stops inflating there.
     ///   - idleRoom: the most they could take on an idle gateway (the bound less the compressed body).
     /// - Throws: ``IngestProblem``: 413 when it inflates past `maxBytes` or past `idleRoom` (it can never fit) or
-    ///   holds more than `maxRecords` records, 429 when it inflates past `inflateRoom` below both (it may fit once
-    ///   other requests end), 400 for a corrupt gzip stream, a body that is not the announced framing, a structural
-    ///   fault of the array (saying where) or no record at all.
+    ///   holds more than `maxRecords` records (counted as it inflates), 429 when it inflates past `inflateRoom`
+    ///   below both (it may fit once other requests end), 400 for a corrupt gzip stream.
     init(
         _ body: [UInt8], format: IngestBodyFormat, maxBytes: Int, maxRecords: Int, inflateRoom: Int = .max,
         idleRoom: Int = .max
@@ -57,7 +56,16 @@ struct IngestBody: Sendable {
         guard bytes.count <= maxBytes else {
             throw .tooLarge("the body is larger than \(maxBytes) bytes (--max-body-bytes)")
         }
-        decodedBytes = bytes.count
+        self.bytes = bytes
+        self.format = format
+        self.maxRecords = maxRecords
+    }
+
+    /// The records in order, each with its original bytes and line; at most `maxRecords + 1` are made.
+    /// - Throws: ``IngestProblem``: 413 for more than `maxRecords` records, 400 for a body that is not the announced
+    ///   framing, a structural fault of the array (saying where) or no record at all.
+    func records() throws(IngestProblem) -> [InputRecord] {
+        let records: [InputRecord]
         switch format.framing {
         case .array:
             guard JSONRecordReader.startsWithArray(bytes) else {
@@ -86,8 +94,12 @@ struct IngestBody: Sendable {
             throw .malformed("the JSON array is malformed at line \(first.line): \(first.reason)", errors: problems)
         }
         guard !records.isEmpty else { throw .malformed("the body holds no records") }
-        recordBytes = records.reduce(0) { $0 + $1.bytes.count }
-        recordOverhead = records.count * Self.bytesPerRecord
+        return records
+    }
+
+    /// The 1-based line of the byte at `offset`.
+    func line(at offset: Int) -> Int {
+        bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
     }
 
     /// What one record costs beside its bytes: the ``InputRecord`` in the array and its own byte array's header and

@@ -1,7 +1,6 @@
 import Dispatch
 import Essentials
 import HTTPServer
-import Hashing
 import IngestAuth
 import Observability
 import Producer
@@ -32,20 +31,22 @@ struct IngestRequestHandler: Sendable {
                 request.body, format: admission.format, maxBytes: limits.maxBodyBytes, maxRecords: limits.maxRecords,
                 inflateRoom: admission.room - compressed, idleRoom: admission.bound - compressed)
             metrics.increment(.ingestDecodedBytes, by: Double(body.decodedBytes))
+            let records = try IngestRecords(body, publisher: publisher)
             // Held now: the compressed body, the inflated bytes (as the records' copies of them, or as the plain
             // body they were split from: the same bytes, counted once) and each record's own structures.
-            let held = compressed + body.decodedBytes + body.recordOverhead
+            let overhead = records.count * IngestBody.bytesPerRecord
+            let held = compressed + body.decodedBytes + overhead
             guard held <= admission.bound else {
                 throw .tooLarge(
-                    "the body and its \(body.records.count) records take \(held) bytes, more than the gateway holds at "
-                        + "once (--max-in-flight-bytes \(admission.bound)); send fewer records per request")
+                    "the body and its \(records.count) records take \(held) bytes, more than the gateway holds at once "
+                        + "(--max-in-flight-bytes \(admission.bound)); send fewer records per request")
             }
             if let bound = admission.hold(bytes: held) {
                 metrics.increment(.ingestThrottled, label: bound.rawValue)
                 throw .tooManyRequests("the gateway holds as many body bytes as it may (\(bound.option))")
             }
             if let key = try IngestRequestHandler.idempotencyKey(request.headers) {
-                let fingerprint = Self.fingerprint(body, format: admission.format)
+                let fingerprint = records.fingerprint()
                 let tableKey = IdempotencyTable.Key(scope: admission.scope, key: key)
                 switch idempotency.start(tableKey, fingerprint: fingerprint) {
                 case .fresh:
@@ -65,13 +66,10 @@ struct IngestRequestHandler: Sendable {
                     return answer.send(receipt.response(replayed: true))
                 }
             }
-            let batch = publisher.prepare(lines: body.records.map(\.bytes))
-            if let problem = IngestValidation.problem(batch, records: body.records, scope: admission.scope) {
-                throw problem
-            }
-            publish(batch, answer: answer, reservation: reservation)
+            if let problem = IngestValidation.problem(records, scope: admission.scope) { throw problem }
+            publish(records.batch, answer: answer, reservation: reservation)
             // From here the records are held (by the producer), not the body (released on return).
-            admission.hold(bytes: body.recordBytes + body.recordOverhead)
+            admission.hold(bytes: records.recordBytes + overhead)
         } catch {
             reservation.map { $0.table.abandon($0.key) }
             if let reason = Self.rejectionReason(error.status), !error.errors.isEmpty {
@@ -103,17 +101,6 @@ struct IngestRequestHandler: Sendable {
             throw .malformed("the Idempotency-Key must be 1 to 255 visible ASCII characters")
         }
         return key
-    }
-
-    /// What makes two bodies "the same": the framing and the inflated bytes (gzip or not does not matter).
-    static func fingerprint(_ body: IngestBody, format: IngestBodyFormat) -> [UInt8] {
-        var bytes = Array(format.framing.rawValue.utf8)
-        bytes.append(0)
-        for record in body.records {
-            bytes.append(contentsOf: record.bytes)
-            bytes.append(0x0A)
-        }
-        return SHA256.digest(bytes)
     }
 
     /// The `dvp_ingest_records_rejected_total` reason of a refused request's records.

@@ -11,7 +11,8 @@ enum IngestValidation {
     /// In this order: records that are not well-formed JSON → 400 (where, per record); records whose patient is
     /// outside `scope` → 403 (by position, never the patient id); records the decoder refuses → 422 (position,
     /// pointer and the decoder's reason for each).
-    static func problem(_ batch: PreparedBatch, records: [InputRecord], scope: IngestScope) -> IngestProblem? {
+    static func problem(_ records: IngestRecords, scope: IngestScope) -> IngestProblem? {
+        let batch = records.batch
         let rejected = batch.rejectedLines
         let malformed = rejected.filter { $0.error.kind == .invalidJSON }
         if !malformed.isEmpty {
@@ -29,7 +30,7 @@ enum IngestValidation {
                     + "published",
                 errors: outside.map { line in
                     IngestProblem.RecordError(
-                        index: line.position, line: records[line.position].line, pointer: "/patient",
+                        index: line.position, line: records.line(of: line.position), pointer: "/patient",
                         reasonClass: "OutOfScope", reason: "the patient is outside the credential's patient-id prefix")
                 })
         }
@@ -41,11 +42,11 @@ enum IngestValidation {
             errors: rejected.map { recordError($0.position, $0.error, records) })
     }
 
-    private static func recordError(_ position: Int, _ error: DailyValueError, _ records: [InputRecord])
+    private static func recordError(_ position: Int, _ error: DailyValueError, _ records: IngestRecords)
         -> IngestProblem.RecordError
     {
         IngestProblem.RecordError(
-            index: position, line: records[position].line, pointer: IngestProblem.pointer(field: error.field),
+            index: position, line: records.line(of: position), pointer: IngestProblem.pointer(field: error.field),
             reasonClass: error.className, reason: error.description)
     }
 }

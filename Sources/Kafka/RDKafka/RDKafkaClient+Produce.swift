@@ -10,51 +10,79 @@ extension RDKafkaClient {
     /// `msgOpaque` comes back in the delivery report as `rkmessage->_private`.
     /// - Returns: the queueing error (`_QUEUE_FULL`, `_UNKNOWN_PARTITION`…), `nil` when enqueued.
     func produce(_ message: KafkaOutgoingMessage, msgOpaque: UInt) -> KafkaError? {
-        let headers = rd_kafka_headers_new(message.headers.count)!
-        for header in message.headers {
+        message.topic.withCString { topic in
+            message.value.withUnsafeBytes { value in
+                withOptionalBytes(message.key) { key in
+                    produce(
+                        topic: topic, key: key, value: value, partition: message.partition,
+                        timestampMs: message.timestampMs, headers: message.headers, msgOpaque: msgOpaque)
+                }
+            }
+        }
+    }
+
+    /// Enqueues the record at `index` of `batch`, as ``produce(_:msgOpaque:)`` does a message.
+    func produce(_ batch: KafkaRecordBatch, at index: Int, msgOpaque: UInt) -> KafkaError? {
+        batch.topic.withCString { topic in
+            batch.key(at: index).withUnsafeBytes { key in
+                batch.value(at: index).withUnsafeBytes { value in
+                    produce(
+                        topic: topic, key: key, value: value, partition: nil, timestampMs: batch.timestampMs,
+                        headers: [], msgOpaque: msgOpaque)
+                }
+            }
+        }
+    }
+
+    /// The one `rd_kafka_produceva` call; a headers list is made only when there are headers.
+    private func produce(
+        topic: UnsafePointer<CChar>, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer, partition: Int32?,
+        timestampMs: Int64?, headers: [KafkaHeader], msgOpaque: UInt
+    ) -> KafkaError? {
+        let list = headers.isEmpty ? nil : Self.headerList(headers)
+        let error: OpaquePointer? = withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 8) { vus in
+            var count = 0
+            func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t.__Unnamed_union_u) -> Void) {
+                vus[count] = vu(type, set)
+                count += 1
+            }
+            add(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topic }
+            add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY }
+            add(RD_KAFKA_VTYPE_VALUE) {
+                $0.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress) ?? emptyBytes
+                $0.mem.size = value.count
+            }
+            if let key {
+                add(RD_KAFKA_VTYPE_KEY) {
+                    $0.mem.ptr = UnsafeMutableRawPointer(mutating: key.baseAddress) ?? emptyBytes
+                    $0.mem.size = key.count
+                }
+            }
+            if let partition { add(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition } }
+            if let timestampMs { add(RD_KAFKA_VTYPE_TIMESTAMP) { $0.i64 = timestampMs } }
+            if let list { add(RD_KAFKA_VTYPE_HEADERS) { $0.headers = list } }
+            add(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = UnsafeMutableRawPointer(bitPattern: msgOpaque) }
+            return rd_kafka_produceva(handle, vus.baseAddress, count)
+        }
+        guard let error else { return nil }  // librdkafka now owns `list`
+        if let list { rd_kafka_headers_destroy(list) }
+        return KafkaError(consuming: error)
+    }
+
+    /// A new librdkafka headers list holding `headers` (values copied); the caller owns it.
+    private static func headerList(_ headers: [KafkaHeader]) -> OpaquePointer {
+        let list = rd_kafka_headers_new(headers.count)!
+        for header in headers {
             if let value = header.value {
                 value.withUnsafeBytes { buffer in
                     _ = rd_kafka_header_add(
-                        headers, header.key, -1, buffer.baseAddress ?? UnsafeRawPointer(emptyBytes),
-                        buffer.count)
+                        list, header.key, -1, buffer.baseAddress ?? UnsafeRawPointer(emptyBytes), buffer.count)
                 }
             } else {
-                _ = rd_kafka_header_add(headers, header.key, -1, nil, 0)
+                _ = rd_kafka_header_add(list, header.key, -1, nil, 0)
             }
         }
-        let error: OpaquePointer? = message.topic.withCString { topic in
-            message.value.withUnsafeBytes { value in
-                withOptionalBytes(message.key) { key in
-                    var vus: [rd_kafka_vu_t] = []
-                    vus.append(vu(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topic })
-                    vus.append(vu(RD_KAFKA_VTYPE_MSGFLAGS) { $0.i = RD_KAFKA_MSG_F_COPY })
-                    vus.append(
-                        vu(RD_KAFKA_VTYPE_VALUE) {
-                            $0.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress) ?? emptyBytes
-                            $0.mem.size = value.count
-                        })
-                    if let key {
-                        vus.append(
-                            vu(RD_KAFKA_VTYPE_KEY) {
-                                $0.mem.ptr = UnsafeMutableRawPointer(mutating: key.baseAddress) ?? emptyBytes
-                                $0.mem.size = key.count
-                            })
-                    }
-                    if let partition = message.partition {
-                        vus.append(vu(RD_KAFKA_VTYPE_PARTITION) { $0.i32 = partition })
-                    }
-                    if let timestamp = message.timestampMs {
-                        vus.append(vu(RD_KAFKA_VTYPE_TIMESTAMP) { $0.i64 = timestamp })
-                    }
-                    vus.append(vu(RD_KAFKA_VTYPE_HEADERS) { $0.headers = headers })
-                    vus.append(vu(RD_KAFKA_VTYPE_OPAQUE) { $0.ptr = UnsafeMutableRawPointer(bitPattern: msgOpaque) })
-                    return rd_kafka_produceva(handle, vus, vus.count)
-                }
-            }
-        }
-        guard let error else { return nil }  // librdkafka now owns `headers`
-        rd_kafka_headers_destroy(headers)
-        return KafkaError(consuming: error)
+        return list
     }
 
     private func vu(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t.__Unnamed_union_u) -> Void) -> rd_kafka_vu_t {

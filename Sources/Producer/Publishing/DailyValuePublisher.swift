@@ -60,15 +60,17 @@ public final class DailyValuePublisher: Sendable {
     /// Validates lines without sending anything yet; see ``send(_:)``.
     public func prepare(lines: [[UInt8]]) -> PreparedBatch {
         let timestampMs = Self.nowMilliseconds()
-        var batch = PreparedBatch(rejections: [], messages: [], positions: [])
+        var batch = PreparedBatch(
+            rejections: [], records: KafkaRecordBatch(topic: configuration.topic, timestampMs: timestampMs),
+            positions: [])
         batch.rejections.reserveCapacity(lines.count)
-        batch.messages.reserveCapacity(lines.count)
+        batch.records.reserveCapacity(records: lines.count)
         batch.positions.reserveCapacity(lines.count)
         for (position, line) in lines.enumerated() {
             switch validate(line, recordTimestampMs: timestampMs) {
             case .success(let event):
                 batch.rejections.append(nil)
-                batch.messages.append(message(key: Array(event.patient.utf8), value: line, timestampMs: timestampMs))
+                batch.records.append(copying: line, key: event.patient.utf8)
                 batch.positions.append(position)
             case .failure(let error):
                 batch.rejections.append(.rejected(error))
@@ -81,7 +83,8 @@ public final class DailyValuePublisher: Sendable {
     ///
     /// - Returns: one result per line of the batch, in order.
     public func send(_ batch: PreparedBatch) async -> [PublishResult] {
-        Self.results(of: batch, delivered: await deliver(batch.messages))
+        let delivered = batch.records.count == 0 ? [] : await producer.send(batch.records).map(Self.result)
+        return Self.results(of: batch, delivered: delivered)
     }
 
     /// Sends a prepared batch without waiting: `completion` gets one result per line of the batch, in order, once
@@ -92,7 +95,7 @@ public final class DailyValuePublisher: Sendable {
     public func send(_ batch: PreparedBatch, completion: @escaping @Sendable ([PublishResult]) -> Void) {
         let rejections = batch.rejections
         let positions = batch.positions
-        producer.send(batch.messages) { reports in
+        producer.send(batch.records) { reports in
             completion(Self.results(rejections, positions, delivered: reports.map(Self.result)))
         }
     }

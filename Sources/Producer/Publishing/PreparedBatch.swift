@@ -10,16 +10,16 @@ public struct PreparedBatch: Sendable {
     /// One slot per input line: the rejection, or `nil` for a line that will be sent.
     var rejections: [PublishResult?]
     /// The records to send, in input order.
-    var messages: [KafkaOutgoingMessage]
+    public internal(set) var records: KafkaRecordBatch
     /// For each record, its position in the input.
     var positions: [Int]
 
     /// Number of input lines.
     public var count: Int { rejections.count }
     /// Number of lines that passed validation and will be sent.
-    public var validCount: Int { messages.count }
+    public var validCount: Int { records.count }
     /// Number of lines rejected by validation.
-    public var rejectedCount: Int { rejections.count - messages.count }
+    public var rejectedCount: Int { rejections.count - records.count }
 
     /// The rejected lines in input order: each one's position and the decoder's reason.
     public var rejectedLines: [(position: Int, error: DailyValueError)] {
@@ -30,7 +30,7 @@ public struct PreparedBatch: Sendable {
     }
 
     /// The lines that will be sent, in input order: each one's position and record key (the patient id's UTF-8).
-    public var keyedLines: [(position: Int, key: [UInt8])] {
-        zip(positions, messages).map { ($0, $1.key ?? []) }
+    public var keyedLines: [(position: Int, key: ArraySlice<UInt8>)] {
+        positions.enumerated().map { index, position in (position, records.key(at: index)) }
     }
 }
