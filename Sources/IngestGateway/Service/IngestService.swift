@@ -202,9 +202,9 @@ public final class IngestService: Sendable {
     static func producerConfiguration(_ configuration: IngestConfiguration) -> KafkaProducerConfiguration {
         var producer = KafkaProducerConfiguration(bootstrapServers: configuration.brokers)
         producer.clientId = "daily-values-ingest"
-        // A client waits for the acknowledgement: 1 ms of linger, not the library's 5 (measured with 8 connections
-        // of 100-event requests on the embedded broker: ~2× the requests per second at a lower median).
-        producer.lingerMs = 1
+        // A client waits for the acknowledgement, so the linger is short, yet long enough for the records of
+        // concurrent requests to share a partition's produce request (docs/INGEST.md, "Producer batching").
+        producer.lingerMs = 2
         // A record not acknowledged by the request deadline has been answered 503 already: let it fail then
         // rather than arrive minutes later (a retry sends it again; `-X message.timeout.ms` overrides).
         producer.messageTimeoutMs = max(1000, Int(configuration.limits.requestTimeout.milliseconds))
