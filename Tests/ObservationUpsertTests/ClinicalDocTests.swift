@@ -26,9 +26,8 @@ import Testing
                 .joined(separator: ", ")
         }
         let unit = "`\(m.ucum)` " + (m.unitOptional ? "may be omitted" : "required")
-        let aggregation =
-            m.aggregation.rawValue
-            + (m.aggregation == .mean ? (m.codesAggregation ? " (coded)" : " (method average)") : "")
+        let stated = m.methodStatistic.map { " (method \($0))" } ?? (m.codesAggregation ? " (coded)" : "")
+        let aggregation = m.aggregation.rawValue + ([.mean, .maximum].contains(m.aggregation) ? stated : "")
         return "| `\(m.key)` | \(codings) | \(unit) | \(aggregation) | \(m.category?.rawValue ?? "none") | \(profile(m)) |"
     }
 
