@@ -1,6 +1,6 @@
 extension MetricProfile {
     /// The generator's built-in profiles, one per catalog metric, in output order: the common metrics, then the
-    /// occasional ones (``occasional``), which together make about 7 % of the events (docs/CLINICAL.md, "Generator").
+    /// occasional ones (``occasional``), about 6 % of the events (docs/CLINICAL.md, "Generator").
     public static let builtin: [MetricProfile] = common + occasional
 
     /// The metrics most backends sync every day, at the shares the demo and benchmarks were measured with.

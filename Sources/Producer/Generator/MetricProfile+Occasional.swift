@@ -1,6 +1,6 @@
 extension MetricProfile {
     /// The catalog's other daily statistics (issue 40), each on a few percent of a person's days, so the demo and
-    /// the benchmarks exercise every metric while the mix stays that of the common metrics: about one event in 14.
+    /// the benchmarks exercise every metric while the mix stays that of the common metrics: about one event in 16.
     ///
     /// Values follow typical adult ranges (walking speed 1.0–1.5 m/s, step length 55–80 cm, deep sleep 40–110 min,
     /// city sound 55–80 dB(A)); bounds stay inside the catalog's plausible ranges.
