@@ -47,9 +47,10 @@ import Testing
             let json = try Self.map(key, "1.5", unit: "h")
             #expect(C.codings(json["code"]) == codes, "\(key)")
             #expect(C.quantity(json) == 90 && Self.unit(json) == "min", "\(key)")
-            #expect(C.codings((json["category"] as? [Any])?.first) == [
-                "http://terminology.hl7.org/CodeSystem/observation-category#activity"
-            ])
+            #expect(
+                C.codings((json["category"] as? [Any])?.first) == [
+                    "http://terminology.hl7.org/CodeSystem/observation-category#activity"
+                ])
         }
     }
 
@@ -59,7 +60,9 @@ import Testing
         #expect(cgm["category"] == nil && cgm["method"] == nil)
         #expect(C.quantity(cgm) == 130 && Self.unit(cgm) == "mg/dL")  // ±0.1 mmol/L = 1.8 mg/dL: whole mg/dL
         #expect(throws: DailyValueError.self) {  // no daily extremes for the CGM mean (the IG defines none)
-            try C.map(["metric": "\"cgm_glucose_mean\"", "value": "130", "min": "70", "max": "210", "unit": "\"mg/dL\""])
+            try C.map([
+                "metric": "\"cgm_glucose_mean\"", "value": "130", "min": "70", "max": "210", "unit": "\"mg/dL\"",
+            ])
         }
         let wrist = try Self.map("sleeping_wrist_temperature", "95.9", unit: "[degF]")
         #expect(C.codings(wrist["code"]) == [Self.healthKit + "HKQuantityTypeIdentifierAppleSleepingWristTemperature"])

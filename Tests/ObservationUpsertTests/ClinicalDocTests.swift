@@ -28,7 +28,8 @@ import Testing
         let unit = "`\(m.ucum)` " + (m.unitOptional ? "may be omitted" : "required")
         let stated = m.methodStatistic.map { " (method \($0))" } ?? (m.codesAggregation ? " (coded)" : "")
         let aggregation = m.aggregation.rawValue + ([.mean, .maximum].contains(m.aggregation) ? stated : "")
-        return "| `\(m.key)` | \(codings) | \(unit) | \(aggregation) | \(m.category?.rawValue ?? "none") | \(profile(m)) |"
+        return
+            "| `\(m.key)` | \(codings) | \(unit) | \(aggregation) | \(m.category?.rawValue ?? "none") | \(profile(m)) |"
     }
 
     static func clinicalText() throws -> String {
@@ -72,7 +73,8 @@ import Testing
         #expect(rows.map { $0.first ?? "" } == metrics.map(\.key))
         for (row, metric) in zip(rows, metrics) {
             let send = "`\(metric.ucum)`" + (metric.unitOptional ? " (may be omitted)" : "")
-            let also = metric.unitAliases.isEmpty ? "—" : metric.unitAliases.map { "`\($0.unit)`" }.joined(separator: ", ")
+            let also =
+                metric.unitAliases.isEmpty ? "—" : metric.unitAliases.map { "`\($0.unit)`" }.joined(separator: ", ")
             #expect(row.count == 4 && row[2] == send && row[3] == also, "\(metric.key): \(row)")
             #expect(row[1].hasPrefix("…") || row[1].hasPrefix("HK"), "\(metric.key): a HealthKit type")
         }

@@ -4,22 +4,23 @@ import Testing
 
 @Suite struct MetricCatalogTests {
     /// The 23 metrics of the terminology reference (issues 12, 28) and the 35 of issue 40.
-    static let requiredKeys = [
-        "heart_rate", "resting_heart_rate", "walking_heart_rate_average", "heart_rate_variability_sdnn",
-        "oxygen_saturation", "respiratory_rate", "steps", "distance_walking_running", "active_energy_burned",
-        "basal_energy_burned", "flights_climbed", "exercise_time", "body_mass", "body_mass_index", "body_height",
-        "body_temperature", "blood_pressure_systolic", "blood_pressure_diastolic", "blood_glucose", "vo2_max",
-        "six_minute_walk_distance", "sleep_duration", "blood_pressure",
-    ] + [
-        "dietary_energy_consumed", "dietary_water", "dietary_protein", "dietary_carbohydrates", "dietary_fat_total",
-        "body_fat_percentage", "lean_body_mass", "waist_circumference", "sleep_deep_duration", "sleep_rem_duration",
-        "sleep_core_duration", "sleep_awake_duration", "stand_time", "stand_hours", "time_in_daylight",
-        "walking_speed", "walking_step_length", "walking_double_support_percentage", "walking_asymmetry_percentage",
-        "walking_steadiness", "stair_ascent_speed", "stair_descent_speed", "distance_cycling", "distance_swimming",
-        "distance_wheelchair", "push_count", "swimming_stroke_count", "heart_rate_recovery_one_minute",
-        "sleeping_wrist_temperature", "environmental_audio_exposure", "headphone_audio_exposure",
-        "number_of_times_fallen", "inhaler_usage", "uv_exposure", "cgm_glucose_mean",
-    ]
+    static let requiredKeys =
+        [
+            "heart_rate", "resting_heart_rate", "walking_heart_rate_average", "heart_rate_variability_sdnn",
+            "oxygen_saturation", "respiratory_rate", "steps", "distance_walking_running", "active_energy_burned",
+            "basal_energy_burned", "flights_climbed", "exercise_time", "body_mass", "body_mass_index", "body_height",
+            "body_temperature", "blood_pressure_systolic", "blood_pressure_diastolic", "blood_glucose", "vo2_max",
+            "six_minute_walk_distance", "sleep_duration", "blood_pressure",
+        ] + [
+            "dietary_energy_consumed", "dietary_water", "dietary_protein", "dietary_carbohydrates", "dietary_fat_total",
+            "body_fat_percentage", "lean_body_mass", "waist_circumference", "sleep_deep_duration", "sleep_rem_duration",
+            "sleep_core_duration", "sleep_awake_duration", "stand_time", "stand_hours", "time_in_daylight",
+            "walking_speed", "walking_step_length", "walking_double_support_percentage", "walking_asymmetry_percentage",
+            "walking_steadiness", "stair_ascent_speed", "stair_descent_speed", "distance_cycling", "distance_swimming",
+            "distance_wheelchair", "push_count", "swimming_stroke_count", "heart_rate_recovery_one_minute",
+            "sleeping_wrist_temperature", "environmental_audio_exposure", "headphone_audio_exposure",
+            "number_of_times_fallen", "inhaler_usage", "uv_exposure", "cgm_glucose_mean",
+        ]
 
     @Test func builtinHasEveryReferenceMetricAndPassesItsOwnChecks() throws {
         let catalog = MetricCatalog.builtin
@@ -51,7 +52,8 @@ import Testing
         #expect(c["heart_rate"]!.codings.map(\.code) == ["8867-4", "41924-2"])
         #expect(c["resting_heart_rate"]!.codings.map(\.code) == ["8867-4", "40443-4"])
         // Issue 28: walking heart rate leaves vital-signs (no LOINC code says "walking"); glucose claims no specimen.
-        #expect(c["walking_heart_rate_average"]!.codings.map(\.code) == ["HKQuantityTypeIdentifierWalkingHeartRateAverage"])
+        #expect(
+            c["walking_heart_rate_average"]!.codings.map(\.code) == ["HKQuantityTypeIdentifierWalkingHeartRateAverage"])
         #expect(c["walking_heart_rate_average"]!.category == .activity)
         #expect(c["blood_glucose"]!.codings.map(\.code) == ["HKQuantityTypeIdentifierBloodGlucose"])
         #expect(c["blood_glucose"]!.minPlausibleMin == 10)
@@ -85,7 +87,9 @@ import Testing
                 == [["93831-6"], ["93829-0"], ["93830-8"]])
         #expect(c["sleep_awake_duration"]!.codings.map(\.code) == ["HKCategoryValueSleepAnalysisAwake"])
         #expect(c["uv_exposure"]!.aggregation == .maximum && c["uv_exposure"]!.methodStatistic == "maximum")
-        #expect(c["environmental_audio_exposure"]!.ucum == "dB[SPL]" && c["headphone_audio_exposure"]!.methodStatistic == nil)
+        #expect(
+            c["environmental_audio_exposure"]!.ucum == "dB[SPL]"
+                && c["headphone_audio_exposure"]!.methodStatistic == nil)
         #expect(c["walking_speed"]!.methodStatistic == "average" && c["steps"]!.methodStatistic == nil)
         // Not a core temperature: not vital-signs, not 8310-5.
         #expect(c["sleeping_wrist_temperature"]!.category == nil)

@@ -157,9 +157,13 @@ struct GenerateCommandTests {
         #expect(Set(MetricProfile.builtin.map(\.key)) == Set(MetricCatalog.builtin.metrics.keys))
         #expect(MetricProfile.builtin.count == MetricCatalog.builtin.metrics.count)
         let expected = Dictionary(uniqueKeysWithValues: MetricProfile.builtin.map { ($0.key, $0.dailyProbability) })
-        let common = ["steps", "heart_rate", "resting_heart_rate", "heart_rate_variability_sdnn", "active_energy_burned"]
+        let common = [
+            "steps", "heart_rate", "resting_heart_rate", "heart_rate_variability_sdnn", "active_energy_burned",
+        ]
         #expect(common.allSatisfy { expected[$0] == 1 })
-        let occasional = MetricProfile.builtin.filter { $0.dailyProbability <= 0.05 && !$0.key.hasPrefix("blood_pressure_") }
+        let occasional = MetricProfile.builtin.filter {
+            $0.dailyProbability <= 0.05 && !$0.key.hasPrefix("blood_pressure_")
+        }
         let share = occasional.map(\.dailyProbability).reduce(0, +) / expected.values.reduce(0, +)
         #expect(occasional.count >= 35 && share < 0.1, "\(occasional.count) occasional metrics, \(share) of events")
     }

@@ -131,7 +131,8 @@ public struct Metric: Sendable, Hashable, Codable {
     public init(
         key: String, codings: [FHIRCoding], text: String, ucum: String, unitDisplay: String,
         aggregation: Aggregation, category: Category?, plausibleMin: Double, plausibleMax: Double,
-        minPlausibleMin: Double? = nil, allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil,
+        minPlausibleMin: Double? = nil, allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil,
+        maximumCoding: FHIRCoding? = nil,
         unitAliases: [UnitAlias] = [], unitOptional: Bool = false, components: [Component] = [],
         codesAggregation: Bool = false
     ) {

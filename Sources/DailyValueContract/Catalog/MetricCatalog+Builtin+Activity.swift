@@ -51,7 +51,8 @@ extension MetricCatalog {
             key: "distance_cycling",
             codings: [.healthKit("HKQuantityTypeIdentifierDistanceCycling", "Cycling Distance")],
             text: "Cycling distance, daily total", ucum: "m", unitDisplay: "m", aggregation: .sum,
-            category: .activity, plausibleMin: 0, plausibleMax: 1_000_000, unitAliases: [Alias(unit: "km", factor: 1000)]),
+            category: .activity, plausibleMin: 0, plausibleMax: 1_000_000,
+            unitAliases: [Alias(unit: "km", factor: 1000)]),
         Metric(
             key: "distance_swimming",
             codings: [.healthKit("HKQuantityTypeIdentifierDistanceSwimming", "Swimming Distance")],

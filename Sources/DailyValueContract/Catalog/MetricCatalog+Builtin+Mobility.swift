@@ -11,7 +11,8 @@ extension MetricCatalog {
             key: "walking_speed",
             codings: [.healthKit("HKQuantityTypeIdentifierWalkingSpeed", "Walking Speed")],
             text: "Walking speed on flat ground, daily mean", ucum: "m/s", unitDisplay: "m/s", aggregation: .mean,
-            category: .activity, plausibleMin: 0.1, plausibleMax: 5, unitAliases: [Alias(unit: "km/h", factor: 1 / 3.6)]),
+            category: .activity, plausibleMin: 0.1, plausibleMax: 5, unitAliases: [Alias(unit: "km/h", factor: 1 / 3.6)]
+        ),
         Metric(
             key: "walking_step_length",
             codings: [.healthKit("HKQuantityTypeIdentifierWalkingStepLength", "Walking Step Length")],
@@ -21,7 +22,8 @@ extension MetricCatalog {
         Metric(
             key: "walking_double_support_percentage",
             codings: [
-                .healthKit("HKQuantityTypeIdentifierWalkingDoubleSupportPercentage", "Walking Double Support Percentage")
+                .healthKit(
+                    "HKQuantityTypeIdentifierWalkingDoubleSupportPercentage", "Walking Double Support Percentage")
             ],
             text: "Double-support time (% of gait cycle), daily mean", ucum: "%", unitDisplay: "%",
             aggregation: .mean, category: .activity, plausibleMin: 1, plausibleMax: 100,
