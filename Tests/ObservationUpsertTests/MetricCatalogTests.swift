@@ -98,6 +98,31 @@ import Testing
         #expect(c.allMetrics.filter { new.contains($0.key) && $0.allowsMinMax }.isEmpty)
     }
 
+    /// Whether `code` is `digits-checkDigit` with LOINC's mod 10 check digit (the Luhn algorithm).
+    static func hasLOINCCheckDigit(_ code: String) -> Bool {
+        let parts = code.split(separator: "-")
+        let digits = parts.joined().compactMap(\.wholeNumberValue)
+        guard parts.count == 2, parts[1].count == 1, digits.count == code.count - 1 else { return false }
+        let sum = digits.reversed().enumerated().reduce(0) { sum, next in
+            let doubled = next.offset % 2 == 1 ? next.element * 2 : next.element
+            return sum + (doubled > 9 ? doubled - 9 : doubled)
+        }
+        return sum % 10 == 0
+    }
+
+    /// Every LOINC code of the built-in catalog (codings, min/max codings, panel components) is well formed and has
+    /// the right check digit: a mistyped code cannot ship.
+    @Test func everyBuiltinLOINCCodeHasItsCheckDigit() {
+        func codings(_ m: Metric) -> [FHIRCoding] {
+            m.codings + [m.minimumCoding, m.maximumCoding].compactMap { $0 } + m.components.flatMap(\.codings)
+        }
+        let loinc = MetricCatalog.builtin.allMetrics.flatMap(codings).filter { $0.system == FHIRCoding.loincSystem }
+        #expect(loinc.count >= 30)
+        for coding in loinc { #expect(Self.hasLOINCCheckDigit(coding.code), "\(coding.code)") }
+        // The rule rejects a wrong check digit, a missing one and a malformed code.
+        #expect(!["8867-5", "97507-9", "88674", "8867-", "88-67-4"].contains(where: Self.hasLOINCCheckDigit))
+    }
+
     // MARK: - Override files
 
     static func write(_ json: String) throws -> URL {
