@@ -8,7 +8,7 @@ Three independent checks per file; any failure prints `path: message` and makes 
 3. Product lint of what neither checks (see shared reference §0.7): status code set, category / code codings /
    UCUM code per metric (from the exported metric catalog), system URLs, every dateTime with seconds and an offset,
    effectivePeriod = the identifier's local day, 23-25 h long, the id alphabet and length, subject (literal or
-   logical), method for daily means, one provenance form, the blood-pressure panel's parts, and for vital signs
+   logical), method for daily means and maxima, one provenance form, the blood-pressure panel's parts, and for vital signs
    the R4 vital-signs profile rules (value-set code, ucum-vitals-common units, the sub-profile's code and units).
 
 Usage: validate_fhir.py [--catalog metric-catalog.json] PATH...
@@ -33,6 +33,8 @@ CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category"
 STATISTICS = "http://terminology.hl7.org/CodeSystem/observation-statistics"
 STATUSES = {"preliminary", "final", "amended", "entered-in-error"}  # what the product emits (a subset of the R4 required binding)
 STATISTICS_CODES = {"minimum", "maximum"}
+# The `method` a metric's aggregation states when no coding says it (Metric.methodStatistic); none for sum/latest.
+METHOD_STATISTICS = {"mean": "average", "maximum": "maximum"}
 # R4 vital-signs profile: observation-vitalsignresult codes (+ US Core 59408-5) and the required
 # ucum-vitals-common binding of every valueQuantity / component.valueQuantity code.
 VITAL_SIGN_CODES = {"85353-1", "9279-1", "8867-4", "2708-6", "8310-5", "8302-2", "9843-4", "29463-7", "39156-5",
@@ -220,9 +222,10 @@ def lint(res, catalog):
         check_quantity(component.get("valueQuantity"), metric, f"component[{i}].valueQuantity", problems, plausible)
 
     method = [(c.get("system"), c.get("code")) for c in (res.get("method") or {}).get("coding") or []]
-    states_mean = metric["aggregation"] == "mean" and not metric.get("codesAggregation")
-    if method != ([(STATISTICS, "average")] if states_mean else []):
-        problems.append(f"method: {method} must be {STATISTICS}#average exactly for a mean without a mean code")
+    statistic = None if metric.get("codesAggregation") else METHOD_STATISTICS.get(metric["aggregation"])
+    if method != ([(STATISTICS, statistic)] if statistic else []):
+        problems.append(f"method: {method} must be {[(STATISTICS, statistic)] if statistic else 'absent'}: the "
+                        f"{metric['aggregation']} without a code that says it states it as exactly that method")
     if "contained" in res or "device" in res:
         problems.append("contained/device: provenance is written once, in the source extension")
     for ext in res.get("extension") or []:

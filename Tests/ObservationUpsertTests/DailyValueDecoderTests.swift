@@ -187,7 +187,7 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
 
     @Test(arguments: [
         "steps", "flights_climbed", "heart_rate", "resting_heart_rate", "walking_heart_rate_average",
-        "respiratory_rate",
+        "respiratory_rate", "heart_rate_recovery_one_minute", "push_count", "swimming_stroke_count", "inhaler_usage",
     ])
     func universalUnitMetricsMayOmitTheUnit(_ metric: String) throws {
         let catalog = MetricCatalog.builtin[metric]!
@@ -200,8 +200,9 @@ struct RejectCase: Sendable, CustomTestStringConvertible {
         let optional = Set(MetricCatalog.builtin.allMetrics.filter(\.unitOptional).map(\.key))
         #expect(
             optional == [
-                "steps", "flights_climbed", "heart_rate", "resting_heart_rate",
-                "walking_heart_rate_average", "respiratory_rate",
+                "steps", "flights_climbed", "heart_rate", "resting_heart_rate", "walking_heart_rate_average",
+                "respiratory_rate", "heart_rate_recovery_one_minute", "swimming_stroke_count", "push_count",
+                "stand_hours", "number_of_times_fallen", "inhaler_usage", "uv_exposure",
             ])
     }
 

@@ -151,6 +151,23 @@ struct GenerateCommandTests {
         }
     }
 
+    /// Every catalog metric has a generator profile (issue 40: the demo and the benchmarks exercise all of them),
+    /// the occasional ones rare: together under a tenth of a person-day's expected events.
+    @Test func everyCatalogMetricIsGeneratedTheNewOnesRarely() throws {
+        #expect(Set(MetricProfile.builtin.map(\.key)) == Set(MetricCatalog.builtin.metrics.keys))
+        #expect(MetricProfile.builtin.count == MetricCatalog.builtin.metrics.count)
+        let expected = Dictionary(uniqueKeysWithValues: MetricProfile.builtin.map { ($0.key, $0.dailyProbability) })
+        let common = [
+            "steps", "heart_rate", "resting_heart_rate", "heart_rate_variability_sdnn", "active_energy_burned",
+        ]
+        #expect(common.allSatisfy { expected[$0] == 1 })
+        let occasional = MetricProfile.builtin.filter {
+            $0.dailyProbability <= 0.05 && !$0.key.hasPrefix("blood_pressure_")
+        }
+        let share = occasional.map(\.dailyProbability).reduce(0, +) / expected.values.reduce(0, +)
+        #expect(occasional.count >= 35 && share < 0.1, "\(occasional.count) occasional metrics, \(share) of events")
+    }
+
     /// Every generator profile is a catalog metric with the catalog's unit, inside its plausible range.
     @Test(arguments: MetricProfile.builtin.map(\.key))
     func profileMatchesTheCatalog(_ key: String) throws {

@@ -9,7 +9,8 @@ import Testing
     /// The metrics whose unit is universal (issue 12 item 1): the only ones that may omit `unit`.
     static let universalUnit: Set<String> = [
         "steps", "flights_climbed", "heart_rate", "resting_heart_rate", "walking_heart_rate_average",
-        "respiratory_rate",
+        "respiratory_rate", "heart_rate_recovery_one_minute", "swimming_stroke_count", "push_count", "stand_hours",
+        "number_of_times_fallen", "inhaler_usage", "uv_exposure",
     ]
 
     static func verdicts(_ schema: DailyValueSchema, _ events: [String]) async throws -> [SchemaVerdict] {

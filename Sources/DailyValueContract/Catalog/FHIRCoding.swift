@@ -2,7 +2,8 @@
 public struct FHIRCoding: Sendable, Hashable, Codable {
     /// LOINC.
     public static let loincSystem = "http://loinc.org"
-    /// Apple HealthKit type identifiers (as used by HealthKitOnFHIR).
+    /// Apple HealthKit identifiers: type identifiers (as used by HealthKitOnFHIR) and, where a daily value is one
+    /// category value of a type (a sleep stage), Apple's constant for it (`HKCategoryValueSleepAnalysisAwake`).
     public static let healthKitSystem = "http://developer.apple.com/documentation/healthkit"
     /// R4 observation statistics codes (`minimum`, `maximum`, `average`).
     public static let statisticsSystem = "http://terminology.hl7.org/CodeSystem/observation-statistics"

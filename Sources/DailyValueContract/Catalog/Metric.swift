@@ -11,6 +11,8 @@ public struct Metric: Sendable, Hashable, Codable {
         case mean
         /// Discrete, sporadic types: the day's most recent sample.
         case latest
+        /// Discrete types whose day is judged by its peak (UV index): the day's highest sample (`discreteMax`).
+        case maximum
     }
 
     /// The FHIR `observation-category` code.
@@ -122,13 +124,15 @@ public struct Metric: Sendable, Hashable, Codable {
     /// these members instead of `value`/`min`/`max`, and its Observation has components instead of a value.
     public var components: [Component]
     /// Whether a coding already says how the day was aggregated (41924-2 "24 hour mean", 96607-7 "mean"); when
-    /// false, a `mean` metric's Observation states it as `method` = observation-statistics#average.
+    /// false, a `mean` metric's Observation states it as `method` = observation-statistics#average, a `maximum`
+    /// metric's as observation-statistics#maximum.
     public var codesAggregation: Bool
 
     public init(
         key: String, codings: [FHIRCoding], text: String, ucum: String, unitDisplay: String,
         aggregation: Aggregation, category: Category?, plausibleMin: Double, plausibleMax: Double,
-        minPlausibleMin: Double? = nil, allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil, maximumCoding: FHIRCoding? = nil,
+        minPlausibleMin: Double? = nil, allowsMinMax: Bool = false, minimumCoding: FHIRCoding? = nil,
+        maximumCoding: FHIRCoding? = nil,
         unitAliases: [UnitAlias] = [], unitOptional: Bool = false, components: [Component] = [],
         codesAggregation: Bool = false
     ) {
@@ -153,6 +157,18 @@ public struct Metric: Sendable, Hashable, Codable {
 
     /// Whether events carry ``components`` instead of `value`.
     public var isPanel: Bool { !components.isEmpty }
+
+    /// The observation-statistics code the Observation's `method` states for how the day was aggregated
+    /// (`average` for a mean, `maximum` for a peak), or `nil` where the aggregation needs no method (sums, latest
+    /// values) or a coding already says it (``codesAggregation``).
+    public var methodStatistic: String? {
+        guard !codesAggregation else { return nil }
+        switch aggregation {
+        case .mean: return "average"
+        case .maximum: return "maximum"
+        case .sum, .latest: return nil
+        }
+    }
 
     /// The component coding for the day's minimum.
     public var resolvedMinimumCoding: FHIRCoding { minimumCoding ?? .statistic("minimum") }

@@ -45,7 +45,7 @@ public struct MetricCatalog: Sendable {
         var byKey: [String: Metric] = [:]
         for metric in metrics { byKey[metric.key] = metric }
         self.metrics = byKey
-        self.entries = byKey.keys.sorted().map { key in
+        self.entries = byKey.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { key in
             let metric = byKey[key]!
             let units =
                 [UnitEntry(bytes: Array(metric.ucum.utf8), conversion: .identity)]
@@ -56,15 +56,30 @@ public struct MetricCatalog: Sendable {
 
     // MARK: - Lookup
 
-    /// Every metric, ordered by key.
+    /// Every metric, ordered by key (byte order).
     public var allMetrics: [Metric] { entries.map(\.metric) }
 
     /// The metric for `key`, if the catalog has it.
     public subscript(key: String) -> Metric? { metrics[key] }
 
-    /// The entry whose key equals `bytes`, compared byte by byte.
+    /// The entry whose key equals `bytes`: a binary search over ``entries`` (sorted by key, and keys are ASCII, so
+    /// String order is byte order), about six byte comparisons for the built-in 58 keys instead of up to 58.
     func entry(forKey bytes: UnsafeRawBufferPointer) -> Entry? {
-        entries.first { $0.keyBytes.count == bytes.count && $0.keyBytes.withUnsafeBytes { $0.elementsEqual(bytes) } }
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = entries[middle].keyBytes.withUnsafeBytes { Self.compare($0, bytes) }
+            if order == 0 { return entries[middle] }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// Byte-wise order of `a` and `b`: negative, 0 or positive.
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        for i in 0..<Swift.min(a.count, b.count) where a[i] != b[i] { return Int(a[i]) - Int(b[i]) }
+        return a.count - b.count
     }
 
     // MARK: - Checks

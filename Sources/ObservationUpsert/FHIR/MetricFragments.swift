@@ -19,7 +19,8 @@ final class MetricFragments: Sendable {
     /// The members `"category":[{"coding":[…]}],"code":{"coding":[…],"text":…}` (no `category` for a metric
     /// without one).
     let categoryAndCode: [UInt8]
-    /// The member `"method":{"coding":[observation-statistics#average]}` of a daily mean; `nil` otherwise.
+    /// The member `"method":{"coding":[observation-statistics#…]}` of a daily mean or maximum
+    /// (``Metric/methodStatistic``); `nil` otherwise.
     let method: [UInt8]?
     /// `"unit":…,"system":"http://unitsofmeasure.org","code":…}`: completes `{"value":N`
     /// (the writer adds the comma).
@@ -51,12 +52,12 @@ final class MetricFragments: Sendable {
             w.key("code")
             Self.writeConcept(metric.codings, text: metric.text, to: &w)
         }
-        self.method =
-            metric.aggregation == .mean && !metric.codesAggregation
-            ? JSONWriter.bytes(capacity: 120) { w in
+        self.method = metric.methodStatistic.map { statistic in
+            JSONWriter.bytes(capacity: 120) { w in
                 w.key("method")
-                Self.writeConcept([.statistic("average")], text: nil, to: &w)
-            } : nil
+                Self.writeConcept([.statistic(statistic)], text: nil, to: &w)
+            }
+        }
 
         let tail = JSONWriter.bytes(capacity: 100) { w in
             w.beginObject()  // the caller has already written `{"value":N`; drop the brace below
