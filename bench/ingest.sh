@@ -442,7 +442,7 @@ write_ingest_report() {
     if [ ${#GATEWAY_ARGS[@]} -gt 0 ]; then extra_args="with \`${GATEWAY_ARGS[*]}\` added, "; fi
     local note=""
     [ -n "$flagged" ] && note=" — flagged runs: $flagged (see the tables)"
-    local rate_ok p99_ok pub_ok
+    local rate_ok p99_ok pub_ok cpu_ok
     rate_ok=$(ge "$gw" "$(calc "4 * $peer" 2)")
     cpu_ok=$(ge "$(calc "0.3 * $(median cpu_us peer)" 2)" "$(median cpu_us gw)")
     p99_ok=$(ge "$peer99" "$gw99")

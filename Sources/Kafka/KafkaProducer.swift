@@ -53,14 +53,7 @@ public final class KafkaProducer: Sendable {
     /// Enqueues every record first (waiting out a full queue), then awaits every delivery report.
     /// - Returns: one result per record, in the order given.
     public func send(_ messages: [KafkaOutgoingMessage]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
-        var ids: [Result<UInt, KafkaError>] = []
-        ids.reserveCapacity(messages.count)
-        for message in messages {
-            do throws(KafkaError) { ids.append(.success(try await enqueue(message))) } catch {
-                ids.append(.failure(error))
-            }
-        }
-        return await outcomes(ids)
+        await enqueueEach(messages.count) { index, id in client.produce(messages[index], msgOpaque: id) }
     }
 
     /// Enqueues every record at once, never waiting, and calls `completion` once with one result per record, in the
@@ -89,16 +82,32 @@ public final class KafkaProducer: Sendable {
     /// Enqueues every record of a batch (waiting out a full queue), then awaits every delivery report.
     /// - Returns: one result per record, in the order of the batch.
     public func send(_ batch: KafkaRecordBatch) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        await enqueueEach(batch.count) { index, id in client.produce(batch, at: index, msgOpaque: id) }
+    }
+
+    /// Enqueues records `0..<count` one by one with `produce(index, id)`, each waiting out a full queue, then awaits
+    /// every delivery report, in order.
+    private func enqueueEach(_ count: Int, produce: (Int, UInt) -> KafkaError?) async
+        -> [Result<KafkaDeliveryReport, KafkaError>]
+    {
         var ids: [Result<UInt, KafkaError>] = []
-        ids.reserveCapacity(batch.count)
-        for index in 0..<batch.count {
+        ids.reserveCapacity(count)
+        for index in 0..<count {
             do throws(KafkaError) {
-                ids.append(.success(try await enqueue { id in client.produce(batch, at: index, msgOpaque: id) }))
+                ids.append(.success(try await enqueue { id in produce(index, id) }))
             } catch {
                 ids.append(.failure(error))
             }
         }
-        return await outcomes(ids)
+        var results: [Result<KafkaDeliveryReport, KafkaError>] = []
+        results.reserveCapacity(count)
+        for id in ids {
+            switch id {
+            case .success(let id): results.append(await deliveries.outcome(of: id))
+            case .failure(let error): results.append(.failure(error))
+            }
+        }
+        return results
     }
 
     /// Registers and produces records `0..<count` with `produce(index, id)`, settling each in one
@@ -121,19 +130,6 @@ public final class KafkaProducer: Sendable {
                 batch.settle(index, .failure(error))
             }
         }
-    }
-
-    /// Awaits the delivery report of each enqueued id, in order.
-    private func outcomes(_ ids: [Result<UInt, KafkaError>]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
-        var results: [Result<KafkaDeliveryReport, KafkaError>] = []
-        results.reserveCapacity(ids.count)
-        for id in ids {
-            switch id {
-            case .success(let id): results.append(await deliveries.outcome(of: id))
-            case .failure(let error): results.append(.failure(error))
-            }
-        }
-        return results
     }
 
     private func enqueue(_ message: KafkaOutgoingMessage) async throws(KafkaError) -> UInt {

@@ -51,16 +51,18 @@ struct IngestAuthenticationTests {
             let events = try await TestEvents.lines(6, in: gateway.directory)
             // The generator's patients are p-000001…; clinic-a may send p-0000* only: rename one to p-1…
             var mixed = events
-            mixed[4] = mixed[4].replacingOccurrences(of: #""patient":"p-0000"#, with: #""patient":"p-1000"#)
-            #expect(mixed[4] != events[4])
+            for index in [1, 4] {
+                mixed[index] = mixed[index].replacingOccurrences(of: #""patient":"p-0000"#, with: #""patient":"p-1000"#)
+                #expect(mixed[index] != events[index])
+            }
             let body = try gateway.file("mixed.json", TestEvents.array(mixed))
             let refused = try await gateway.curl(
                 CurlResponse.post(gateway.url, file: body, headers: ["Authorization: Bearer test-clinic-a"]))
             #expect(refused.status == 403, "\(refused.text)")
             #expect(refused.json?["type"] as? String == "urn:dvp:ingest:patient-out-of-scope")
-            #expect(refused.errors.map { $0["index"] as? Int } == [4])
+            #expect(refused.errors.map { $0["index"] as? Int } == [1, 4])
             #expect(refused.errors.first?["pointer"] as? String == "/patient")
-            #expect(refused.errors.first?["line"] as? Int == 5, "one event a line: the fifth starts on line 5")
+            #expect(refused.errors.map { $0["line"] as? Int } == [2, 5], "one event a line: record N on line N + 1")
             #expect(!refused.text.contains("p-1000"), "the patient id is not echoed")
             #expect(try await gateway.records().isEmpty, "nothing of a refused request is published")
 

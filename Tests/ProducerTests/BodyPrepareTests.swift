@@ -101,6 +101,30 @@ struct BodyPrepareTests {
         }
     }
 
+    @Test("edge bytes: NUL, a byte-order mark, a line of only \\r, an event at the payload limit and one byte past it")
+    func edgeBytes() {
+        let one = lines[0]
+        expectSame("[\(one)]\u{0}", .array)
+        expectSame("\u{FEFF}[\(one)]", .array)
+        expectSame("\u{FEFF}\(one)", .lines)
+        expectSame("\(one)\n\r\n\(lines[1])", .lines)
+        expectSame("\(one)\n\u{0}\n", .lines)
+        #expect(Self.publisher.prepare(body: Array("[\(one)]\u{0}".utf8), framing: .array, limit: 10) == nil)
+        // Padded with unknown members' whitespace to exactly the decoder's limit, then one byte more.
+        let limit = Self.publisher.configuration.decoder.policy.maxPayloadBytes
+        let padding = limit - one.utf8.count
+        let exact = String(one.dropLast()) + String(repeating: " ", count: padding) + "}"
+        #expect(exact.utf8.count == limit)
+        #expect(fast(Array("[\(exact)]".utf8), .array, limit: 10)?.count == 2)
+        expectSame("[\(exact)]", .array)
+        expectSame("[ \(exact) ]", .array)
+        expectSame("[\(String(exact.dropLast()) + " }")]", .array)
+        let over = Array("[\(String(exact.dropLast()) + " }")]".utf8)
+        #expect(Self.publisher.prepare(body: over, framing: .array, limit: 10) == nil)
+        expectSame(exact, .lines)
+        expectSame(String(exact.dropLast()) + " }", .lines)
+    }
+
     @Test("more records than the limit: nil, and nothing past the limit is read")
     func limit() {
         let three = "[" + lines[0..<3].joined(separator: ",") + "]"

@@ -97,9 +97,23 @@ struct IngestBody: Sendable {
         return records
     }
 
-    /// The 1-based line of the byte at `offset`.
-    func line(at offset: Int) -> Int {
-        bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    /// The 1-based line of each byte at `offsets` (ascending), in one pass over the bytes.
+    func lines(at offsets: [Int]) -> [Int] {
+        var lines: [Int] = []
+        lines.reserveCapacity(offsets.count)
+        var line = 1
+        var index = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for offset in offsets {
+                precondition(offset >= index && offset <= buffer.count, "offsets must ascend within the body")
+                while index < offset {
+                    if buffer[index] == 0x0A { line += 1 }
+                    index += 1
+                }
+                lines.append(line)
+            }
+        }
+        return lines
     }
 
     /// What one record costs beside its bytes: the ``InputRecord`` in the array and its own byte array's header and

@@ -32,10 +32,10 @@ struct IngestRequestHandler: Sendable {
                 inflateRoom: admission.room - compressed, idleRoom: admission.bound - compressed)
             metrics.increment(.ingestDecodedBytes, by: Double(body.decodedBytes))
             let records = try IngestRecords(body, publisher: publisher)
-            // Held now: the compressed body, the inflated bytes (as the records' copies of them, or as the plain
-            // body they were split from: the same bytes, counted once) and each record's own structures.
+            // Held now: the compressed body, the inflated bytes (as the body the records are ranges of, or as the
+            // records' copies once split: the same bytes, counted once) and each record's own structures.
             let overhead = records.count * IngestBody.bytesPerRecord
-            let held = compressed + body.decodedBytes + overhead
+            let held = compressed + records.decodedBytes + overhead
             guard held <= admission.bound else {
                 throw .tooLarge(
                     "the body and its \(records.count) records take \(held) bytes, more than the gateway holds at once "
@@ -46,7 +46,7 @@ struct IngestRequestHandler: Sendable {
                 throw .tooManyRequests("the gateway holds as many body bytes as it may (\(bound.option))")
             }
             if let key = try IngestRequestHandler.idempotencyKey(request.headers) {
-                let fingerprint = records.fingerprint()
+                let fingerprint = records.fingerprint(framing: admission.format.framing)
                 let tableKey = IdempotencyTable.Key(scope: admission.scope, key: key)
                 switch idempotency.start(tableKey, fingerprint: fingerprint) {
                 case .fresh:
@@ -67,7 +67,7 @@ struct IngestRequestHandler: Sendable {
                 }
             }
             if let problem = IngestValidation.problem(records, scope: admission.scope) { throw problem }
-            publish(records.batch, answer: answer, reservation: reservation)
+            publish(records.batch(publisher: publisher), answer: answer, reservation: reservation)
             // From here the records are held (by the producer), not the body (released on return).
             admission.hold(bytes: records.recordBytes + overhead)
         } catch {

@@ -43,7 +43,8 @@ extension RDKafkaClient {
         let error: OpaquePointer? = withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 8) { vus in
             var count = 0
             func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t.__Unnamed_union_u) -> Void) {
-                vus[count] = vu(type, set)
+                precondition(count < vus.count, "more produce arguments than room for them")
+                vus.initializeElement(at: count, to: vu(type, set))
                 count += 1
             }
             add(RD_KAFKA_VTYPE_TOPIC) { $0.cstr = topic }

@@ -175,7 +175,8 @@ public final class DailyValuePublisher: Sendable {
         return results.map { $0! }
     }
 
-    static func nowMilliseconds() -> Int64 {
+    /// Now in milliseconds since the Unix epoch: the record timestamp this publisher gives its records.
+    public static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1_000).rounded())
     }
 }
