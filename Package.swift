@@ -11,7 +11,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "DailyValueContract", targets: ["DailyValueContract"]),
-        .library(name: "ObservationUpsert", targets: ["ObservationUpsert"]),
+        .library(name: "ObservationMapping", targets: ["ObservationMapping"]),
+        .library(name: "StoreCore", targets: ["StoreCore"]),
+        .library(name: "ObservationStores", targets: ["ObservationStores"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Producer", targets: ["Producer"]),
         .executable(name: "worker", targets: ["Worker"]),
@@ -66,19 +68,46 @@ let package = Package(
         .target(
             name: "IngestAuth", dependencies: ["Hashing", "Essentials", "DailyValueContract"],
             swiftSettings: swiftSettings),
-        /// FHIR mapping and the stores (the only code with SQL or FHIR REST); re-exports DailyValueContract.
+        /// The FHIR R4 mapping: a validated `DailyValue` to an `ObservationRecord` (resource parts, facts, digest).
         .target(
-            name: "ObservationUpsert",
+            name: "ObservationMapping", dependencies: ["DailyValueContract", "Essentials", "Hashing"],
+            swiftSettings: swiftSettings),
+        /// The store core: the `ObservationStore` protocol, its declared capabilities, the upsert plan and results,
+        /// store errors, the stored-document format and schema migration steps. No database client.
+        .target(
+            name: "StoreCore",
+            dependencies: ["ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing"],
+            swiftSettings: swiftSettings),
+        /// The embedded SQLite store (the only SQL for SQLite).
+        .target(
+            name: "SQLiteStore",
             dependencies: [
-                "DailyValueContract", "DocumentCompression", "Essentials", "Hashing", "SQLiteClient", "PostgresClient",
-                "HTTPClient",
+                "StoreCore", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing",
+                "SQLiteClient",
             ],
-            swiftSettings: swiftSettings
-        ),
-        /// The `--fhir-*` flags and the FHIR store configuration they make, defined once (worker and storectl).
+            swiftSettings: swiftSettings),
+        /// The PostgreSQL store: partitions, retention, finalize, audit, export, migrations (the only SQL for it).
         .target(
-            name: "StoreOptions",
-            dependencies: ["CommandLineOptions", "ObservationUpsert", "HTTPClient", "Essentials"],
+            name: "PostgresStore",
+            dependencies: [
+                "StoreCore", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing",
+                "PostgresClient",
+            ],
+            swiftSettings: swiftSettings),
+        /// A FHIR R4 server as the store: batch Bundles of conditional updates, tokens, the create race.
+        .target(
+            name: "FHIRServerStore",
+            dependencies: [
+                "StoreCore", "ObservationMapping", "DailyValueContract", "Essentials", "Hashing", "HTTPClient",
+            ],
+            swiftSettings: swiftSettings),
+        /// Opens a store from its location (`--store`), and the `--fhir-*` flags that configure a FHIR store.
+        .target(
+            name: "ObservationStores",
+            dependencies: [
+                "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore", "PostgresClient", "CommandLineOptions",
+                "HTTPClient", "Essentials", "DailyValueContract",
+            ],
             swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(
@@ -103,8 +132,9 @@ let package = Package(
         .target(
             name: "WorkerCore",
             dependencies: [
-                "CommandLineOptions", "Kafka", "ObservationUpsert", "Essentials", "Hashing", "HTTPServer",
-                "StoreOptions", "DeadLetters", "Observability",
+                "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores",
+                "FHIRServerStore", "DailyValueContract", "Essentials", "Hashing", "HTTPServer", "DeadLetters",
+                "Observability",
             ],
             swiftSettings: swiftSettings
         ),
@@ -124,7 +154,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(name: "Ingest", dependencies: ["IngestGateway"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "StoreCtl", dependencies: ["BulkExport", "CommandLineOptions", "ObservationUpsert", "StoreOptions"],
+            name: "StoreCtl",
+            dependencies: [
+                "BulkExport", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract", "Essentials",
+            ],
             swiftSettings: swiftSettings),
 
         // MARK: - Tests
@@ -132,13 +165,14 @@ let package = Package(
         .executableTarget(
             name: "dvp-test-tools",
             dependencies: [
-                "CommandLineOptions", "ObservationUpsert", "SeededRandom", "HTTPClient", "DocumentCompression",
+                "CommandLineOptions", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
+                "SeededRandom", "HTTPClient", "DocumentCompression",
             ],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // The worker with the reliability suite's crash points (`DVP_CRASH_AT`): built for the tests, never shipped.
         .executableTarget(
-            name: "dvp-fault-worker", dependencies: ["WorkerCore", "MallocTuning", "ObservationUpsert", "TestSupport"],
+            name: "dvp-fault-worker", dependencies: ["WorkerCore", "MallocTuning", "StoreCore", "TestSupport"],
             path: "Tests/FaultWorker", swiftSettings: swiftSettings),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
@@ -147,9 +181,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ObservationUpsertTests",
+            name: "StoreTests",
             dependencies: [
-                "ObservationUpsert", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
+                "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
+                "ObservationStores", "DailyValueContract", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
                 "DocumentCompression", "Hashing", "BulkExport",
             ],
             swiftSettings: swiftSettings
@@ -179,7 +214,8 @@ let package = Package(
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "WorkerCore", "Kafka", "ObservationUpsert", "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
+                "WorkerCore", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
+                "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
                 "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway", "IngestAuth",
             ],
             swiftSettings: swiftSettings

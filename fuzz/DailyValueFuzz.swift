@@ -1,5 +1,6 @@
+import DailyValueContract
 import Foundation
-import ObservationUpsert
+import ObservationMapping
 
 // libFuzzer target for the untrusted edge of the worker: Kafka message bytes → `DailyValueDecoder` → (if accepted)
 // `ObservationMapper`, exactly as `BatchProcessor` chains them. Build and run with `scripts/fuzz.sh`.

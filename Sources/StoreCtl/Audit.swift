@@ -1,5 +1,5 @@
 import CommandLineOptions
-import ObservationUpsert
+import StoreCore
 
 /// `audit-install` and `audit-check`: a trigger-maintained log of every stored version update.
 enum Audit {

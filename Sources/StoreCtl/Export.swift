@@ -1,7 +1,7 @@
 import BulkExport
 import CommandLineOptions
 import Foundation
-import ObservationUpsert
+import StoreCore
 
 /// `export`: the store's Observations as NDJSON files with a manifest, for a FHIR platform's bulk import
 /// (docs/EXPORT.md).

@@ -1,6 +1,6 @@
 import CommandLineOptions
 import Foundation
-import ObservationUpsert
+import StoreCore
 
 /// `finalize`: flips preliminary days past their local end plus a settle window to final (docs/LIFECYCLE.md).
 enum Finalize {

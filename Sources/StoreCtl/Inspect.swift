@@ -1,6 +1,7 @@
 import CommandLineOptions
+import DailyValueContract
 import Foundation
-import ObservationUpsert
+import StoreCore
 
 /// The read-only commands: `counts`, `show`, `dump`, `sizes`.
 enum Inspect {

@@ -1,6 +1,6 @@
 import CommandLineOptions
 import Foundation
-import ObservationUpsert
+import StoreCore
 
 /// `migrate`: rewrites rows of an older shape into the current schema's, online (docs/STORAGE.md).
 enum Migrate {

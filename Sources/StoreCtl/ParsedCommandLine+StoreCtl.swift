@@ -1,6 +1,6 @@
 import CommandLineOptions
-import ObservationUpsert
-import StoreOptions
+import ObservationStores
+import StoreCore
 
 /// The readings every `storectl` command shares: the store and the positional arguments.
 extension ParsedCommandLine {

@@ -1,7 +1,7 @@
 import CommandLineOptions
 import Essentials
 import Foundation
-import ObservationUpsert
+import StoreCore
 
 /// `retention`: drops the months of a PostgreSQL store whose days are all older than N days (docs/PARTITIONING.md).
 enum Retention {

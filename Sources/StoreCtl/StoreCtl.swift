@@ -1,7 +1,8 @@
 import CommandLineOptions
 import Foundation
-import ObservationUpsert
-import StoreOptions
+import ObservationStores
+import PostgresClient
+import StoreCore
 
 /// The `storectl` commands and their dispatch.
 enum StoreCtl {

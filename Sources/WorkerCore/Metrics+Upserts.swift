@@ -1,4 +1,4 @@
-import ObservationUpsert
+import StoreCore
 
 extension Metrics {
     /// Counts events answered by the version cache (never sent to the store) as their outcome.

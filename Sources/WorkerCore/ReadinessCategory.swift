@@ -1,4 +1,4 @@
-import ObservationUpsert
+import StoreCore
 
 /// Why the worker is (not) ready, as `/readyz` answers it: a short fixed word, never an error's text (a server's
 /// message may name a patient or echo a value; the logs carry the details).

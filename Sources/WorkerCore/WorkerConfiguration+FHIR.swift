@@ -1,6 +1,6 @@
 import CommandLineOptions
-import ObservationUpsert
-import StoreOptions
+import FHIRServerStore
+import ObservationStores
 
 extension WorkerConfiguration {
     /// The FHIR store's settings from the `--fhir-*` flags (``FHIRStoreOptions``, shared with `storectl`), each

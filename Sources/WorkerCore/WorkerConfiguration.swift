@@ -1,7 +1,9 @@
 import CommandLineOptions
+import FHIRServerStore
 import Foundation
 import Kafka
-import ObservationUpsert
+import ObservationMapping
+import StoreCore
 
 /// Everything the worker is told at start-up, from flags or their `DVP_*` environment twins, validated once.
 public struct WorkerConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import ObservationUpsert
+import StoreCore
 
 /// Fault hooks for the reliability suite's test worker (`dvp-fault-worker`, never shipped): points where it
 /// kills itself, which no outside timing of a kill can hit. The shipped `worker` passes ``none``: nothing here is

@@ -1,5 +1,5 @@
 import CommandLineOptions
-import StoreOptions
+import ObservationStores
 
 /// The worker's command line: every flag, its `DVP_*` environment twin and its help, in one place.
 ///

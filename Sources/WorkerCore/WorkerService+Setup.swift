@@ -1,7 +1,12 @@
+import DailyValueContract
 import Essentials
+import FHIRServerStore
 import Foundation
 import Kafka
-import ObservationUpsert
+import ObservationMapping
+import ObservationStores
+import PostgresClient
+import StoreCore
 
 extension WorkerService {
     /// The built-in metric catalog, with the deployment's overrides file merged in when configured.

@@ -1,7 +1,8 @@
+import DailyValueContract
 import Foundation
 import HTTPServer
 import Kafka
-import ObservationUpsert
+import StoreCore
 
 /// The consumer-group worker: Kafka → DailyValue → FHIR Observation → version-guarded upsert → stored offsets.
 ///

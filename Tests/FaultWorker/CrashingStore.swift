@@ -1,4 +1,6 @@
-import ObservationUpsert
+import DailyValueContract
+import ObservationMapping
+import StoreCore
 import TestSupport
 
 /// A store that reaches ``CrashPoint/afterUpsertBeforeOffsets`` after each upsert returned: the batch is durable

@@ -1,7 +1,8 @@
 import CommandLineOptions
+import DailyValueContract
 import DocumentCompression
 import Foundation
-import ObservationUpsert
+import ObservationMapping
 
 /// `dvp-test-tools document-samples`: the documents the stores would compress for a file of DailyValue events (one
 /// file per mapped Observation), the training set of `scripts/train-document-dictionary.sh`.

@@ -1,7 +1,10 @@
 import CommandLineOptions
+import DailyValueContract
+import FHIRServerStore
 import Foundation
 import HTTPClient
-import ObservationUpsert
+import ObservationMapping
+import StoreCore
 
 /// `dvp-test-tools fhir-bench`: the FHIR store's throughput next to the same server's raw write rates, in one run:
 /// plain `PUT Observation/{id}` one by one, unguarded `batch` Bundles of PUTs, then the store's version-guarded

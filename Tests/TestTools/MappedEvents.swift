@@ -1,5 +1,6 @@
+import DailyValueContract
 import Foundation
-import ObservationUpsert
+import ObservationMapping
 
 /// The Observations the worker's mapper makes of a file of DailyValue events (`producer generate --out`): invalid
 /// lines are left out, every record stamped with one record timestamp.

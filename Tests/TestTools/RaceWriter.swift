@@ -1,7 +1,10 @@
 import CommandLineOptions
+import DailyValueContract
 import Foundation
-import ObservationUpsert
+import ObservationMapping
+import ObservationStores
 import SeededRandom
+import StoreCore
 
 /// `dvp-test-tools race`: one of several concurrent writer processes in the store race tests.
 ///

@@ -1,6 +1,9 @@
 import CommandLineOptions
+import DailyValueContract
 import Foundation
-import ObservationUpsert
+import ObservationMapping
+import ObservationStores
+import StoreCore
 
 /// `dvp-test-tools upsert-bench`: upsert throughput of a store for new rows, replaces (higher versions) and
 /// duplicates, straight through the store API (no Kafka, no mapping).

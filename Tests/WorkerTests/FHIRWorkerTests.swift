@@ -1,6 +1,7 @@
+import DailyValueContract
+import FHIRServerStore
 import Foundation
 import Kafka
-import ObservationUpsert
 import TestSupport
 import Testing
 import WorkerCore

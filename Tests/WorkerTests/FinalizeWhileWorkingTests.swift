@@ -1,5 +1,5 @@
 import Foundation
-import ObservationUpsert
+import StoreCore
 import TestSupport
 import Testing
 import WorkerCore

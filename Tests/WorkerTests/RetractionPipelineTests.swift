@@ -1,8 +1,11 @@
+import DailyValueContract
 import Foundation
 import Kafka
-import ObservationUpsert
-import Testing
+import ObservationMapping
+import ObservationStores
+import StoreCore
 import TestSupport
+import Testing
 
 @testable import WorkerCore
 

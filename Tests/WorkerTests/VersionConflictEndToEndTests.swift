@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import ObservationUpsert
+import StoreCore
 import TestSupport
 import Testing
 

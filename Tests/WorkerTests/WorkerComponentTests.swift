@@ -1,6 +1,8 @@
+import DailyValueContract
 import Foundation
 import Kafka
-import ObservationUpsert
+import ObservationMapping
+import StoreCore
 import Testing
 
 @testable import WorkerCore

@@ -1,7 +1,8 @@
+import FHIRServerStore
 import Foundation
 import HTTPClient
 import Kafka
-import ObservationUpsert
+import StoreCore
 import Testing
 
 @testable import WorkerCore

@@ -1,5 +1,5 @@
 import Foundation
-import ObservationUpsert
+import ObservationMapping
 import TestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import DailyValueContract
 
 /// A proleptic Gregorian calendar date, counted as days since 1970-01-01, with exact `YYYY-MM-DD` parsing.
 ///
-/// Its calendar arithmetic is ObservationUpsert's ``CivilDate`` (Hinnant's algorithms), so the generator needs no
+/// Its calendar arithmetic is the contract's ``CivilDate`` (Hinnant's algorithms), so the generator needs no
 /// calendar or time zone database and gives identical output everywhere.
 public struct CivilDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Days since 1970-01-01.

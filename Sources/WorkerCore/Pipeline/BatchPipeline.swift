@@ -1,5 +1,5 @@
 import Kafka
-import ObservationUpsert
+import StoreCore
 import Synchronization
 
 /// Why the pipeline ended before it was asked to stop: a dependency failed in a way retrying cannot fix.

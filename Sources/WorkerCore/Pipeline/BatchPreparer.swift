@@ -1,5 +1,6 @@
+import DailyValueContract
 import Kafka
-import ObservationUpsert
+import StoreCore
 
 /// The decode/map stage (pure CPU plus at most one read of stored versions): validates a batch's records
 /// (``BatchProcessor/decode(_:)``) and maps those whose version the store may not hold yet (known stored versions:

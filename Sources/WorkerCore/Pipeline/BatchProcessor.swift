@@ -1,5 +1,7 @@
+import DailyValueContract
 import Kafka
-import ObservationUpsert
+import ObservationMapping
+import StoreCore
 
 /// Turns a batch of Kafka messages into Observation records and dead-letter records (pure, no I/O).
 ///

@@ -1,6 +1,5 @@
 import Essentials
 import Kafka
-import ObservationUpsert
 
 /// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then completes it with the
 /// consumer, which stores its offsets (``KafkaConsumer/complete(_:)``).

@@ -1,6 +1,7 @@
 import Essentials
 import Kafka
-import ObservationUpsert
+import ObservationMapping
+import StoreCore
 
 /// The store stage: upserts a batch's mapped records (minus those the version cache proves cannot change
 /// anything), retrying with backoff while the store fails with a retriable error (readiness false, which pauses

@@ -1,5 +1,4 @@
 import Kafka
-import ObservationUpsert
 
 /// `--on-version-conflict`: what the worker does with a record the store decided `conflict` (an equal version with
 /// a different clinical value; the first stored value is kept either way, docs/CLINICAL.md).

@@ -1,6 +1,6 @@
 import Essentials
 import Kafka
-import ObservationUpsert
+import StoreCore
 
 /// The stop steps after the pipeline ended, each within its share of the one drain deadline (``ShutdownPlan``):
 /// final offset commit → close the consumer (revoke, commit, leave the group) → flush and close the dead-letter

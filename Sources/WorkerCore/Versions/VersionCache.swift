@@ -1,4 +1,6 @@
-import ObservationUpsert
+import DailyValueContract
+import ObservationMapping
+import StoreCore
 import Synchronization
 
 /// A bounded cache of lower bounds of stored versions, per identity, each with a hash of the clinical value known

@@ -1,4 +1,3 @@
-import ObservationUpsert
 import Synchronization
 
 /// When to pre-warm the ``VersionCache`` with one read of stored versions before a batch's upsert.

@@ -1,6 +1,6 @@
+import DailyValueContract
 import Foundation
 import Kafka
-import ObservationUpsert
 import TestSupport
 import Testing
 import WorkerCore

@@ -1,5 +1,4 @@
 import Foundation
-import ObservationUpsert
 import TestSupport
 import Testing
 import WorkerCore

@@ -1,5 +1,7 @@
+import DailyValueContract
 import Foundation
-import ObservationUpsert
+import ObservationStores
+import StoreCore
 import TestSupport
 
 /// The SQL stores a worker test runs on (arguments of `@Test`): an SQLite file in the harness directory, or a fresh

@@ -1,0 +1,104 @@
+import DailyValueContract
+import Essentials
+import SQLiteClient
+import StoreCore
+
+/// The SQLite schema as ordered migrations, applied by ``SchemaMigrator``.
+enum SQLiteSchema {
+    /// Migration `n` (1-based) is `migrations[n - 1]`. Append only: never edit a released step.
+    static let migrations: [String] = [
+        // 1: observations keyed by identity, and outcome counters.
+        """
+        CREATE TABLE observation (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            resource_id TEXT NOT NULL,
+            resource TEXT NOT NULL,
+            version_id INTEGER NOT NULL,
+            last_updated TEXT NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        ) WITHOUT ROWID;
+        CREATE TABLE outcome_count (
+            metric TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (metric, outcome)
+        ) WITHOUT ROWID;
+        """,
+        // 2: FHIR reads by resource id (`Observation/{id}`).
+        "CREATE INDEX observation_resource_id ON observation (resource_id);",
+        // 3: a rowid table: WITHOUT ROWID suits small rows only, and a ~2 KB resource per row made every lookup
+        // and insert walk overflow pages inside the primary-key b-tree (about 3x slower).
+        """
+        CREATE TABLE observation_rowid (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            resource_id TEXT NOT NULL,
+            resource TEXT NOT NULL,
+            version_id INTEGER NOT NULL,
+            last_updated TEXT NOT NULL,
+            UNIQUE (patient, metric, day)
+        );
+        INSERT INTO observation_rowid
+            SELECT patient, metric, day, version, resource_id, resource, version_id, last_updated FROM observation;
+        DROP TABLE observation;
+        ALTER TABLE observation_rowid RENAME TO observation;
+        CREATE INDEX observation_resource_id ON observation (resource_id);
+        """,
+        // 4: the lifecycle (docs/LIFECYCLE.md): the stored status and clinical value decide `amended`. Rows of older
+        //    builds get their status from the resource; their value is unknown (NULL), so a final one replaced by
+        //    any value becomes amended.
+        """
+        ALTER TABLE observation ADD COLUMN status TEXT;
+        ALTER TABLE observation ADD COLUMN clinical_value TEXT;
+        UPDATE observation SET status = json_extract(resource, '$.status');
+        """,
+        // 5: the retraction ledger: the highest retraction per day, kept also for days never stored, so that an equal
+        //    or lower version arriving later never brings the day back.
+        """
+        CREATE TABLE retraction (
+            patient TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            day TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            PRIMARY KEY (patient, metric, day)
+        );
+        """,
+        // 6: finalize finds settled preliminary days through a partial index (preliminary days only) in key order,
+        //    chunk by chunk; the ledger keeps a deleted day's last meta.versionId, so that a day re-stored after a
+        //    delete-mode retraction continues from it (docs/LIFECYCLE.md).
+        """
+        ALTER TABLE retraction ADD COLUMN version_id INTEGER;
+        CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
+        """,
+    ]
+}
+
+/// Schema work in one `BEGIN IMMEDIATE` transaction, so concurrent openers serialize on the write lock.
+extension SQLiteConnection: SchemaMigrating {
+    package func withSchemaLock(_ body: () throws -> Void) throws {
+        try StoreError.mapping { try transaction(body) }
+    }
+
+    package func createSchemaVersionTable() throws {
+        try execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    }
+
+    package func schemaVersion() throws -> Int {
+        let rows = try statement("SELECT coalesce(max(version), 0) FROM schema_version").query { Int($0.integer(0)) }
+        return rows.first ?? 0
+    }
+
+    package func apply(_ migration: String, recordingVersion version: Int) throws {
+        try execute(migration)
+        try statement(
+            "INSERT INTO schema_version (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+        ).run([.integer(Int64(version))])
+    }
+}
