@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target fuzz/DailyValueFuzz.swift (ObservationUpsert compiled with -sanitize=fuzzer,address)
+# Builds the libFuzzer target fuzz/DailyValueFuzz.swift (ObservationMapping compiled with -sanitize=fuzzer,address)
 # and runs it on the seed corpus fuzz/corpus/. Everything it writes goes to fuzz/out/ (gitignored); the SwiftPM
 # .build directory is not touched.
 #
@@ -42,16 +42,16 @@ swift_flags=(
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
     -O -g -sanitize=fuzzer,address
 )
-# ObservationUpsert and the package's targets it depends on, in dependency order (see Package.swift).
-modules=(Essentials DailyValueContract Hashing SQLiteClient PostgresClient HTTPClient DocumentCompression ObservationUpsert)
+# ObservationMapping and the package's targets it depends on, in dependency order (see Package.swift).
+modules=(Essentials DailyValueContract Hashing ObservationMapping)
 sources=()
 for module in "${modules[@]}"; do
     while IFS= read -r file; do sources+=("$file"); done < <(find "Sources/$module" -name '*.swift' | sort)
 done
 # The C modules' headers and libraries, as SwiftPM finds them through pkg-config.
-read -r -a c_flags <<<"$(pkg-config --cflags libpq libcrypto sqlite3 libcurl libzstd | sed 's/-I/-Xcc -I/g')"
-read -r -a c_libs <<<"$(pkg-config --libs libpq libcrypto sqlite3 libcurl libzstd)"
-c_modules=(-I Sources/CSQLite -I Sources/CPostgres -I Sources/CCrypto -I Sources/CCurl -I Sources/CZstd "${c_flags[@]}")
+read -r -a c_flags <<<"$(pkg-config --cflags libcrypto | sed 's/-I/-Xcc -I/g')"
+read -r -a c_libs <<<"$(pkg-config --libs libcrypto)"
+c_modules=(-I Sources/CCrypto "${c_flags[@]}")
 if [[ ! -x "$binary" ]] || [[ -n $(find "${sources[@]}" fuzz/DailyValueFuzz.swift scripts/fuzz.sh -newer "$binary") ]]
 then
     echo "==> building $binary" >&2
