@@ -16,7 +16,7 @@ import Synchronization
 public final class FHIRObservationStore: ObservationStore {
     public let configuration: FHIRStoreConfiguration
     /// What the server's CapabilityStatement said at start-up.
-    public let capabilities: FHIRCapabilities
+    public let serverCapabilities: FHIRCapabilities
     let rest: FHIRRestClient
     private let http: HTTPClient
     private let counts = Mutex<[CounterKey: Int64]>([:])
@@ -47,8 +47,8 @@ public final class FHIRObservationStore: ObservationStore {
                 "no FHIR server at \(Redaction.withoutQuery(configuration.baseURL)): GET /metadata answered \(metadata.status) without a "
                     + "CapabilityStatement; check the store URL's base path")
         }
-        capabilities = FHIRCapabilities(statement, httpVersion: metadata.httpVersion)
-        guard capabilities.historyInstance else {
+        serverCapabilities = FHIRCapabilities(statement, httpVersion: metadata.httpVersion)
+        guard serverCapabilities.historyInstance else {
             await http.close()
             throw StoreError(
                 .usage,
@@ -60,7 +60,9 @@ public final class FHIRObservationStore: ObservationStore {
 
     // MARK: - ObservationStore
 
-    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
+    public var capabilities: StoreCapabilities { StoreCapabilities(server: self) }
+
+    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         try checkOpen()
         guard !batch.isEmpty else { return [] }
         let plan = UpsertPlan(batch)
@@ -78,12 +80,10 @@ public final class FHIRObservationStore: ObservationStore {
         let planned = plan.outcomes(for: batch, winnerOutcomes: decided)
         let outcomes: [UpsertOutcome?] = batch.indices.map { reasons[plan.winner(of: $0)] == nil ? planned[$0] : nil }
         count(batch, outcomes)
-        guard reasons.isEmpty else {
-            var perRecord: [Int: String] = [:]
-            for index in batch.indices { if let reason = reasons[plan.winner(of: index)] { perRecord[index] = reason } }
-            throw UpsertRejections(outcomes: outcomes, reasons: perRecord)
+        return batch.indices.map { index in
+            if let reason = reasons[plan.winner(of: index)] { return .refused(reason: reason) }
+            return UpsertResult(outcomes[index]!)
         }
-        return outcomes.map { $0! }
     }
 
     /// Why a retraction is refused (dead-lettered, nothing lost): docs/LIFECYCLE.md.

@@ -45,11 +45,14 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
     /// The lane of `patient`'s records.
     package func lane(of patient: String) -> Int { Int(FNV1a.hash(patient.utf8) % UInt64(lanes.count)) }
 
-    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
+    /// Upserts and version reads; the maintenance operations open a single-connection store.
+    public var capabilities: StoreCapabilities { StoreCapabilities(versionReader: self) }
+
+    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard lanes.count > 1 else { return try await lanes[0].upsert(batch) }
         let split = Self.split(batch.indices, count: lanes.count) { lane(of: batch[$0].identity.patient) }
-        var outcomes = [UpsertOutcome](repeating: .unchanged, count: batch.count)
-        try await withThrowingTaskGroup(of: (Int, [UpsertOutcome]).self) { group in
+        var outcomes = [UpsertResult](repeating: .unchanged, count: batch.count)
+        try await withThrowingTaskGroup(of: (Int, [UpsertResult]).self) { group in
             for (lane, indices) in split.enumerated() where !indices.isEmpty {
                 let (store, records) = (lanes[lane], indices.map { batch[$0] })
                 group.addTask { (lane, try await store.upsert(records)) }

@@ -35,7 +35,7 @@ extension PostgresObservationStore: DocumentMigrating {
                             key, codecs.compressor.compress(shaped.parts.map { shaped.content[$0] }), shaped.facts)
                     }
                     if !rewrite.keys.isEmpty {
-                        try connection.executePrepared("dvp_migrate_4", Self.rewriteSQL, rewrite.parameters)
+                        _ = try connection.executePrepared("dvp_migrate_4", Self.rewriteSQL, rewrite.parameters)
                     }
                     let next = rows.rowCount == 0 ? nil : (0..<3).map { rows.text(rows.rowCount - 1, $0) }
                     return (rows.rowCount, rewrite.keys.count, next)

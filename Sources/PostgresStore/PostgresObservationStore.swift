@@ -14,7 +14,7 @@ import StoreCore
 /// retriable ``StoreError`` (`connection`); a server that does not answer in time (frozen, half-open connection)
 /// fails it with `timeout`. Either way the next call opens a replacement connection. The caller retries the batch;
 /// the version guard makes that safe, including after a COMMIT whose outcome is unknown.
-public final class PostgresObservationStore: ObservationStore, ObservationStoreMaintenance {
+public final class PostgresObservationStore: ObservationStore, ObservationFinalizing, VersionAuditing, SchemaVersioning {
     struct State {
         var connection: PostgresConnection?
         var isClosed = false
@@ -90,7 +90,13 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
 
     // MARK: - ObservationStore
 
-    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
+    public var capabilities: StoreCapabilities {
+        StoreCapabilities(
+            versionReader: self, finalize: self, retention: self, export: self, schema: self, migrate: self,
+            audit: self)
+    }
+
+    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard !batch.isEmpty else { return [] }
         let (shard, mode, codecs) = (counterShard, retractionMode, codecs)
         return try await withConnection { connection in
@@ -107,7 +113,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationStoreM
                 try PostgresPartitions.ensure(days: batch.map(\.identity.day), on: connection)
                 return try write()
             }
-        }
+        }.map(UpsertResult.init)
     }
 
     public func observation(for identity: ObservationIdentity) async throws -> StoredObservation? {

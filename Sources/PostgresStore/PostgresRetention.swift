@@ -58,7 +58,7 @@ enum PostgresRetention {
             for partition in report.dropped {
                 do {
                     // The name comes from the catalog and matched the partitions' pattern (checked in `partitions`).
-                    try connection.transaction {
+                    _ = try connection.transaction {
                         try connection.executeScript(
                             "SET LOCAL lock_timeout = '\(dropLockTimeout)'; DROP TABLE \(partition.name)")
                     }

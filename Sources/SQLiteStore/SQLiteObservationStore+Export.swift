@@ -61,7 +61,7 @@ extension SQLiteObservationStore: ObservationExporting {
         let latest = try lock.statement("SELECT max(last_updated) FROM observation").query { $0.bytes(0) }[0]
         let mark = max(now, latest.map { String(decoding: $0, as: UTF8.self) } ?? now)
         let deadline = ContinuousClock.now + .seconds(1)
-        while try lock.statement("SELECT \(clock) > ?").query([.text(mark)]) { $0.integer(0) }[0] == 0 {
+        while try lock.statement("SELECT \(clock) > ?").query([.text(mark)], row: { $0.integer(0) })[0] == 0 {
             guard ContinuousClock.now < deadline else { break }  // a stored stamp ahead of the clock: see docs
             Thread.sleep(forTimeInterval: 0.001)
         }

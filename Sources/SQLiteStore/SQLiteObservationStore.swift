@@ -9,7 +9,7 @@ import StoreCore
 ///
 /// Several processes may share the file: every batch takes the write lock with `BEGIN IMMEDIATE` and waits up to the
 /// busy timeout; beyond that the upsert throws a retriable ``StoreError`` (`busy`).
-public final class SQLiteObservationStore: ObservationStore, ObservationStoreMaintenance {
+public final class SQLiteObservationStore: ObservationStore, ObservationFinalizing, VersionAuditing, SchemaVersioning {
     private let state: QueueConfined<SQLiteConnection?>
     /// The database file path.
     public let path: String
@@ -53,14 +53,18 @@ public final class SQLiteObservationStore: ObservationStore, ObservationStoreMai
 
     // MARK: - ObservationStore
 
-    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
+    public var capabilities: StoreCapabilities {
+        StoreCapabilities(finalize: self, export: self, schema: self, audit: self)
+    }
+
+    public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard !batch.isEmpty else { return [] }
         let mode = retractionMode
         return try await withConnection { connection in
             try connection.transaction {
                 try Self.upsert(batch, retractionMode: mode, on: connection)
             }
-        }
+        }.map(UpsertResult.init)
     }
 
     public func observation(for identity: ObservationIdentity) async throws -> StoredObservation? {

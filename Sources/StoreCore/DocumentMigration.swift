@@ -1,6 +1,6 @@
 /// A store whose rows of an older shape are rewritten into the current one by `storectl migrate`
 /// (docs/STORAGE.md): online, in batches, resumable (a run picks up whatever is still in the old shape).
-public protocol DocumentMigrating: ObservationStore {
+public protocol DocumentMigrating: Sendable {
     /// Rewrites rows still in the older shape, `batchSize` rows per short transaction in key order, calling
     /// `progress` after each batch. Rows a writer holds are skipped (left to the next run), never waited for; the
     /// stored values, `meta.versionId`, `meta.lastUpdated` and status do not change.

@@ -1,6 +1,6 @@
 /// Bulk export of stored Observations (`storectl export`): one consistent snapshot, streamed in chunks, and a mark
 /// from which the next export takes only what changed.
-public protocol ObservationExporting: ObservationStore {
+public protocol ObservationExporting: Sendable {
     /// Reads every stored Observation (with `since`: every one written after that earlier export's snapshot, by an
     /// insert, a replace, a retraction marking it `entered-in-error`, finalize or `storectl migrate`) from one
     /// consistent snapshot, and hands them to `chunk` in chunks of at most `chunkSize`, in the order the store reads

@@ -10,9 +10,10 @@ public protocol ObservationStore: Sendable {
     ///
     /// Within the batch the highest version per identity wins; the others are `unchanged` (same version as the
     /// winner) or `stale` (lower). Against the stored row: greater → `updated`, equal → `unchanged`, lower → `stale`.
+    /// A store behind a validating server may refuse a record for its content (``UpsertResult/refused(reason:)``).
     /// When this returns, the batch is durable.
     /// - Throws: ``StoreError``; `isRetriable` tells infrastructure failures (retry with backoff) from bugs.
-    func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome]
+    func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult]
 
     /// The stored Observation for one identity, if any.
     func observation(for identity: ObservationIdentity) async throws -> StoredObservation?
@@ -25,6 +26,9 @@ public protocol ObservationStore: Sendable {
 
     /// The identity and stored version of every Observation (for oracles, audits and tools).
     func allVersions() async throws -> [ObservationIdentity: Int64]
+
+    /// The operations this store offers beyond these (finalize, retention, export, migrate, audit, …).
+    var capabilities: StoreCapabilities { get }
 
     /// Closes the connection(s). Further calls throw.
     func close() async

@@ -1,6 +1,6 @@
 /// Retention of a partitioned store (`storectl retention`, docs/PARTITIONING.md): whole months are dropped, never
 /// rows one by one.
-public protocol ObservationStoreRetention: ObservationStore {
+public protocol ObservationStoreRetention: Sendable {
     /// Moves the retention horizon forward to the first day of `keepFrom`'s month (`keepFrom` is a `YYYY-MM-DD` day; a
     /// horizon already later stays) and drops every partition whose days are all before it. Whole months, so an
     /// expired day is never one still stored. From then on an event of an earlier day is `expired`: not written,

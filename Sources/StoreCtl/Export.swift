@@ -44,7 +44,7 @@ enum Export {
         let files = NDJSONFileSet(directory: directory, resourceType: "Observation", maxFileBytes: limit)
         let progress = ExportProgress()
         let mark = try await StoreCtl.withStore(arguments) { store -> ExportMark in
-            guard let exporting = store as? any ObservationExporting else {
+            guard let exporting = store.capabilities.export else {
                 throw StoreError(.usage, "this store cannot be exported")
             }
             let transfer = ExportTransfer(files: files, progress: progress)

@@ -16,7 +16,10 @@ enum Finalize {
         }
         let cutoff = Int64(Date().timeIntervalSince1970) - Int64(settleHours) * 3_600
         let finalized = try await StoreCtl.withStore(arguments) { store in
-            try await Audit.maintenance(store).finalize(settledBefore: cutoff)
+            guard let finalizing = store.capabilities.finalize else {
+                throw StoreError(.usage, "this store does not support finalize")
+            }
+            return try await finalizing.finalize(settledBefore: cutoff)
         }
         print("finalized: \(finalized)")
         return 0

@@ -11,7 +11,7 @@ enum Migrate {
         try arguments.expectPositionals(0, "")
         let batchSize = try arguments.integer("--batch", in: 1...10_000) ?? 500
         let result = try await StoreCtl.withStore(arguments) { store -> DocumentMigrationProgress? in
-            guard let migrating = store as? any DocumentMigrating else { return nil }
+            guard let migrating = store.capabilities.migrate else { return nil }
             let started = Date()
             return try await migrating.migrateDocuments(batchSize: batchSize) { done in
                 let seconds = Date().timeIntervalSince(started)

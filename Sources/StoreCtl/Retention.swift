@@ -21,7 +21,7 @@ enum Retention {
         let dryRun = arguments.isSet("--dry-run")
         let keepFrom = horizon(keepDays: keepDays, now: Date())
         let report = try await StoreCtl.withStore(arguments) { store -> RetentionReport in
-            guard let retention = store as? any ObservationStoreRetention else {
+            guard let retention = store.capabilities.retention else {
                 throw StoreError(.usage, "this store has no retention")
             }
             return try await retention.applyRetention(keepFrom: keepFrom, dryRun: dryRun)

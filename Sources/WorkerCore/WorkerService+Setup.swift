@@ -68,13 +68,12 @@ extension WorkerService {
                     location, postgres: postgresOptions, fhir: fhirConfiguration,
                     retractions: configuration.retractionMode, connections: storeConnections(location))
                 if backoff.attempt > 0 { health.storeRecovered() }
-                if let fhir = store as? FHIRObservationStore {
-                    let capabilities = fhir.capabilities
-                    logger.info("FHIR server", [("server", .string("\(capabilities)"))])
-                    if !capabilities.missing.isEmpty {
+                if let server = store.capabilities.server {
+                    logger.info("FHIR server", [("server", .string(server.serverSummary))])
+                    if !server.missingFeatures.isEmpty {
                         logger.warning(
                             "the FHIR server does not declare features the store uses; writes may fail",
-                            [("missing", .string(capabilities.missing.joined(separator: ", ")))])
+                            [("missing", .string(server.missingFeatures.joined(separator: ", ")))])
                     }
                 }
                 return store

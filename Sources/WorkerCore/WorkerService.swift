@@ -177,7 +177,7 @@ public final class WorkerService: Sendable {
             consumer: consumer,
             preparer: BatchPreparer(
                 processor: processor, versionCache: versionCache,
-                versionReader: store as? any ObservationVersionReader),
+                versionReader: store.capabilities.versionReader),
             writer: writer, health: health, metrics: metrics, logger: logger)
     }
 }

@@ -8,7 +8,9 @@ import TestSupport
 struct CrashingStore: ObservationStore {
     let store: any ObservationStore
 
-    func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertOutcome] {
+    var capabilities: StoreCapabilities { store.capabilities }
+
+    func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         let outcomes = try await store.upsert(batch)
         CrashPoint.afterUpsertBeforeOffsets.reach()
         return outcomes

@@ -125,10 +125,10 @@ struct FHIRStoreFaultTests {
         try await double.set(["require_patient": true])
         let store = try await Self.open(double)
         let batch = [try Self.mapped(version: 5), try Self.mapped("p-404", version: 5), try Self.mapped(version: 4)]
-        let refusal = await #expect(throws: UpsertRejections.self) { try await store.upsert(batch) }
-        #expect(refusal?.outcomes == [.inserted, nil, .stale])
-        #expect(refusal?.reasons.count == 1)
-        #expect(refusal?.reasons[1]?.contains("Patient/p-404 not found") == true, "\(String(describing: refusal))")
+        let results = try await store.upsert(batch)
+        #expect(results.map(\.outcome) == [.inserted, nil, .stale])
+        #expect(results.compactMap(\.refusalReason).count == 1)
+        #expect(results[1].refusalReason?.contains("Patient/p-404 not found") == true, "\(results)")
         #expect(try await store.allVersions() == [batch[0].identity: 5])
         #expect(try await store.outcomeCounts().map(\.count).reduce(0, +) == 2)
         await store.close()
@@ -184,7 +184,7 @@ struct FHIRStoreFaultTests {
         }
         #expect(error?.code == .usage && error?.nativeCode == "404")
         let store = try await Self.open(double)
-        #expect(store.capabilities.missing.isEmpty, "\(store.capabilities)")
+        #expect(store.serverCapabilities.missing.isEmpty, "\(store.serverCapabilities)")
         await store.close()
     }
 

@@ -86,7 +86,7 @@ struct FinalizeTests {
 
     /// `finalize` with a small chunk size (internal; the public call uses ``FinalizeChunk/rows``).
     static func finalize(
-        _ store: any ObservationStoreMaintenance, settledBefore: Int64, chunkSize: Int
+        _ store: any SQLStore, settledBefore: Int64, chunkSize: Int
     ) async throws -> Int {
         if let sqlite = store as? SQLiteObservationStore {
             return try await sqlite.finalize(settledBefore: settledBefore, chunkSize: chunkSize)

@@ -26,7 +26,7 @@ struct LanedPostgresStoreTests {
             }
             let outcomes = try await store.upsert(batch)
             #expect(
-                outcomes == Array(repeating: [UpsertOutcome.inserted, .stale, .unchanged], count: 24).flatMap { $0 })
+                outcomes == Array(repeating: [UpsertResult.inserted, .stale, .unchanged], count: 24).flatMap { $0 })
             let shards = try await TestStores.rawText(location, "SELECT count(DISTINCT shard) FROM outcome_count")
             #expect(shards == "3")
             let versions = try await store.allVersions()

@@ -123,7 +123,7 @@ struct ObservationLifecycleContractTests {
             let before = try await store.observation(for: identity)
             let countsBefore = try await counts(store)
 
-            #expect(try await store.upsert([rule.incoming.record]) == [rule.outcome])
+            #expect(try await store.upsert([rule.incoming.record]) == [UpsertResult(rule.outcome)])
 
             let after = try await store.observation(for: identity)
             #expect(try after.flatMap(status(of:)) == rule.status)
@@ -204,10 +204,10 @@ struct ObservationLifecycleContractTests {
     }
 
     private func run(_ kind: StoreKind, _ mode: RetractionMode, _ batches: [[ObservationRecord]]) async throws
-        -> (outcomes: [UpsertOutcome], row: StoredObservation?)
+        -> (outcomes: [UpsertResult], row: StoredObservation?)
     {
         try await TestStores.withFreshStore(kind, retractions: mode) { store, _ in
-            var outcomes: [UpsertOutcome] = []
+            var outcomes: [UpsertResult] = []
             for batch in batches { outcomes += try await store.upsert(batch) }
             return (outcomes, try await store.observation(for: batches[0][0].identity))
         }
@@ -259,9 +259,8 @@ struct ObservationLifecycleContractTests {
             let other = record("p-2", version: 5, status: .final)
             let retraction = ObservationRecord.retraction(
                 identity: other.identity, version: 7, resourceID: other.resourceID, reason: "wrong sample")
-            let error = await #expect(throws: UpsertRejections.self) { try await store.upsert([value, retraction]) }
-            #expect(error?.outcomes == [.inserted, nil])
-            #expect(error?.reasons == [1: FHIRObservationStore.retractionsUnsupported])
+            let results = try await store.upsert([value, retraction])
+            #expect(results == [.inserted, .refused(reason: FHIRObservationStore.retractionsUnsupported)])
             let retracted = try await store.observation(for: other.identity)
             #expect(retracted == nil)
         }

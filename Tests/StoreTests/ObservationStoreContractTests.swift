@@ -133,7 +133,7 @@ struct ObservationStoreContractTests {
                     }
                 }
             }
-            #expect(try await store.upsert(batch) == expected)
+            #expect(try await store.upsert(batch) == expected.map(UpsertResult.init))
             let versions = try await store.allVersions()
             for (orderIndex, _) in orders.enumerated() {
                 for (case_, stored) in preexisting.enumerated() {
@@ -159,7 +159,7 @@ struct ObservationStoreContractTests {
                 (4, .stale, 3), (5, .unchanged, 3), (9, .updated, 4),
             ]
             for (version, outcome, versionId) in steps {
-                #expect(try await store.upsert([record(version: version)]) == [outcome], "version \(version)")
+                #expect(try await store.upsert([record(version: version)]) == [UpsertResult(outcome)], "version \(version)")
                 let row = try #require(try await store.observation(for: record(version: 0).identity))
                 #expect(row.versionId == versionId, "after version \(version)")
                 #expect(
@@ -187,7 +187,7 @@ struct ObservationStoreContractTests {
             for batch in batches {
                 let outcomes = try await store.upsert(batch)
                 for (item, outcome) in zip(batch, outcomes) {
-                    tally[item.identity.metric, default: [:]][outcome, default: 0] += 1
+                    tally[item.identity.metric, default: [:]][try #require(outcome.outcome), default: 0] += 1
                 }
             }
             #expect(tally["heart_rate"] == [.inserted: 2, .updated: 1, .unchanged: 1, .stale: 2])

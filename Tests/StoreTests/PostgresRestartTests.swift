@@ -21,7 +21,7 @@ struct PostgresRestartTests {
 
             try await cluster.restart(String(restart.dropFirst("restart-".count)))
 
-            var first: [UpsertOutcome]?
+            var first: [UpsertResult]?
             do {
                 first = try await store.upsert([record(version: 2)])
             } catch let error as StoreError {

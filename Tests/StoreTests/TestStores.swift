@@ -102,9 +102,9 @@ enum TestStores {
         }
     }
 
-    static func open(_ location: StoreLocation) async throws -> any ObservationStoreMaintenance {
+    static func open(_ location: StoreLocation) async throws -> any SQLStore {
         let store = try await makeObservationStore(location)
-        return try #require(store as? any ObservationStoreMaintenance)
+        return try #require(store as? any SQLStore)
     }
 
     /// Makes the empty database behind `location` a store of schema 7 (its table before partitioning), then runs

@@ -20,7 +20,7 @@ struct VersionConflictContractTests {
     /// batch row by row and PostgreSQL's through its retraction path; returns the outcomes of `batch` only.
     private func upsert(
         _ batch: [ObservationRecord], rowByRow: Bool, step: Int64 = 1, in store: any ObservationStore
-    ) async throws -> [UpsertOutcome] {
+    ) async throws -> [UpsertResult] {
         guard rowByRow else { return try await store.upsert(batch) }
         let other = record("p-2", "steps", "2026-10-02", version: step)
         let retraction = ObservationRecord.retraction(

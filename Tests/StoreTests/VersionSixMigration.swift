@@ -32,7 +32,7 @@ enum VersionSixMigration {
     /// starts at 1, then continues across a delete), the index in place and finalize working through it.
     static func check(_ location: StoreLocation) async throws {
         let store = try await makeObservationStore(location, retractions: .delete)
-        let maintenance = try #require(store as? any ObservationStoreMaintenance)
+        let maintenance = try #require(store as? any SQLStore)
         #expect(
             try await maintenance.schemaVersion()
                 == (store is SQLiteObservationStore ? StoreKind.sqlite : .postgres).schemaVersion)

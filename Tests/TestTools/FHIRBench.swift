@@ -109,15 +109,15 @@ enum FHIRBench {
             configuration.bundlesInFlight = inFlight
         }
         let store = try await FHIRObservationStore(configuration: configuration)
-        var outcomes: [UpsertOutcome: Int] = [:]
+        var outcomes: [String: Int] = [:]
         try await measure("store insert, mapped events", records.count) {
             for offset in stride(from: 0, to: records.count, by: upsertBatch) {
                 let slice = Array(records[offset..<min(offset + upsertBatch, records.count)])
-                for outcome in try await store.upsert(slice) { outcomes[outcome, default: 0] += 1 }
+                for result in try await store.upsert(slice) { outcomes[result.description, default: 0] += 1 }
             }
         }
         await store.close()
-        print("outcomes: " + outcomes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
+        print("outcomes: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             .joined(separator: ", "))
         return 0
     }

@@ -72,7 +72,11 @@ enum RaceWriter {
                 let batch = Array(records[start..<min(start + batchSize, records.count)])
                 while true {
                     do {
-                        for outcome in try await store.upsert(batch) { totals[outcome, default: 0] += 1 }
+                        for result in try await store.upsert(batch) {
+                            // SQL stores decide every record; a refusal would be a defect of the store.
+                            guard let outcome = result.outcome else { throw StoreError(.usage, "refused: \(result)") }
+                            totals[outcome, default: 0] += 1
+                        }
                         break
                     } catch let error as StoreError where error.isRetriable && retries < 1000 {
                         retries += 1

@@ -25,7 +25,7 @@ import Testing
             mapper: try ObservationMapper(configuration: .init(idKey: Array("0123456789abcdef".utf8))),
             deadLetter: DeadLetter(topic: "t.dlq", group: "g", workerID: "w", workerVersion: "1"))
         var offset: Int64 = 0
-        func run(_ event: String) async throws -> [UpsertOutcome] {
+        func run(_ event: String) async throws -> [UpsertResult] {
             offset += 1
             var output = processor.decode([
                 KafkaMessage(

@@ -6,7 +6,7 @@ import StoreCore
 /// The store stage: upserts a batch's mapped records (minus those the version cache proves cannot change
 /// anything), retrying with backoff while the store fails with a retriable error (readiness false, which pauses
 /// fetching); a store error retrying cannot fix (SQL, permissions, schema) ends the stage with it. Learns the stored
-/// versions into the ``VersionCache``. Records the store's server refuses (``UpsertRejections``) come back as
+/// versions into the ``VersionCache``. Records the store's server refuses (``UpsertResult/refused(reason:)``) come back as
 /// dead-letter records, with the server's reason; so do the store's `conflict`s with `--on-version-conflict
 /// dead-letter` (``VersionConflicts``, which logs them either way).
 struct UpsertStage: Sendable {
@@ -58,23 +58,11 @@ struct UpsertStage: Sendable {
             },
             attempt: {
                 do {
-                    let conflicting = learn(toStore, try await store.upsert(records))
-                    refused = conflicts.report(conflicting)
-                    return nil
-                } catch let refusal as UpsertRejections {
-                    let decided = zip(toStore, refusal.outcomes).compactMap { item, outcome in
-                        outcome.map { (item, $0) }
-                    }
-                    let conflicting = conflicts.report(learn(decided.map(\.0), decided.map(\.1)))
-                    refused = refusal.reasons.sorted { $0.key < $1.key }.map { index, reason in
-                        deadLetter.record(
-                            for: toStore[index].message, stage: .store, className: "StoreRejected", reason: reason)
-                    }
-                    refused += conflicting
-                    // The reasons stay in the dead-letter records: a server's text can name the patient.
-                    logger.warning(
-                        "the store refused records; dead-lettering them (reasons in the dead-letter records)",
-                        [("records", .int(Int64(refused.count)))])
+                    let results = try await store.upsert(records)
+                    precondition(
+                        results.count == toStore.count,
+                        "the store returned \(results.count) results for \(toStore.count) records")
+                    refused = settle(toStore, results)
                     return nil
                 } catch let error as StoreError {
                     return error
@@ -87,6 +75,31 @@ struct UpsertStage: Sendable {
         // is still down, pausing again).
         if case .abandoned = ending { health.storeRecovered() }
         return Result(ending: ending, refused: refused)
+    }
+
+    /// Learns the decided records (``learn(_:_:)``) and returns the dead-letter records of the refused ones (with the
+    /// server's reason) and of the reported conflicts.
+    private func settle(_ items: [BatchProcessor.Mapped], _ results: [UpsertResult]) -> [DeadLetterRecord] {
+        let outcomes = results.compactMap(\.outcome)
+        // Every record decided (SQL stores always): no copy of the items.
+        if outcomes.count == items.count { return conflicts.report(learn(items, outcomes)) }
+        var decided: [BatchProcessor.Mapped] = []
+        var refused: [DeadLetterRecord] = []
+        for (item, result) in zip(items, results) {
+            if case .refused(let reason) = result {
+                refused.append(
+                    deadLetter.record(for: item.message, stage: .store, className: "StoreRejected", reason: reason))
+            } else {
+                decided.append(item)
+            }
+        }
+        if !refused.isEmpty {
+            // The reasons stay in the dead-letter records: a server's text can name the patient.
+            logger.warning(
+                "the store refused records; dead-lettering them (reasons in the dead-letter records)",
+                [("records", .int(Int64(refused.count)))])
+        }
+        return refused + conflicts.report(learn(decided, outcomes))
     }
 
     /// Counts the outcomes and records the versions the store now holds at least (with the clinical value known

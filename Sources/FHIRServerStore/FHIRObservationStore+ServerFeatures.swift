@@ -1,0 +1,6 @@
+import StoreCore
+
+extension FHIRObservationStore: ServerFeatureReporting {
+    public var serverSummary: String { "\(serverCapabilities)" }
+    public var missingFeatures: [String] { serverCapabilities.missing }
+}
