@@ -24,7 +24,7 @@ struct PostgresVersionIdRaceTests {
                 """,
             during: { "\(try await $0.upsert([record(version: 3)]))" },
             read: "version_id || ' ' || version")
-        #expect(raw.action == "[StoreCore.UpsertOutcome.updated]")
+        #expect(raw.action == "[updated]")
         #expect(raw.row == "3 3", "version_id and version")
         #expect(raw.resource == "3 -", "the resource's meta.versionId and status")
     }
@@ -42,7 +42,7 @@ struct PostgresVersionIdRaceTests {
             parameters: [Hex.lowercase(record(version: 2, value: 60, status: .final).clinicalDigest)],
             during: { "\(try await $0.upsert([record(version: 3, value: 70, status: .final)]))" },
             read: Self.statusRead)
-        #expect(raw.action == "[StoreCore.UpsertOutcome.updated]")
+        #expect(raw.action == "[updated]")
         #expect(raw.row == "3 amended", "version_id and the status column")
         #expect(raw.resource == "3 amended", "the resource's meta.versionId and status")
     }
