@@ -56,27 +56,30 @@ let package = Package(
         .target(name: "DocumentCompression", dependencies: ["CZstd", "Essentials"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
-        /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
-        .target(name: "DailyValueContract", dependencies: ["Essentials"], swiftSettings: swiftSettings),
+        /// JSON at the bottom: the strict scanner (duplicate keys refused, the failing field named), the value and
+        /// the writer every JSON producer and reader shares; no dependency.
+        .target(name: "JSON", dependencies: ["Essentials"], swiftSettings: swiftSettings),
+        /// The DailyValue event contract and the metric catalog; no C library.
+        .target(name: "DailyValueContract", dependencies: ["Essentials", "JSON"], swiftSettings: swiftSettings),
         /// One command-line parser for every executable: flags, environment twins, help text, exit status 2.
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
         /// The services' JSON-lines logger, Prometheus registry (each process declares its families) and signal stream.
-        .target(name: "Observability", dependencies: ["DailyValueContract"], swiftSettings: swiftSettings),
+        .target(name: "Observability", dependencies: ["JSON"], swiftSettings: swiftSettings),
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
         .target(
-            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "DailyValueContract"],
+            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "JSON"],
             swiftSettings: swiftSettings),
         /// The FHIR R4 mapping: a validated `DailyValue` to an `ObservationRecord` (resource parts, facts, digest).
         .target(
-            name: "ObservationMapping", dependencies: ["DailyValueContract", "Essentials", "Hashing"],
+            name: "ObservationMapping", dependencies: ["JSON", "DailyValueContract", "Essentials", "Hashing"],
             swiftSettings: swiftSettings),
         /// The store core: the `ObservationStore` protocol, its declared capabilities, the upsert plan and results,
         /// store errors, the stored-document format and schema migration steps. No database client.
         .target(
             name: "StoreCore",
-            dependencies: ["ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing"],
+            dependencies: ["JSON", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing"],
             swiftSettings: swiftSettings),
         /// The embedded SQLite store (the only SQL for SQLite).
         .target(
@@ -90,7 +93,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "StoreCore", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing",
+                "JSON", "StoreCore", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing",
                 "PostgresClient",
             ],
             swiftSettings: swiftSettings),
@@ -98,7 +101,7 @@ let package = Package(
         .target(
             name: "FHIRServerStore",
             dependencies: [
-                "StoreCore", "ObservationMapping", "DailyValueContract", "Essentials", "Hashing", "HTTPClient",
+                "JSON", "StoreCore", "ObservationMapping", "DailyValueContract", "Essentials", "Hashing", "HTTPClient",
             ],
             swiftSettings: swiftSettings),
         /// Opens a store from its location (`--store`), and the `--fhir-*` flags that configure a FHIR store.
@@ -116,14 +119,14 @@ let package = Package(
         ),
         /// The dead-letter record format (header names, shared with the worker), statistics and redrive planning.
         .target(
-            name: "DeadLetters", dependencies: ["Kafka", "DailyValueContract", "Essentials", "Hashing"],
+            name: "DeadLetters", dependencies: ["JSON", "Kafka", "DailyValueContract", "Essentials", "Hashing"],
             swiftSettings: swiftSettings),
         /// The HTTP ingest gateway: configuration, routes, body decoding, validation with the workers' decoder,
         /// publishing through the Producer library, backpressure, idempotency, metrics.
         .target(
             name: "IngestGateway",
             dependencies: [
-                "CommandLineOptions", "DailyValueContract", "Essentials", "Gzip", "Hashing", "HTTPServer",
+                "JSON", "CommandLineOptions", "DailyValueContract", "Essentials", "Gzip", "Hashing", "HTTPServer",
                 "IngestAuth", "Kafka", "Observability", "Producer",
             ],
             swiftSettings: swiftSettings
@@ -132,7 +135,7 @@ let package = Package(
         .target(
             name: "WorkerCore",
             dependencies: [
-                "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores",
+                "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores",
                 "FHIRServerStore", "DailyValueContract", "Essentials", "Hashing", "HTTPServer", "DeadLetters",
                 "Observability",
             ],
@@ -183,12 +186,13 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
+                "JSON", "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
                 "ObservationStores", "DailyValueContract", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
                 "DocumentCompression", "Hashing", "BulkExport",
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
         .testTarget(

@@ -1,5 +1,6 @@
 import DailyValueContract
 import Foundation
+import JSON
 
 extension DeadLetterStatistics {
     // MARK: - Plain text

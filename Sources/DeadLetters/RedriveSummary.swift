@@ -1,5 +1,6 @@
 import DailyValueContract
 import Foundation
+import JSON
 
 /// What a `dlq redrive` run did (or, in a dry run, would do): counts, and the reasons records fail again.
 public struct RedriveSummary: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import DailyValueContract
 import Foundation
 import HTTPClient
+import JSON
 import ObservationMapping
 import StoreCore
 

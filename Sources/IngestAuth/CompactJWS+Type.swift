@@ -1,4 +1,5 @@
-import DailyValueContract
+import JSON
+
 
 extension CompactJWS {
     /// The `typ` values of a JWT (RFC 7519 §5.1) and of a JWT access token (RFC 9068 §2.1), with and without the

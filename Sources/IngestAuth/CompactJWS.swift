@@ -1,5 +1,5 @@
-import DailyValueContract
 import Essentials
+import JSON
 
 /// A JWT in the JWS compact serialization (RFC 7515 §7.1): `header.payload.signature`, each part unpadded
 /// base64url. Parsing decodes all three parts and the header; the payload is decoded only once the signature
@@ -56,7 +56,7 @@ struct CompactJWS {
             value = try JSONValue.parse(json)
         } catch {
             // Not the member's name: it is the token's text.
-            let reason = error.kind == .duplicateField ? "has a member twice" : "is not a JSON object"
+            let reason = error.kind == .duplicateMember ? "has a member twice" : "is not a JSON object"
             throw AuthenticationFailure(.invalid, "the JWT's \(name) \(reason)")
         }
         guard let members = value.object else {

@@ -1,4 +1,4 @@
-import DailyValueContract
+import JSON
 
 extension JSONValue {
     /// A string, or each string of an array of strings (`aud`, a scope claim written either way); nil otherwise.

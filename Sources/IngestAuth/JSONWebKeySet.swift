@@ -1,6 +1,6 @@
-import DailyValueContract
 import Essentials
 import Hashing
+import JSON
 
 /// The signing keys of a JWKS file (RFC 7517 §5), parsed into libcrypto keys once per load.
 ///
@@ -46,7 +46,7 @@ struct JSONWebKeySet: CredentialFileContent {
         do {
             document = try JSONValue.parse(bytes)
         } catch {
-            let reason = error.kind == .duplicateField ? "the member \(error.field) appears twice" : error.rule
+            let reason = error.kind == .duplicateMember ? "the member \(error.member) appears twice" : error.message
             throw CredentialFileError(.malformed, path: path, "is not JSON: \(reason)")
         }
         guard let members = document["keys"]?.array else {

@@ -1,5 +1,5 @@
-import DailyValueContract
 import Hashing
+import JSON
 
 /// The JWS algorithms accepted: asymmetric signatures with SHA-256 only. `none`, the HMAC family (whose "key" an
 /// attacker could take from the public JWKS: algorithm confusion) and every other algorithm are refused.

@@ -1,4 +1,4 @@
-import DailyValueContract
+import JSON
 
 extension JWTPolicy {
     /// The scope a verified token's `claims` grant at `now` (seconds since 1970), once its times are checked

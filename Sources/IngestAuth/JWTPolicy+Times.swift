@@ -1,5 +1,5 @@
-import DailyValueContract
 import Essentials
+import JSON
 
 extension JWTPolicy {
     /// Checks the NumericDates of a verified token's `claims` at `now` (seconds since 1970): `exp` (required), `nbf`

@@ -1,6 +1,6 @@
-import DailyValueContract
 import Foundation
 import Hashing
+import JSON
 
 /// JWTs (JWS compact serialization) signed `RS256` or `ES256` with a key of a JWKS file; re-read when it changes.
 ///

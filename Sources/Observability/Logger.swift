@@ -1,5 +1,5 @@
-import DailyValueContract
 import Foundation
+import JSON
 import Synchronization
 
 /// Structured logs: one JSON object per line on stderr.

@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 
 /// The parts of every Observation that depend only on the mapper's configuration, rendered once (a class, like
 /// ``MetricFragments``: one retain per use). Written with ``JSONWriter/raw(_:leavesOpen:)``; the same writer calls

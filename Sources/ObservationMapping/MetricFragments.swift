@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 import Synchronization
 
 /// The parts of an Observation that depend only on the metric, rendered once per catalog entry (a class: the mapper

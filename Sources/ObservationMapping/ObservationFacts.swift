@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 
 /// What SQL users query an Observation by, kept in typed columns next to the compressed document (docs/STORAGE.md):
 /// the value, its UCUM unit, the day's own minimum and maximum, a blood-pressure panel's two parts, and the local

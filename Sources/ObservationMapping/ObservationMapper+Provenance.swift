@@ -1,5 +1,6 @@
 import DailyValueContract
 import Essentials
+import JSON
 
 // HKSource provenance, written once: one extension (the configured URL) with the source's bundle id, model and
 // software version. No contained Device: it would repeat the same facts (issue 12). The free-text device name is

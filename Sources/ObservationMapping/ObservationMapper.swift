@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 
 /// Maps validated DailyValues to FHIR R4 Observation JSON (see `shared/reference/fhir-terminology.md` §2).
 ///

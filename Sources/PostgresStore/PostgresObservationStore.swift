@@ -3,6 +3,7 @@ import DocumentCompression
 import Essentials
 import Foundation
 import Hashing
+import JSON
 import ObservationMapping
 import PostgresClient
 import StoreCore

@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 import ObservationMapping
 
 extension StoredDocument {
@@ -7,13 +8,13 @@ extension StoredDocument {
     /// Members come in `jsonb`'s order (shorter names first, then bytewise: the order schema 3 printed them in),
     /// except that `meta` begins with `versionId` and `lastUpdated`, written from the columns on read (the values in
     /// the text are dropped); the status becomes a slot when `hasStatus` (the row's status column is set).
-    /// - Throws: ``DailyValueError`` when the text is not a JSON object.
-    package static func fromSchemaThree(resource text: String, metric: String, hasStatus: Bool) throws(DailyValueError)
+    /// - Throws: ``JSONError`` when the text is not a JSON object.
+    package static func fromSchemaThree(resource text: String, metric: String, hasStatus: Bool) throws(JSONError)
         -> (content: [UInt8], parts: [Range<Int>], facts: ObservationFacts?)
     {
         let resource = try JSONValue.parse(Array(text.utf8), maxDepth: 64)
         guard case .object(var members) = resource else {
-            throw DailyValueError(.invalidJSON, field: "resource", "is not a JSON object")
+            throw JSONError(.syntax, "the resource is not a JSON object")
         }
         var meta = members.removeValue(forKey: "meta")?.object ?? [:]
         meta["versionId"] = nil

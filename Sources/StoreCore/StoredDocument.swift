@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 import ObservationMapping
 
 /// The resource as schema 4 stores it (docs/STORAGE.md): the mapped Observation without what the store decides —

@@ -1,6 +1,7 @@
 import DailyValueContract
 import DocumentCompression
 import Foundation
+import JSON
 import ObservationMapping
 import StoreCore
 import Testing

@@ -1,5 +1,6 @@
 import DailyValueContract
 import Foundation
+import JSON
 import Testing
 
 /// PostgreSQL's `jsonb` text is made compact for reads: blanks between tokens go, string contents stay byte for byte.

@@ -1,4 +1,5 @@
 import DailyValueContract
+import JSON
 import ObservationMapping
 import Testing
 

@@ -1,3 +1,5 @@
+import JSON
+
 /// A versioned retraction of one day (docs/LIFECYCLE.md): `{"schema":1,"kind":"retraction","patient":…,"metric":…,
 /// "day":…,"version":…,"reason":…}`. An explicit event, not a Kafka null tombstone (which carries no version and
 /// disappears under compaction).

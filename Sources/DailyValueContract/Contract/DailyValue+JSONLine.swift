@@ -1,3 +1,5 @@
+import JSON
+
 extension DailyValue {
     /// The canonical DailyValue v1 event JSON (one line, deterministic member order), as the producer publishes it.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 // Pass 2 of decoding: the per-field rules of the event contract. Rule texts never include the offending value.
 

@@ -1,3 +1,5 @@
+import JSON
+
 // Panel metrics (blood pressure): `systolic` and `diastolic` objects `{"value", "min"?, "max"?}` instead of the
 // top-level `value`/`min`/`max`, each checked against its own plausible range, systolic above diastolic.
 
@@ -63,17 +65,17 @@ extension DailyValueDecoder {
         var numbers: [JSONScanner.NumberToken?] = [nil, nil, nil]
         var seen = [false, false, false]
         let names = ["value", "min", "max"]
-        try scanner.expect(0x7B, "'{'")
+        try scanner.consume(0x7B, "'{'")
         if !scanner.consume(0x7D) {
             repeat {
                 scanner.skipWhitespace()
-                let name = try scanner.scanString()
-                try scanner.expect(0x3A, "':'")
+                let name = try scanner.readString()
+                try scanner.consume(0x3A, "':'")
                 let index = Self.withKeyBytes(name, scanner) { bytes in
                     names.firstIndex { $0.utf8.elementsEqual(bytes) }
                 }
                 guard let index else {
-                    try scanner.skipValue(depth: 2, maxDepth: policy.maxNestingDepth)
+                    try scanner.skip(depth: 2, maxDepth: policy.maxNestingDepth)
                     continue
                 }
                 let field = key + "." + names[index]
@@ -84,16 +86,16 @@ extension DailyValueDecoder {
                 scanner.skipWhitespace()
                 if scanner.consumeLiteral("null") { continue }
                 guard scanner.peek == 0x2D || (0x30...0x39).contains(scanner.peek) else {
-                    try scanner.skipValue(depth: 2, maxDepth: policy.maxNestingDepth)
+                    try scanner.skip(depth: 2, maxDepth: policy.maxNestingDepth)
                     throw DailyValueError(.invalidFieldType, field: field, "must be a number")
                 }
-                let number = try scanner.scanNumber()  // Double.infinity on overflow
+                let number = try scanner.readNumber()  // Double.infinity on overflow
                 guard number.double.isFinite else {
                     throw DailyValueError(.invalidNumber, field: field, "the number must be finite")
                 }
                 numbers[index] = number
             } while scanner.consume(0x2C)
-            try scanner.expect(0x7D, "',' or '}'")
+            try scanner.consume(0x7D, "',' or '}'")
         }
         guard let value = numbers[0] else {
             throw DailyValueError(.missingField, field: key + ".value", "the member is required")

@@ -1,3 +1,5 @@
+import JSON
+
 // `kind` and the retraction event (docs/LIFECYCLE.md).
 
 extension DailyValueDecoder {

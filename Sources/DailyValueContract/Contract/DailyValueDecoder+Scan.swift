@@ -1,3 +1,5 @@
+import JSON
+
 // Pass 1 of decoding: one walk over the bytes that checks the JSON syntax, rejects duplicate members and captures
 // each known member's token. Semantic checks run afterwards in a fixed order (see DailyValueDecoder.swift), so the
 // reported error does not depend on the order of members in the message.
@@ -23,21 +25,21 @@ extension DailyValueDecoder {
         var unknownKeys: Set<[UInt8]>? = nil
         scanner.skipWhitespace()
         guard scanner.peek == 0x7B else {
-            throw scanner.error(scanner.isAtEnd ? "empty message" : "the message must be a JSON object")
+            throw scanner.violation(scanner.isAtEnd ? "empty message" : "the message must be a JSON object")
         }
-        try scanner.expect(0x7B, "'{'")
+        try scanner.consume(0x7B, "'{'")
         if !scanner.consume(0x7D) {
             repeat {
                 scanner.skipWhitespace()
-                let key = try scanner.scanString()
-                try scanner.expect(0x3A, "':'")
+                let key = try scanner.readString()
+                try scanner.consume(0x3A, "':'")
                 let field = Self.withKeyBytes(key, scanner) { DailyValueField.match($0) }
                 guard let field else {
                     let bytes = key.hasEscapes ? scanner.unescapedBytes(key) : Array(scanner.rawBytes(key))
                     guard unknownKeys.insert(bytes) else {
                         throw DailyValueError(.duplicateField, field: "", "an unknown member appears twice")
                     }
-                    try scanner.skipValue(depth: 1, maxDepth: policy.maxNestingDepth)
+                    try scanner.skip(depth: 1, maxDepth: policy.maxNestingDepth)
                     continue
                 }
                 guard raw[field.rawValue] == nil else {
@@ -45,11 +47,11 @@ extension DailyValueDecoder {
                 }
                 raw[field.rawValue] = try scanValue(&scanner)
             } while scanner.consume(0x2C)
-            try scanner.expect(0x7D, "',' or '}'")
+            try scanner.consume(0x7D, "',' or '}'")
         }
         guard toEnd else { return raw }
         scanner.skipWhitespace()
-        guard scanner.isAtEnd else { throw scanner.error("trailing data after the JSON object") }
+        guard scanner.isAtEnd else { throw scanner.violation("trailing data after the JSON object") }
         return raw
     }
 
@@ -57,15 +59,15 @@ extension DailyValueDecoder {
     private func scanValue(_ scanner: inout JSONScanner) throws(DailyValueError) -> RawJSONValue {
         scanner.skipWhitespace()
         switch scanner.peek {
-        case 0x22: return .string(try scanner.scanString())
-        case 0x2D, 0x30...0x39: return .number(try scanner.scanNumber())
+        case 0x22: return .string(try scanner.readString())
+        case 0x2D, 0x30...0x39: return .number(try scanner.readNumber())
         case 0x7B:
             let start = scanner.pos
-            try scanner.skipValue(depth: 1, maxDepth: policy.maxNestingDepth)
+            try scanner.skip(depth: 1, maxDepth: policy.maxNestingDepth)
             return .object(start: start)
         case 0x6E where scanner.consumeLiteral("null"): return .null
         default:
-            try scanner.skipValue(depth: 1, maxDepth: policy.maxNestingDepth)
+            try scanner.skip(depth: 1, maxDepth: policy.maxNestingDepth)
             return .other
         }
     }

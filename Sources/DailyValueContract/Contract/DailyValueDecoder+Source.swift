@@ -1,4 +1,5 @@
 import Essentials
+import JSON
 
 // The optional `source` object: HKSource provenance strings, each bounded and free of control characters. A stored
 // field (`bundleId`, `model`, `softwareVersion`) longer than its cap is left out, not rejected: provenance is
@@ -29,14 +30,14 @@ extension DailyValueDecoder {
     {
         var source = DailyValue.Source()
         var seen: UInt8 = 0
-        try scanner.expect(0x7B, "'{'")
+        try scanner.consume(0x7B, "'{'")
         if scanner.consume(0x7D) { return nil }
         repeat {
             scanner.skipWhitespace()
-            let key = try scanner.scanString()
-            try scanner.expect(0x3A, "':'")
+            let key = try scanner.readString()
+            try scanner.consume(0x3A, "':'")
             guard let field = Self.withKeyBytes(key, scanner, { SourceField.match($0) }) else {
-                try scanner.skipValue(depth: 2, maxDepth: policy.maxNestingDepth)
+                try scanner.skip(depth: 2, maxDepth: policy.maxNestingDepth)
                 continue
             }
             var name: String { field.path }
@@ -49,7 +50,7 @@ extension DailyValueDecoder {
             guard scanner.peek == 0x22 else {
                 throw DailyValueError(.invalidFieldType, field: name, "must be a string")
             }
-            var text = scanner.string(try scanner.scanString())
+            var text = scanner.string(try scanner.readString())
             try checkSourceText(text, field: field, limit: policy.maxSourceFieldBytes)
             if field == .bundleId {
                 // Device identifiers go before the cap is measured: the cleaned id is what would be stored.
@@ -68,7 +69,7 @@ extension DailyValueDecoder {
             case .softwareVersion: source.softwareVersion = text
             }
         } while scanner.consume(0x2C)
-        try scanner.expect(0x7D, "',' or '}'")
+        try scanner.consume(0x7D, "',' or '}'")
         let isEmpty =
             source.name == nil && source.bundleId == nil && source.model == nil
             && source.softwareVersion == nil

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Decodes and validates DailyValue v1 events from raw message bytes (see `DESIGN.md`, "The event contract").
 ///

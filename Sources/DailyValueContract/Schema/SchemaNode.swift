@@ -1,3 +1,5 @@
+import JSON
+
 /// A JSON value whose object members keep their insertion order, for documents people read (the published JSON
 /// Schema). ``pretty()`` renders it deterministically: same value, same bytes.
 package indirect enum SchemaNode: Sendable {

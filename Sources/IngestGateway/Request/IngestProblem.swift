@@ -1,5 +1,6 @@
 import DailyValueContract
 import HTTPServer
+import JSON
 
 /// An error answer of the gateway as an RFC 9457 problem document (`application/problem+json`): `type`, `title`,
 /// `status`, `detail`, and for refused records `errors`, one entry per record at fault. Its text names fields,

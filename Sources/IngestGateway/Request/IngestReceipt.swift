@@ -1,5 +1,6 @@
 import DailyValueContract
 import HTTPServer
+import JSON
 
 /// The 202 answer: where the broker wrote each record, in request order (record `i` at `partitions[i]`,
 /// `offsets[i]`). Kept compact (12 bytes a record) so receipts can be kept for idempotent retries.

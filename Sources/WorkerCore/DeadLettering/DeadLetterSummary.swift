@@ -1,6 +1,7 @@
 import DailyValueContract
 import DeadLetters
 import Hashing
+import JSON
 import Kafka
 
 /// The summaries that stand in for parts of a record too large to dead-letter verbatim: each keeps the part's size

@@ -1,7 +1,6 @@
+import JSON
+import SeededRandom
 import Testing
-import TestSupport
-
-@testable import DailyValueContract
 
 /// The scanner skips eight plain ASCII string bytes at a time; the word test must agree with a byte-by-byte check.
 @Suite struct JSONScannerWordTests {

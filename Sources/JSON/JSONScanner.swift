@@ -3,42 +3,42 @@
 /// It validates as it goes: UTF-8 (no overlongs, surrogates or code points above U+10FFFF), string escapes
 /// (including surrogate pairs), the number grammar (so `NaN`, `Infinity`, `+1`, `01`, `1.` are errors) and a nesting
 /// limit when skipping values. Every read is bounds-checked: any byte sequence ends in a token or a typed error.
-struct JSONScanner {
+package struct JSONScanner {
     /// A string token: the byte range between the quotes, and whether it contains escapes.
-    struct StringToken {
-        var start: Int
-        var end: Int
-        var hasEscapes: Bool
+    package struct StringToken {
+        package var start: Int
+        package var end: Int
+        package var hasEscapes: Bool
     }
 
     /// A number token with its parsed forms.
-    struct NumberToken {
+    package struct NumberToken {
         /// The value as a double (may be infinite on overflow).
-        var double: Double
+        package var double: Double
         /// The value as Int64 when the token is a plain integer that fits (no fraction, no exponent).
-        var int64: Int64?
+        package var int64: Int64?
         /// The power of ten of the last digit sent: 0 for `180`, -1 for `3.9` and `180.0`, -2 for `7.25`. The
         /// precision the sender claims; a converted value is rounded to it (``UnitConversion``).
-        var lastDigitExponent: Int = 0
+        package var lastDigitExponent: Int = 0
     }
 
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// The next byte to read.
-    var pos = 0
+    package var pos = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Moves to a byte offset captured earlier from ``pos``.
-    mutating func seek(to offset: Int) { pos = Swift.min(Swift.max(offset, 0), bytes.count) }
+    package mutating func seek(to offset: Int) { pos = Swift.min(Swift.max(offset, 0), bytes.count) }
 
     // MARK: - Basics
 
-    var isAtEnd: Bool { pos >= bytes.count }
+    package var isAtEnd: Bool { pos >= bytes.count }
 
     /// The current byte, or 0 at the end (0 is never valid JSON outside strings).
-    var peek: UInt8 { pos < bytes.count ? bytes[pos] : 0 }
+    package var peek: UInt8 { pos < bytes.count ? bytes[pos] : 0 }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while pos < bytes.count {
             let b = bytes[pos]
             guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
@@ -46,19 +46,19 @@ struct JSONScanner {
         }
     }
 
-    func error(_ rule: String) -> DailyValueError {
-        DailyValueError(.invalidJSON, field: "", "\(rule) at byte \(pos)")
+    package func error(_ rule: String) -> JSONError {
+        JSONError(.syntax, "\(rule) at byte \(pos)")
     }
 
     /// Consumes `byte` after optional whitespace, or throws.
-    mutating func expect(_ byte: UInt8, _ what: String) throws(DailyValueError) {
+    package mutating func expect(_ byte: UInt8, _ what: String) throws(JSONError) {
         skipWhitespace()
         guard peek == byte else { throw error("expected \(what)") }
         pos += 1
     }
 
     /// Consumes `byte` after optional whitespace if it is next.
-    mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard peek == byte else { return false }
         pos += 1
@@ -68,7 +68,7 @@ struct JSONScanner {
     // MARK: - Literals
 
     /// Consumes `true`, `false` or `null`; returns false if the next token is none of them.
-    mutating func consumeLiteral(_ literal: StaticString) -> Bool {
+    package mutating func consumeLiteral(_ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
         guard pos + n <= bytes.count else { return false }
         let p = literal.utf8Start
@@ -80,7 +80,7 @@ struct JSONScanner {
     // MARK: - Strings
 
     /// Scans a string starting at `"`, validating UTF-8 and escapes.
-    mutating func scanString() throws(DailyValueError) -> StringToken {
+    package mutating func scanString() throws(JSONError) -> StringToken {
         guard peek == 0x22 else { throw error("expected a string") }
         pos += 1
         let start = pos
@@ -112,7 +112,7 @@ struct JSONScanner {
 
     /// Whether each byte of `word` is in 0x20...0x7F and is neither `"` nor `\` (SWAR: a byte-wise "less than" /
     /// "equals zero" test on the whole word; exact, no false answers either way).
-    static func isPlainASCII(_ word: UInt64) -> Bool {
+    package static func isPlainASCII(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
@@ -121,7 +121,7 @@ struct JSONScanner {
             && !hasZeroByte(word ^ (ones &* 0x5C))
     }
 
-    private mutating func scanEscape() throws(DailyValueError) {
+    private mutating func scanEscape() throws(JSONError) {
         pos += 1  // the backslash
         switch peek {
         case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: pos += 1
@@ -138,7 +138,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func hex4() throws(DailyValueError) -> UInt32 {
+    private mutating func hex4() throws(JSONError) -> UInt32 {
         guard pos + 4 <= bytes.count else { throw error("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -149,7 +149,7 @@ struct JSONScanner {
         return value
     }
 
-    static func hexValue(_ b: UInt8) -> UInt32? {
+    package static func hexValue(_ b: UInt8) -> UInt32? {
         switch b {
         case 0x30...0x39: UInt32(b - 0x30)
         case 0x41...0x46: UInt32(b - 0x41 + 10)
@@ -159,7 +159,7 @@ struct JSONScanner {
     }
 
     /// Validates one multi-byte UTF-8 sequence (Unicode 15 table 3-7) starting at `pos`.
-    private mutating func scanUTF8Sequence(lead: UInt8) throws(DailyValueError) {
+    private mutating func scanUTF8Sequence(lead: UInt8) throws(JSONError) {
         let length: Int
         var low: UInt8 = 0x80
         var high: UInt8 = 0xBF
@@ -183,7 +183,7 @@ struct JSONScanner {
     // MARK: - Skipping
 
     /// Skips any value (for unknown fields), enforcing `maxDepth` for nested containers.
-    mutating func skipValue(depth: Int, maxDepth: Int) throws(DailyValueError) {
+    package mutating func skipValue(depth: Int, maxDepth: Int) throws(JSONError) {
         skipWhitespace()
         switch peek {
         case 0x22: _ = try scanString()

@@ -2,7 +2,7 @@
 
 extension JSONScanner {
     /// Scans a number per the JSON grammar and parses it (exactly for up to 19 digits and |exp| <= 22).
-    mutating func scanNumber() throws(DailyValueError) -> NumberToken {
+    package mutating func scanNumber() throws(JSONError) -> NumberToken {
         let start = pos
         let negative = peek == 0x2D
         if negative { pos += 1 }

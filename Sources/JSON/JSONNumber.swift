@@ -1,7 +1,7 @@
 /// Shortest round-trip decimal rendering of doubles, never in exponent form: `71.4`, `8432`, `0.00001`.
-enum JSONNumber {
+package enum JSONNumber {
     /// Appends the rendering of a finite `value` (non-finite values render as `0`; the decoder never admits them).
-    static func append<Sink: JSONByteSink & ~Copyable>(_ value: Double, to out: inout Sink) {
+    package static func append<Sink: JSONByteSink & ~Copyable>(_ value: Double, to out: inout Sink) {
         guard value.isFinite else {
             out.append(0x30)
             return
@@ -47,7 +47,7 @@ enum JSONNumber {
     }
 
     /// The rendering as a string (tests, fragments).
-    static func string(_ value: Double) -> String {
+    package static func string(_ value: Double) -> String {
         var out: [UInt8] = []
         append(value, to: &out)
         return String(decoding: out, as: UTF8.self)

@@ -1,9 +1,9 @@
-import DailyValueContract
+import JSON
 import Testing
 
-/// The whole-document JSON reader (JWT headers and claims, JWKS files) over the contract's strict scanner.
+/// The whole-document JSON reader (JWT headers and claims, JWKS files, stored documents) over the strict scanner.
 @Suite struct JSONValueTests {
-    private func parse(_ text: String) throws(DailyValueError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+    private func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
     @Test func parsesEveryKindOfValue() throws {
         let value = try parse(
@@ -23,23 +23,23 @@ import Testing
     }
 
     @Test(arguments: [
-        ("", DailyValueError.Kind.invalidJSON), ("{", .invalidJSON), (#"{"a":1,}"#, .invalidJSON),
-        ("[1 2]", .invalidJSON),
-        ("{} {}", .invalidJSON), ("NaN", .invalidJSON), ("01", .invalidJSON), ("\"\u{01}\"", .invalidJSON),
-        (#"{"a":1,"a":2}"#, .duplicateField), (#"{"o":{"b":1,"b":1}}"#, .duplicateField),
+        ("", JSONError.Kind.syntax), ("{", .syntax), (#"{"a":1,}"#, .syntax),
+        ("[1 2]", .syntax),
+        ("{} {}", .syntax), ("NaN", .syntax), ("01", .syntax), ("\"\u{01}\"", .syntax),
+        (#"{"a":1,"a":2}"#, .duplicateMember), (#"{"o":{"b":1,"b":1}}"#, .duplicateMember),
     ])
-    func refusesWhatIsNotOneStrictJSONValue(text: String, kind: DailyValueError.Kind) {
-        #expect(throws: DailyValueError.self) { try parse(text) }
+    func refusesWhatIsNotOneStrictJSONValue(text: String, kind: JSONError.Kind) {
+        #expect(throws: JSONError.self) { try parse(text) }
         do {
             _ = try parse(text)
         } catch { #expect(error.kind == kind) }
     }
 
     @Test func refusesInvalidUTF8AndDeepNesting() throws {
-        #expect(throws: DailyValueError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
         #expect(throws: Never.self) { try parse(String(repeating: "[", count: 16) + String(repeating: "]", count: 16)) }
         let deep = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
-        #expect(throws: DailyValueError(.invalidJSON, field: "", "nesting deeper than 16 at byte 16")) {
+        #expect(throws: JSONError(.syntax, "nesting deeper than 16 at byte 16")) {
             try parse(deep)
         }
     }

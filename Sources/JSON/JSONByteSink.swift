@@ -11,12 +11,12 @@ extension Array: JSONByteSink where Element == UInt8 {}
 
 extension JSONByteSink where Self: ~Copyable {
     /// Appends `text`'s UTF-8 bytes as they are.
-    mutating func append(utf8 text: String) {
+    package mutating func append(utf8 text: String) {
         text.withUTF8Bytes { append(contentsOf: $0) }
     }
 
     /// Appends `bytes` as they are.
-    mutating func append(bytes: [UInt8]) {
+    package mutating func append(bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 }

@@ -1,17 +1,17 @@
 extension JSONScanner {
     /// The raw bytes between the quotes of `token` (escapes not resolved).
-    func rawBytes(_ token: StringToken) -> UnsafeRawBufferPointer {
+    package func rawBytes(_ token: StringToken) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: bytes[token.start..<token.end])
     }
 
     /// The decoded string of a token that ``scanString()`` validated.
-    func string(_ token: StringToken) -> String {
+    package func string(_ token: StringToken) -> String {
         guard token.hasEscapes else { return String(decoding: rawBytes(token), as: UTF8.self) }
         return String(decoding: unescapedBytes(token), as: UTF8.self)
     }
 
     /// The UTF-8 bytes of a validated token with every escape resolved (slow path: only for escaped strings).
-    func unescapedBytes(_ token: StringToken) -> [UInt8] {
+    package func unescapedBytes(_ token: StringToken) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(token.end - token.start)
         var i = token.start

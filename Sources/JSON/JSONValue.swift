@@ -14,11 +14,11 @@ package indirect enum JSONValue: Sendable, Equatable {
     case object([String: JSONValue])
 
     /// The value `bytes` hold.
-    /// - Throws: ``DailyValueError``: `invalidJSON` (syntax, encoding, trailing data, nesting), `duplicateField`
-    ///   naming the member that appears twice.
-    package static func parse(_ bytes: [UInt8], maxDepth: Int = 16) throws(DailyValueError) -> JSONValue {
+    /// - Throws: ``JSONError``: `syntax` (grammar, encoding, trailing data, nesting), `duplicateMember` naming the
+    ///   member that appears twice.
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = 16) throws(JSONError) -> JSONValue {
         let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(DailyValueError) -> JSONValue in
+            Result { () throws(JSONError) -> JSONValue in
                 var scanner = JSONScanner(raw)
                 let value = try scanner.value(depth: 0, maxDepth: maxDepth)
                 scanner.skipWhitespace()
@@ -64,7 +64,7 @@ package indirect enum JSONValue: Sendable, Equatable {
 
 extension JSONScanner {
     /// Parses the value at the current position into a ``JSONValue``.
-    fileprivate mutating func value(depth: Int, maxDepth: Int) throws(DailyValueError) -> JSONValue {
+    fileprivate mutating func value(depth: Int, maxDepth: Int) throws(JSONError) -> JSONValue {
         skipWhitespace()
         switch peek {
         case 0x22: return .string(string(try scanString()))
@@ -81,7 +81,7 @@ extension JSONScanner {
         }
     }
 
-    private mutating func array(depth: Int, maxDepth: Int) throws(DailyValueError) -> JSONValue {
+    private mutating func array(depth: Int, maxDepth: Int) throws(JSONError) -> JSONValue {
         pos += 1  // [
         var values: [JSONValue] = []
         if consume(0x5D) { return .array(values) }
@@ -90,7 +90,7 @@ extension JSONScanner {
         return .array(values)
     }
 
-    private mutating func object(depth: Int, maxDepth: Int) throws(DailyValueError) -> JSONValue {
+    private mutating func object(depth: Int, maxDepth: Int) throws(JSONError) -> JSONValue {
         pos += 1  // {
         var members: [String: JSONValue] = [:]
         if consume(0x7D) { return .object(members) }
@@ -99,7 +99,7 @@ extension JSONScanner {
             let name = string(try scanString())
             try expect(0x3A, "':'")
             guard members.updateValue(try value(depth: depth + 1, maxDepth: maxDepth), forKey: name) == nil else {
-                throw DailyValueError(.duplicateField, field: name, "the member appears more than once")
+                throw JSONError(.duplicateMember, member: name, "the member appears more than once")
             }
         } while consume(0x2C)
         try expect(0x7D, "',' or '}'")
