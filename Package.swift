@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "JSON", "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
+                "SeededRandom", "JSON", "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
                 "ObservationStores", "DailyValueContract", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
                 "DocumentCompression", "Hashing", "BulkExport",
             ],
@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "WorkerCore", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
+                "Observability", "WorkerCore", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
                 "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
                 "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway", "IngestAuth",
             ],

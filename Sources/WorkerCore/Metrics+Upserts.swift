@@ -1,3 +1,4 @@
+import Observability
 import StoreCore
 
 extension Metrics {

@@ -1,5 +1,6 @@
 import Essentials
 import Foundation
+import Observability
 import StoreCore
 
 /// What a worker run did, printed at the end of `--until-caught-up` runs and logged on every stop.

@@ -2,6 +2,7 @@ import CommandLineOptions
 import FHIRServerStore
 import Foundation
 import Kafka
+import Observability
 import ObservationMapping
 import StoreCore
 

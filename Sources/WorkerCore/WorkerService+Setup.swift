@@ -3,6 +3,7 @@ import Essentials
 import FHIRServerStore
 import Foundation
 import Kafka
+import Observability
 import ObservationMapping
 import ObservationStores
 import PostgresClient

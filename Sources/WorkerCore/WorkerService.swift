@@ -2,6 +2,7 @@ import DailyValueContract
 import Foundation
 import HTTPServer
 import Kafka
+import Observability
 import StoreCore
 
 /// The consumer-group worker: Kafka → DailyValue → FHIR Observation → version-guarded upsert → stored offsets.

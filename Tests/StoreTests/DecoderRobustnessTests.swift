@@ -1,5 +1,6 @@
 import DailyValueContract
 import ObservationMapping
+import SeededRandom
 import TestSupport
 import Testing
 

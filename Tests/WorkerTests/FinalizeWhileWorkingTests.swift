@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import StoreCore
 import TestSupport
 import Testing

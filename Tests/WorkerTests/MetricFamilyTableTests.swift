@@ -1,9 +1,10 @@
+
 import Foundation
 import IngestAuth
 import IngestGateway
+import Observability
 import TestSupport
 import Testing
-
 @testable import WorkerCore
 
 /// The metric families are declared once, per process (`Sources/WorkerCore/Metrics+Families.swift`,

@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 
+import Foundation
+import Observability
+import Testing
 @testable import WorkerCore
 
 /// The exposition the worker serves on `/metrics`: byte for byte what the dashboard, the alert rules and their

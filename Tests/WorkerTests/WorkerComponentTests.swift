@@ -1,10 +1,11 @@
+
 import DailyValueContract
 import Foundation
 import Kafka
+import Observability
 import ObservationMapping
 import StoreCore
 import Testing
-
 @testable import WorkerCore
 
 @Suite("Worker components")

@@ -1,10 +1,11 @@
+
 import FHIRServerStore
 import Foundation
 import HTTPClient
 import Kafka
+import Observability
 import StoreCore
 import Testing
-
 @testable import WorkerCore
 
 @Suite("Worker configuration")

@@ -1,7 +1,8 @@
+
 import HTTPServer
+import Observability
 import TestSupport
 import Testing
-
 @testable import WorkerCore
 
 /// The worker's routes on a real server, wired as `WorkerService` wires them: methods are the routes' choice.

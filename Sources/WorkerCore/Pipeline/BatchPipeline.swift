@@ -1,4 +1,5 @@
 import Kafka
+import Observability
 import StoreCore
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Essentials
 import Kafka
+import Observability
 
 /// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then completes it with the
 /// consumer, which stores its offsets (``KafkaConsumer/complete(_:)``).

@@ -1,4 +1,5 @@
 import Kafka
+import Observability
 
 /// The dead-letter stage: sends a batch's dead-letter records and waits for every delivery report, retrying with
 /// backoff while the dead-letter topic fails (readiness false, which pauses fetching) — every failure but a fatal

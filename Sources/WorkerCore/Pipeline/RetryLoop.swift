@@ -1,4 +1,5 @@
 import Essentials
+import Observability
 
 /// The retry loop both write stages share: attempt, and on a retriable failure back off and try again, until the
 /// work is done, abandoned (the task was cancelled — a stop whose deadline passed — or the batch's partitions all

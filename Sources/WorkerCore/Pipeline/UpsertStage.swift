@@ -1,5 +1,6 @@
 import Essentials
 import Kafka
+import Observability
 import ObservationMapping
 import StoreCore
 

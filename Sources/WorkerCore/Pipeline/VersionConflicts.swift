@@ -1,4 +1,5 @@
 import Kafka
+import Observability
 
 /// `--on-version-conflict`: what the worker does with a record the store decided `conflict` (an equal version with
 /// a different clinical value; the first stored value is kept either way, docs/CLINICAL.md).

@@ -1,4 +1,5 @@
 import Kafka
+import Observability
 import Synchronization
 
 /// Reads the consumer's latest statistics (never blocking): broker reachability into the readiness model, and the

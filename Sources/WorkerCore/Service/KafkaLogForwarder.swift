@@ -1,4 +1,5 @@
 import Kafka
+import Observability
 
 /// librdkafka's log lines (from its internal threads): forwarded as JSON log lines, and offset resets past
 /// retention turned into `dvp_retention_gaps_total` plus an error, so lost data is never silent.

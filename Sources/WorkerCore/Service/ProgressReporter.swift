@@ -1,4 +1,5 @@
 import Essentials
+import Observability
 
 /// `--until-caught-up` progress for long runs (backfill Jobs): every `--progress-interval`, one `progress` log line
 /// with the records consumed so far, the remaining lag of the assignment (from the latest consumer statistics), the

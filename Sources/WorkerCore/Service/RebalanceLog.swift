@@ -1,4 +1,5 @@
 import Kafka
+import Observability
 
 /// Observes the consumer's assignment changes (on its poll thread): counts and logs them. The fence itself — the
 /// generations, and a revoke's wait for the batches in flight — is the consumer's (``KafkaConsumer``).

@@ -1,5 +1,6 @@
 import Essentials
 import Kafka
+import Observability
 import StoreCore
 
 /// The stop steps after the pipeline ended, each within its share of the one drain deadline (``ShutdownPlan``):

@@ -1,4 +1,5 @@
 import HTTPServer
+import Observability
 import Synchronization
 
 /// The worker's HTTP routes: `/metrics` (Prometheus text), `/healthz` (liveness), `/readyz` (readiness from

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Observability
 import TestSupport
 import WorkerCore
 
