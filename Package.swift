@@ -37,10 +37,9 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
 
         // MARK: - Foundations (no C library, or one C library each)
-        /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
+        /// Small helpers every target may import (Duration conversions, serial-queue confinement, SplitMix64, the one
+        /// seeded generator); no C library.
         .target(name: "Essentials", swiftSettings: swiftSettings),
-        /// glibc malloc settings for the worker process (arenas, trimming); CMalloc only.
-        .target(name: "MallocTuning", dependencies: ["CMalloc"], swiftSettings: swiftSettings),
         /// SHA-256, HMAC-SHA256 and RS256/ES256 signature verification over libcrypto.
         .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
@@ -48,16 +47,16 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CPostgres", "Essentials"], swiftSettings: swiftSettings),
         /// The only importer of CCurl: kept-alive HTTP/1.1 and HTTP/2 connections, TLS, timeouts, typed errors.
         .target(name: "HTTPClient", dependencies: ["CCurl", "Essentials"], swiftSettings: swiftSettings),
-        /// The only importer of CMicroHTTPD: a hardened HTTP/1.1 server (limits, request bodies, typed errors).
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Essentials"], swiftSettings: swiftSettings),
-        /// The only importer of CZlib: gzip request bodies inflated up to a limit (a bomb stops at the limit).
-        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        /// The only importer of CMicroHTTPD and CZlib: a hardened HTTP/1.1 server (limits, request bodies, gzip bodies
+        /// inflated up to a limit, typed errors).
+        .target(
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "Essentials"], swiftSettings: swiftSettings),
         /// The only importer of CZstd: stored FHIR documents compressed with a shipped dictionary (~110 bytes each).
         .target(name: "DocumentCompression", dependencies: ["CZstd", "Essentials"], swiftSettings: swiftSettings),
 
         // MARK: - Libraries
         /// JSON at the bottom: the strict scanner (duplicate keys refused, the failing field named), the value and
-        /// the writer every JSON producer and reader shares; no dependency.
+        /// the writer every JSON producer and reader shares; no C library.
         .target(name: "JSON", dependencies: ["Essentials"], swiftSettings: swiftSettings),
         /// The DailyValue event contract and the metric catalog; no C library.
         .target(name: "DailyValueContract", dependencies: ["Essentials", "JSON"], swiftSettings: swiftSettings),
@@ -65,12 +64,8 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
         /// The services' JSON-lines logger, Prometheus registry (each process declares its families) and signal stream.
         .target(name: "Observability", dependencies: ["JSON"], swiftSettings: swiftSettings),
-        /// SplitMix64, the one seeded generator (the event generator and the tests).
-        .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
-        .target(
-            name: "IngestAuth", dependencies: ["Hashing", "Essentials", "JSON"],
-            swiftSettings: swiftSettings),
+        .target(name: "IngestAuth", dependencies: ["Hashing", "Essentials", "JSON"], swiftSettings: swiftSettings),
         /// The FHIR R4 mapping: a validated `DailyValue` to an `ObservationRecord` (resource parts, facts, digest).
         .target(
             name: "ObservationMapping", dependencies: ["JSON", "DailyValueContract", "Essentials", "Hashing"],
@@ -79,7 +74,9 @@ let package = Package(
         /// store errors, the stored-document format and schema migration steps. No database client.
         .target(
             name: "StoreCore",
-            dependencies: ["JSON", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing"],
+            dependencies: [
+                "JSON", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing",
+            ],
             swiftSettings: swiftSettings),
         /// The embedded SQLite store (the only SQL for SQLite).
         .target(
@@ -93,7 +90,8 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "JSON", "StoreCore", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials", "Hashing",
+                "JSON", "StoreCore", "ObservationMapping", "DailyValueContract", "DocumentCompression", "Essentials",
+                "Hashing",
                 "PostgresClient",
             ],
             swiftSettings: swiftSettings),
@@ -114,7 +112,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(
-            name: "Producer", dependencies: ["Kafka", "DailyValueContract", "SeededRandom", "Hashing"],
+            name: "Producer", dependencies: ["Kafka", "DailyValueContract", "Hashing"],
             swiftSettings: swiftSettings
         ),
         /// The dead-letter record format (header names, shared with the worker), statistics and redrive planning.
@@ -126,16 +124,16 @@ let package = Package(
         .target(
             name: "IngestGateway",
             dependencies: [
-                "JSON", "CommandLineOptions", "DailyValueContract", "Essentials", "Gzip", "Hashing", "HTTPServer",
+                "JSON", "CommandLineOptions", "DailyValueContract", "Essentials", "Hashing", "HTTPServer",
                 "IngestAuth", "Kafka", "Observability", "Producer",
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "BulkExport", dependencies: ["Hashing"], swiftSettings: swiftSettings),
         .target(
             name: "WorkerCore",
             dependencies: [
-                "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores",
+                "CMalloc", "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore",
+                "ObservationStores",
                 "FHIRServerStore", "DailyValueContract", "Essentials", "Hashing", "HTTPServer", "DeadLetters",
                 "Observability",
             ],
@@ -144,13 +142,14 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "Worker", dependencies: ["CommandLineOptions", "MallocTuning", "WorkerCore"],
+            name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "DevBroker", dependencies: ["CommandLineOptions", "Essentials", "Kafka"], swiftSettings: swiftSettings),
+            name: "DevBroker", dependencies: ["CommandLineOptions", "Essentials", "Kafka"], swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "DLQ",
             dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
@@ -159,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "StoreCtl",
             dependencies: [
-                "BulkExport", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract", "Essentials",
+                "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract", "Essentials",
             ],
             swiftSettings: swiftSettings),
 
@@ -169,30 +168,31 @@ let package = Package(
             name: "dvp-test-tools",
             dependencies: [
                 "CommandLineOptions", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
-                "SeededRandom", "HTTPClient", "DocumentCompression",
+                "HTTPClient", "DocumentCompression",
             ],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // The worker with the reliability suite's crash points (`DVP_CRASH_AT`): built for the tests, never shipped.
         .executableTarget(
-            name: "dvp-fault-worker", dependencies: ["WorkerCore", "MallocTuning", "StoreCore", "TestSupport"],
+            name: "dvp-fault-worker", dependencies: ["WorkerCore", "StoreCore", "TestSupport"],
             path: "Tests/FaultWorker", swiftSettings: swiftSettings),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
-            name: "TestSupport", dependencies: ["Essentials", "Kafka", "SeededRandom", "HTTPClient"],
+            name: "TestSupport", dependencies: ["Essentials", "Kafka", "HTTPClient"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "SeededRandom", "JSON", "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
-                "ObservationStores", "DailyValueContract", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials", "TestSupport",
-                "DocumentCompression", "Hashing", "BulkExport",
+                "JSON", "ObservationMapping", "StoreCore", "SQLiteStore", "PostgresStore", "FHIRServerStore",
+                "ObservationStores", "DailyValueContract", "SQLiteClient", "PostgresClient", "HTTPClient", "Essentials",
+                "TestSupport",
+                "DocumentCompression", "Hashing",
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"], swiftSettings: swiftSettings),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
         .testTarget(
@@ -205,21 +205,22 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport", "SeededRandom"],
+            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "IngestGateway", "IngestAuth", "HTTPServer", "Gzip", "Kafka", "Observability", "TestSupport",
+                "IngestGateway", "IngestAuth", "HTTPServer", "Kafka", "Observability", "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Observability", "WorkerCore", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
-                "HTTPClient", "HTTPServer", "MallocTuning", "Hashing",
+                "Observability", "WorkerCore", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores",
+                "DailyValueContract",
+                "HTTPClient", "HTTPServer", "Hashing",
                 "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway", "IngestAuth",
             ],
             swiftSettings: swiftSettings

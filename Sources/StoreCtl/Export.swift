@@ -1,4 +1,3 @@
-import BulkExport
 import CommandLineOptions
 import Foundation
 import StoreCore

@@ -1,5 +1,5 @@
-import BulkExport
 import Foundation
+import StoreCore
 
 /// Progress lines of an export: at most one every two seconds, and a last one.
 final class ExportProgress: @unchecked Sendable {

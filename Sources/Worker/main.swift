@@ -1,4 +1,3 @@
-import MallocTuning
 import WorkerCore
 
 // The worker executable: set up malloc, then parse, run and exit (``WorkerProcess``), with no fault hooks.

@@ -1,4 +1,3 @@
-import MallocTuning
 import TestSupport
 import WorkerCore
 

@@ -1,5 +1,5 @@
 import Foundation
-import Gzip
+import HTTPServer
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
+import Essentials
 import JSON
-import SeededRandom
 import Testing
 
 /// The scanner skips eight plain ASCII string bytes at a time; the word test must agree with a byte-by-byte check.

@@ -1,5 +1,5 @@
+import Essentials
 import Producer
-import SeededRandom
 import Testing
 
 /// The counter that refuses a body of too many records before it is whole agrees with the split that makes them:

@@ -1,6 +1,6 @@
 import DailyValueContract
+import Essentials
 import ObservationMapping
-import SeededRandom
 import TestSupport
 import Testing
 

@@ -1,4 +1,3 @@
-import BulkExport
 import Foundation
 import Hashing
 import StoreCore

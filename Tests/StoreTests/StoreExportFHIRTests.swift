@@ -1,4 +1,3 @@
-import BulkExport
 import DailyValueContract
 import Foundation
 import HTTPClient

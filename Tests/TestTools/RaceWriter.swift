@@ -1,9 +1,9 @@
 import CommandLineOptions
 import DailyValueContract
+import Essentials
 import Foundation
 import ObservationMapping
 import ObservationStores
-import SeededRandom
 import StoreCore
 
 /// `dvp-test-tools race`: one of several concurrent writer processes in the store race tests.

@@ -1,5 +1,5 @@
-import MallocTuning
 import Testing
+import WorkerCore
 
 @Suite("Malloc tuning")
 struct MallocTuningTests {

@@ -1,4 +1,4 @@
-import Gzip
+import HTTPServer
 import Producer
 
 /// A POST body with gzip undone (never past the limit), and read as its framing says, exactly as `producer publish`

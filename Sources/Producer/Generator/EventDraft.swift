@@ -1,5 +1,5 @@
 import DailyValueContract
-import SeededRandom
+import Essentials
 
 /// The fields of one generated event before it is rendered as JSON, valid or deliberately broken.
 ///

@@ -1,4 +1,4 @@
-import SeededRandom
+import Essentials
 
 /// How the population generator draws realistic daily values for one metric.
 ///

@@ -1,4 +1,4 @@
-import SeededRandom
+import Essentials
 
 extension PopulationGenerator {
     /// Produces the events block by block; see ``PopulationGenerator``.

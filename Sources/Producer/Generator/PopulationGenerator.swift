@@ -1,5 +1,5 @@
+import Essentials
 import Hashing
-import SeededRandom
 
 /// A deterministic, memory-bounded stream of realistic DailyValue events for a synthetic population.
 ///

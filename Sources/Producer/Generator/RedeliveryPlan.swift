@@ -1,4 +1,4 @@
-import SeededRandom
+import Essentials
 
 /// The re-deliveries one identity gets besides its original event: a late recomputation, an exact duplicate, an
 /// older version sent after the newer one and a retraction, each with a delay in days.

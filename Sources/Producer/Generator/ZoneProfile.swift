@@ -1,4 +1,4 @@
-import SeededRandom
+import Essentials
 
 /// A local-day anchor assigned to a generated person: an IANA zone (with a nominal offset used only to place the
 /// event's version near the local end of day) or a bare `utcOffset`.
