@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a bare Debian 12 machine with the Swift toolchain:
 #   installs packages, creates the Python test venvs (validators; the sekmet-fhir server), starts a throwaway
-#   PostgreSQL, builds, runs `swift test` (with every reliability scenario), the chart checks (real helm), the alert
+#   PostgreSQL, builds (warnings are errors), checks docs/ARCHITECTURE.md against the code, runs `swift test` (with every reliability scenario), the chart checks (real helm), the alert
 #   rules (promtool) against a running worker, a quick fuzz pass, and the image: the Dockerfile built with buildah
 #   and run through a round trip.
 #   Usage: scripts/test.sh [--quick] [extra swift test args]
@@ -46,8 +46,11 @@ export DVP_POSTGRES_URL DVP_PG_DIR="$pgdir"
 trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"' EXIT
 
 step "Building"
-swift build --build-tests 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || { echo "build failed" >&2; exit 1; }
+swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || { echo "build failed" >&2; exit 1; }
 export DVP_BIN_DIR=$(swift build --show-bin-path)
+
+step "docs/ARCHITECTURE.md against the code (files, types, threads, schema, the layer table)"
+"$DVP_PYTHON" scripts/check-architecture.py
 
 if ((quick == 0)); then
     # The slow fault-injection scenarios run too; their results table is regenerated into var/reliability/.
