@@ -73,8 +73,8 @@ public struct KafkaMessage: Sendable, Hashable {
     }
 
     /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other copy (on any
-    /// thread) refers to it. (Not a generic box shared with the other copy-on-write type: unspecialized across
-    /// modules, its accessors copied the whole struct per field read, +35 % worker CPU.)
+    /// thread) refers to it. Not a generic box shared with the other copy-on-write type: unspecialized across
+    /// modules, a generic box's accessors copy the whole struct per field read.
     private final class Box: @unchecked Sendable {
         var fields: Fields
         init(_ fields: Fields) { self.fields = fields }

@@ -111,8 +111,8 @@ public struct ObservationRecord: Sendable, Hashable {
     }
 
     /// `@unchecked Sendable`: a box is only mutated through ``uniqueBox()``, i.e. while no other copy (on any
-    /// thread) refers to it. (Not a generic box shared with the other copy-on-write type: unspecialized across
-    /// modules, its accessors copied the whole struct per field read, +35 % worker CPU.)
+    /// thread) refers to it. Not a generic box shared with the other copy-on-write type: unspecialized across
+    /// modules, a generic box's accessors copy the whole struct per field read.
     private final class Box: @unchecked Sendable {
         package var values: Values
         package init(_ values: Values) { self.values = values }

@@ -31,8 +31,8 @@ enum PostgresSchema {
         """,
         // 2: FHIR reads by resource id (`Observation/{id}`).
         "CREATE INDEX observation_resource_id ON observation (resource_id);",
-        // 3: resources above ~2 KB (PostgreSQL's TOAST threshold) are compressed with lz4 instead of pglz: about
-        //    15 % less server CPU per first-load row for 6 % more space (bench/NOTES.md). Metadata only: stored
+        // 3: resources above ~2 KB (PostgreSQL's TOAST threshold) are compressed with lz4 instead of pglz: less
+        //    server CPU per row for a little more space (bench/NOTES.md). Metadata only: stored
         //    values keep their compression until rewritten. A server built without lz4 keeps pglz.
         """
         DO $$

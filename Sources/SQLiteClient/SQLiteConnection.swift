@@ -16,8 +16,8 @@ package final class SQLiteConnection {
     ///
     /// `wal_autocheckpoint` of ``walCheckpointPages`` instead of 1000: a 1000-row batch of ~1.6 KB resources dirties
     /// ~2500 pages (two random-keyed indexes), so the default copied every batch back into the database file (and
-    /// synced it) at its commit; a longer WAL copies a page dirtied by several batches once (perf: the checkpoint
-    /// was 22 % of a first load's worker CPU). The WAL file then stays up to ~32 MB (plus one batch).
+    /// synced it) at its commit; a longer WAL copies a page dirtied by several batches once. The WAL file then
+    /// stays up to ~32 MB (plus one batch).
     /// - Throws: ``SQLiteError`` (`unavailable` when the database cannot be opened).
     package init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var db: OpaquePointer?

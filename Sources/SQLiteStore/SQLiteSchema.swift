@@ -30,7 +30,7 @@ enum SQLiteSchema {
         // 2: FHIR reads by resource id (`Observation/{id}`).
         "CREATE INDEX observation_resource_id ON observation (resource_id);",
         // 3: a rowid table: WITHOUT ROWID suits small rows only, and a ~2 KB resource per row made every lookup
-        // and insert walk overflow pages inside the primary-key b-tree (about 3x slower).
+        // and insert walk overflow pages inside the primary-key b-tree.
         """
         CREATE TABLE observation_rowid (
             patient TEXT NOT NULL,

@@ -1,8 +1,8 @@
 /// The SQL both stores use to write a record's resource whole: the mapped parts with the `meta.versionId`,
 /// `meta.lastUpdated` and status the upsert decided between them (see ``ObservationRecord``).
 ///
-/// Concatenation, not a JSON function: PostgreSQL's `jsonb_set` rebuilds the whole document (measured: +60 % on a
-/// 100k-row insert of ~1.8 KB resources), SQLite's `json_set` parses it again.
+/// Concatenation, not a JSON function: PostgreSQL's `jsonb_set` rebuilds the whole document, SQLite's `json_set`
+/// parses it again.
 package enum StoredResourceSQL {
     /// A text expression for the whole resource. Each argument is an SQL expression: `head`, `tail` and
     /// `afterStatus` evaluate to the record's parts, `versionId` to the decided version as text, `lastUpdated` to the

@@ -5,11 +5,11 @@ import Foundation
 ///
 /// glibc gives each thread that allocates under contention an arena of its own (up to 8 per core) and returns a
 /// freed chunk to the arena it came from; free pages inside an arena stay resident until trimmed. The worker's
-/// records are allocated by the Kafka poll thread and the decode/map tasks and freed on the store's queue, so its
-/// resident memory grew with the events processed (peak RSS 188 MB at 1 M events). Two arenas (one cost ~10 % CPU in
-/// lock contention) and a `malloc_trim` whenever resident memory grew by ``trimGrowthBytes`` since the last trim
-/// (free pages handed back to the kernel; a trim every second cost ~4 % CPU, re-faulting the pages of reused
-/// buffers) keep it flat at any steady level; bench/REPORT.md has the figures.
+/// records are allocated by the Kafka poll thread and the decode/map tasks and freed on the store's queue, so
+/// without this its resident memory grows with the events processed. Two arenas (one contends on its lock) and a
+/// `malloc_trim` whenever resident memory grew by ``trimGrowthBytes`` since the last trim (free pages handed back to
+/// the kernel; trimming on a timer instead re-faults the pages of reused buffers) keep it flat at any steady level;
+/// bench/REPORT.md has the figures.
 package enum MallocTuning {
     package static let arenas: Int32 = 2
     package static let trimGrowthBytes = 16 << 20

@@ -104,11 +104,9 @@ extension WorkerService {
 
     /// librdkafka's pre-fetch queue (`queued.max.messages.kbytes`; `-X` overrides it; its own default is 64 MiB).
     /// librdkafka 2.0.2 skips a partition's fetch while the queue is full and looks again only at its broker
-    /// thread's next wake-up (up to a second), so a queue of less than a second of records caps a replay (421k
-    /// records, 32 partitions, PostgreSQL: 8 MiB 39k/s, 16 MiB 71k/s, 24 MiB 86–94k/s, 32 MiB 106–108k/s;
-    /// bench/NOTES.md). PostgreSQL, which keeps up with such a replay, gets 32 MiB; SQLite and a FHIR server, where
-    /// the store is the bound (SQLite's replay gained nothing) and a full queue only costs memory (a 1 M SQLite load
-    /// peaked at 169 MB with 32 MiB, 134 MB with 16), keep 16 MiB.
+    /// thread's next wake-up (up to a second), so a queue of less than a second of records caps a replay.
+    /// PostgreSQL, which keeps up with such a replay, gets 32 MiB; SQLite and a FHIR server, where the store is the
+    /// bound and a fuller queue only costs memory, keep 16 MiB (the measurements: bench/NOTES.md).
     func prefetchKilobytes() -> Int {
         if case .postgres? = try? StoreLocation(parsing: configuration.store) { return 32_768 }
         return 16_384

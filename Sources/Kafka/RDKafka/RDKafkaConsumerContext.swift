@@ -54,11 +54,10 @@ final class RDKafkaConsumerContext: Sendable {
     /// is short (10 ms) so fetching resumes soon after the app drained the buffer.
     ///
     /// Flow control holds the poll back instead of pausing: librdkafka's pause bumps the partitions' op version,
-    /// which discards every pre-fetched record, and the resume fetches them all again (at a few thousand records
-    /// per cycle that cut throughput about tenfold). While the buffer is full the thread waits until the app takes
-    /// events (``wakePollThread()``), and polls at least every ``maxHold`` (one record over the limit at most), so
-    /// rebalances and `max.poll.interval.ms` stay served. librdkafka's own pre-fetch limits bound the rest. (It
-    /// slept 1 ms per iteration before: a thousand timer wake-ups a second while the store was the bottleneck.)
+    /// which discards every pre-fetched record, and the resume fetches them all again. While the buffer is full the
+    /// thread waits until the app takes events (``wakePollThread()``, no timer wake-ups), and polls at least every
+    /// ``maxHold`` (one record over the limit at most), so rebalances and `max.poll.interval.ms` stay served.
+    /// librdkafka's own pre-fetch limits bound the rest.
     func pollOnce(_ client: RDKafkaClient) {
         pollOnce(client.handle)
     }

@@ -9,9 +9,9 @@ extension RDKafkaMockCluster {
     /// connection; the connections they accept inherit it (Linux copies the option from the listener).
     ///
     /// librdkafka 2.0.2's mock brokers leave Nagle's algorithm on. A response written while an earlier one is not
-    /// yet acknowledged then waits for the client's delayed ACK (40 ms on Linux): a produce of ten records spread
-    /// over three brokers took 45-50 ms instead of 2 ms, and every benchmark on the embedded broker measured that
-    /// wait rather than the clients. The listeners are found among this process's descriptors by their port
+    /// yet acknowledged then waits for the client's delayed ACK (40 ms on Linux), so a produce spread over several
+    /// brokers waits tens of milliseconds, and a benchmark on the embedded broker measures that wait rather than
+    /// the clients. The listeners are found among this process's descriptors by their port
     /// (`bootstrapServers`); returns how many were set.
     @discardableResult
     func disableNagleOnListeners() -> Int {
