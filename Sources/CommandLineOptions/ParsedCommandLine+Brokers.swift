@@ -11,7 +11,7 @@ extension ParsedCommandLine {
 
     /// The one rule for `--brokers` and `--brokers-file` of every executable: `--brokers`, else `--brokers-file`,
     /// else their environment twins in the same order (a flag wins over either twin); the file is read and handed
-    /// to `parse` (the Kafka target's `KafkaMockCluster.BootstrapFile`, which knows the format).
+    /// to `parse` (the Kafka target's `KafkaBootstrapFile`, which knows the format).
     /// - Parameter parse: the file's content, or nil when its text names no servers.
     /// - Throws: ``UsageError`` naming `--brokers-file` for a file that cannot be read or names no servers (the path
     ///   is named, the contents never), or `--brokers` when neither is given.

@@ -32,7 +32,7 @@ extension ParsedCommandLine {
     /// The bootstrap servers, by the rule every executable shares (`bootstrapServers(parsingFile:)`).
     /// - Throws: ``UsageError`` when neither is given or the file cannot be read or names no servers.
     func brokers() throws -> String {
-        switch try bootstrapServers(parsingFile: KafkaMockCluster.BootstrapFile.naming(servers:)) {
+        switch try bootstrapServers(parsingFile: KafkaBootstrapFile.naming(servers:)) {
         case .list(let servers): servers
         case .file(let file): file.bootstrapServers
         }

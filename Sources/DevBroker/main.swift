@@ -35,7 +35,7 @@ if cluster.noDelayBrokers < options.brokers {
 
 if let path = options.bootstrapFile {
     do {
-        let file = KafkaMockCluster.BootstrapFile(bootstrapServers: cluster.bootstrapServers, writtenByDevBroker: true)
+        let file = KafkaBootstrapFile(bootstrapServers: cluster.bootstrapServers, isDevelopmentBroker: true)
         try Data(file.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
         StandardError.print("devbroker: cannot write bootstrap file \(path): \(error)")

@@ -97,7 +97,7 @@ public struct WorkerConfiguration: Sendable {
         if args.wantsHelp { return nil }
         func value(_ flag: String) -> String? { args.value("--" + flag) }
 
-        let (brokers, brokersFromDevBroker) = try bootstrapServers(args)
+        let (brokers, brokersAreLocalDevelopmentBroker) = try bootstrapServers(args)
         var idKey = WorkerConfiguration.developmentIDKey
         var usesDevelopmentKey = true
         var idKeyFileExposed = false
@@ -181,14 +181,14 @@ public struct WorkerConfiguration: Sendable {
         }
         config.untilCaughtUp = args.isSet("--until-caught-up")
         config.kafkaProperties = try kafkaPropertyFiles(args, adding: try kafkaProperties(args))
-        if brokersFromDevBroker {
+        if brokersAreLocalDevelopmentBroker {
             config.kafkaProperties = Self.embeddedBrokerGroupTimings.merging(config.kafkaProperties) { $1 }
         }
         guard config.deadLetterMaxBytes >= 16_384 else {
             throw WorkerError.configuration(
                 "-X message.max.bytes: at least 16384, so a dead letter's context headers always fit")
         }
-        if usesDevelopmentKey && !brokersFromDevBroker && !args.isSet("--allow-development-key") {
+        if usesDevelopmentKey && !brokersAreLocalDevelopmentBroker && !args.isSet("--allow-development-key") {
             throw WorkerError.configuration(Self.developmentKeyRefusal)
         }
         return config
@@ -221,11 +221,11 @@ public struct WorkerConfiguration: Sendable {
 
     /// The bootstrap list (the one rule of every executable: `ParsedCommandLine.bootstrapServers(parsingFile:)`).
     /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
-    static func bootstrapServers(_ args: ParsedCommandLine) throws -> (servers: String, fromDevBroker: Bool) {
+    static func bootstrapServers(_ args: ParsedCommandLine) throws -> (servers: String, fromDevelopmentBroker: Bool) {
         do throws(UsageError) {
-            switch try args.bootstrapServers(parsingFile: KafkaMockCluster.BootstrapFile.naming(servers:)) {
+            switch try args.bootstrapServers(parsingFile: KafkaBootstrapFile.naming(servers:)) {
             case .list(let servers): return (servers, false)
-            case .file(let file): return (file.bootstrapServers, file.isLocalDevBroker)
+            case .file(let file): return (file.bootstrapServers, file.isLocalDevelopmentBroker)
             }
         } catch {
             throw WorkerError.configuration(error.message)

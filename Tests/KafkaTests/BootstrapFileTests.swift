@@ -5,24 +5,24 @@ import Testing
 struct BootstrapFileTests {
     @Test("Written by devbroker: the list on line 1, the marker on line 2; reads back the same")
     func roundTrip() {
-        let file = KafkaMockCluster.BootstrapFile(
-            bootstrapServers: "127.0.0.1:40001,127.0.0.1:40002", writtenByDevBroker: true)
-        #expect(file.text == "127.0.0.1:40001,127.0.0.1:40002\n\(KafkaMockCluster.BootstrapFile.marker)\n")
-        #expect(KafkaMockCluster.BootstrapFile(parsing: file.text) == file)
-        #expect(file.isLocalDevBroker)
+        let file = KafkaBootstrapFile(
+            bootstrapServers: "127.0.0.1:40001,127.0.0.1:40002", isDevelopmentBroker: true)
+        #expect(file.text == "127.0.0.1:40001,127.0.0.1:40002\n\(KafkaBootstrapFile.marker)\n")
+        #expect(KafkaBootstrapFile(parsing: file.text) == file)
+        #expect(file.isLocalDevelopmentBroker)
     }
 
     @Test("A plain file (one line, comments, blank lines) is not a devbroker's")
     func plainFile() {
-        let file = KafkaMockCluster.BootstrapFile(parsing: "\n# our cluster\n  127.0.0.1:9092  \n")
+        let file = KafkaBootstrapFile(parsing: "\n# our cluster\n  127.0.0.1:9092  \n")
         #expect(file.bootstrapServers == "127.0.0.1:9092")
-        #expect(!file.writtenByDevBroker && !file.isLocalDevBroker)
+        #expect(!file.isDevelopmentBroker && !file.isLocalDevelopmentBroker)
     }
 
     @Test("The marker does not make a remote list local")
     func markerWithRemoteAddress() {
-        let text = "kafka-1.prod:9092,127.0.0.1:9092\n\(KafkaMockCluster.BootstrapFile.marker)\n"
-        #expect(!KafkaMockCluster.BootstrapFile(parsing: text).isLocalDevBroker)
+        let text = "kafka-1.prod:9092,127.0.0.1:9092\n\(KafkaBootstrapFile.marker)\n"
+        #expect(!KafkaBootstrapFile(parsing: text).isLocalDevelopmentBroker)
     }
 
     @Test(
@@ -44,6 +44,6 @@ struct BootstrapFileTests {
             ("kafka:9092", false),
         ])
     func loopback(list: String, expected: Bool) {
-        #expect(KafkaMockCluster.BootstrapFile.isLoopbackOnly(list) == expected)
+        #expect(KafkaBootstrapFile.isLoopbackOnly(list) == expected)
     }
 }

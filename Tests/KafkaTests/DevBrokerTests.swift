@@ -26,10 +26,10 @@ struct DevBrokerTests {
             FileManager.default.fileExists(atPath: bootstrapFile.path)
         }
         #expect(ready)
-        let file = KafkaMockCluster.BootstrapFile(parsing: try String(contentsOf: bootstrapFile, encoding: .utf8))
+        let file = KafkaBootstrapFile(parsing: try String(contentsOf: bootstrapFile, encoding: .utf8))
         let bootstrap = file.bootstrapServers
         #expect(bootstrap.split(separator: ",").count == 2)
-        #expect(file.writtenByDevBroker && file.isLocalDevBroker)
+        #expect(file.isDevelopmentBroker && file.isLocalDevelopmentBroker)
         let firstLine = try String(contentsOf: bootstrapFile, encoding: .utf8).split(separator: "\n").first
         #expect(firstLine.map(String.init) == bootstrap, "line 1 stays the bare list for first-line readers")
 

@@ -31,7 +31,7 @@ public enum TestBrokers {
         var bootstrap = ""
         _ = await eventually(timeout: timeout, interval: .milliseconds(100)) {
             if let text = try? String(contentsOf: bootstrapFile, encoding: .utf8), text.contains(":") {
-                bootstrap = KafkaMockCluster.BootstrapFile(parsing: text).bootstrapServers
+                bootstrap = KafkaBootstrapFile(parsing: text).bootstrapServers
             }
             return !bootstrap.isEmpty || !process.isRunning
         }

@@ -159,8 +159,8 @@ struct WorkerConfigurationTests {
 
     @Test("A local devbroker's bootstrap file is enough: development key, flagged, list from line 1")
     func developmentKeyWithDevBroker() throws {
-        let file = KafkaMockCluster.BootstrapFile(bootstrapServers: "127.0.0.1:40001,127.0.0.1:40002",
-                                                  writtenByDevBroker: true)
+        let file = KafkaBootstrapFile(bootstrapServers: "127.0.0.1:40001,127.0.0.1:40002",
+                                                  isDevelopmentBroker: true)
         try Self.withFile(file.text) { path in
             for (arguments, environment) in [(["--brokers-file", path], [:]), ([], ["DVP_BROKERS_FILE": path])] {
                 let config = try #require(try WorkerConfiguration.parse(arguments, environment: environment))
@@ -174,7 +174,7 @@ struct WorkerConfigurationTests {
         "A bootstrap file without the marker, or with it but a remote address, still needs a key",
         arguments: [
             "127.0.0.1:40001\n",
-            "kafka-1.prod:9092\n\(KafkaMockCluster.BootstrapFile.marker)\n",
+            "kafka-1.prod:9092\n\(KafkaBootstrapFile.marker)\n",
         ])
     func bootstrapFileNotDevBroker(text: String) throws {
         try Self.withFile(text) { path in
@@ -189,7 +189,7 @@ struct WorkerConfigurationTests {
 
     @Test("--brokers wins over the devbroker file, and then the development key is refused")
     func brokersFlagWinsOverFile() throws {
-        let file = KafkaMockCluster.BootstrapFile(bootstrapServers: "127.0.0.1:40001", writtenByDevBroker: true)
+        let file = KafkaBootstrapFile(bootstrapServers: "127.0.0.1:40001", isDevelopmentBroker: true)
         try Self.withFile(file.text) { path in
             #expect(throws: WorkerError.self) {
                 _ = try WorkerConfiguration.parse(["--brokers", "kafka:9092", "--brokers-file", path], environment: [:])

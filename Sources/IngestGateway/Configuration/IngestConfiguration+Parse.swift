@@ -24,9 +24,9 @@ extension IngestConfiguration {
     }
 
     private static func parse(_ args: ParsedCommandLine) throws -> IngestConfiguration {
-        let (brokers, fromDevBroker) = try bootstrapServers(args)
+        let (brokers, fromDevelopmentBroker) = try bootstrapServers(args)
         var config = IngestConfiguration(brokers: brokers)
-        config.brokersFromDevBroker = fromDevBroker
+        config.brokersAreLocalDevelopmentBroker = fromDevelopmentBroker
         if let v = args.value("--http-address") { config.httpAddress = v }
         config.httpPort = try args.integer("--http-port", in: 0...65_535) ?? config.httpPort
         if let v = args.value("--admin-address") { config.adminAddress = v }
@@ -128,9 +128,9 @@ extension IngestConfiguration {
     /// - Returns: the list, and whether it came from a local devbroker's bootstrap file.
     static func bootstrapServers(_ args: ParsedCommandLine) throws(IngestConfigurationError) -> (String, Bool) {
         do throws(UsageError) {
-            switch try args.bootstrapServers(parsingFile: KafkaMockCluster.BootstrapFile.naming(servers:)) {
+            switch try args.bootstrapServers(parsingFile: KafkaBootstrapFile.naming(servers:)) {
             case .list(let servers): return (servers, false)
-            case .file(let file): return (file.bootstrapServers, file.isLocalDevBroker)
+            case .file(let file): return (file.bootstrapServers, file.isLocalDevelopmentBroker)
             }
         } catch {
             throw IngestConfigurationError(error.message)

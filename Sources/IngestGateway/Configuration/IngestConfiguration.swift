@@ -78,7 +78,7 @@ public struct IngestConfiguration: Sendable {
     public var maxConnectionsPerAddress = 0
     public var brokers: String
     /// The bootstrap list came from a local devbroker's bootstrap file.
-    public var brokersFromDevBroker = false
+    public var brokersAreLocalDevelopmentBroker = false
     public var topic = "daily-values"
     /// librdkafka properties passed through as-is (`-X key=value`, `DVP_X_*`, property files), applied last.
     public var kafkaProperties: [String: String] = [:]
