@@ -6,7 +6,6 @@ import ObservationMapping
 import StoreCore
 import Testing
 
-
 /// The stored document's codec (Sources/DocumentCompression, docs/STORAGE.md): parts come back exactly, every
 /// metric's Observation is small, and every damaged or foreign document is a ``DocumentError``, never a crash.
 @Suite struct DocumentCompressionTests {

@@ -3,7 +3,6 @@ import Foundation
 import ObservationMapping
 import Testing
 
-
 /// The optional `status` of a DailyValue (docs/LIFECYCLE.md): decoded, written back, and mapped as sent; absent, the
 /// mapper derives it from the record timestamp against the local day's end plus `finalGraceSeconds`.
 @Suite struct EventStatusTests {

@@ -7,7 +7,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// The FHIR store's authorization against the double's token checks: a bearer token file (re-read when it changes),
 /// OAuth2 client credentials (cached until shortly before expiry), and 401/403 as retriable `unauthorized` errors.
 /// The limit catches a hang, not a slow machine: with every suite starting at once on 2 loaded cores one of these

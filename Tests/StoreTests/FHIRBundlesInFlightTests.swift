@@ -5,7 +5,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// A batch of more records than one Bundle holds is split into Bundles that go at once, at most
 /// ``FHIRStoreConfiguration/bundlesInFlight`` (`--fhir-bundles-in-flight`), against the FHIR double, which counts the
 /// Bundles it answers at the same time. A failing Bundle loses nothing of the others.

@@ -6,7 +6,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// The two paths where a FHIR server could end up holding a stale or foreign copy: a create that races another
 /// writer's create (FHIR R4 has no create-only PUT), and a stored copy without the product's version tag. Every case
 /// checks what the server holds afterwards and that no outcome claims more than the server proves.

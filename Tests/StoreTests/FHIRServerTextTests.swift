@@ -4,7 +4,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// What the FHIR store says of a server and of its credentials: a bearer token with a control character is refused
 /// before any request carries it (header injection), and a server's 5xx text or a token endpoint's refusal reaches
 /// no error (errors are logged): only the status, the issue code and a SHA-256 of the body.

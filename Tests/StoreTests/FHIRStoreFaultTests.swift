@@ -7,7 +7,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// The FHIR store against the FHIR double's quirks (what sekmet-fhir cannot be made to show on demand), with real
 /// mapped Observations. Every case checks what the server holds afterwards, not only the outcomes.
 @Suite(.timeLimit(.minutes(2)))

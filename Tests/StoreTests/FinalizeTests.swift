@@ -7,7 +7,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// `finalize` / `storectl finalize` (docs/LIFECYCLE.md): preliminary days past their local end plus the settle
 /// window become final with `meta.versionId` + 1; everything else is left alone.
 @Suite(.timeLimit(.minutes(2)))

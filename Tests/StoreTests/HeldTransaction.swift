@@ -3,7 +3,6 @@ import PostgresClient
 import StoreCore
 import TestSupport
 
-
 /// Another session on a PostgreSQL store, in a transaction its script began (e.g. a long reader's snapshot, or a
 /// retention run's locks), held with its locks until ``commit()``.
 final class HeldTransaction: Sendable {

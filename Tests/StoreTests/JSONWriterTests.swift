@@ -3,7 +3,6 @@ import JSON
 import ObservationMapping
 import Testing
 
-
 /// The JSON writer writes into the storage of the array it returns: a document larger than the first capacity is
 /// written again with exactly the room it needs, byte for byte the same.
 @Suite struct JSONWriterTests {

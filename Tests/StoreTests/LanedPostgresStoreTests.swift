@@ -7,7 +7,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// ``LanedPostgresStore`` (`--store-connections N`): a batch split by patient over N connections at once.
 @Suite(.timeLimit(.minutes(2)))
 struct LanedPostgresStoreTests {

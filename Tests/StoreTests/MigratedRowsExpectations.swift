@@ -3,7 +3,6 @@ import ObservationMapping
 import StoreCore
 import Testing
 
-
 /// What both stores' migration tests expect of the two rows they seed at schema version 2 — `p-1/steps/2026-10-01`
 /// (version 7, versionId 3, a resource with `meta.source`) and `p-1/steps/2026-10-02` (versionId 1, no `meta`) —
 /// once the stored resources carry their meta: each row kept, its versionId and lastUpdated inside its resource,

@@ -4,7 +4,6 @@ import Foundation
 @testable import StoreCore
 import Testing
 
-
 /// docs/LIFECYCLE.md's rules tables (the default mode's and delete mode's), row by row, on SQLite and PostgreSQL: the
 /// tables are parsed here, so a row added to the document is a new test case and a row the stores do not follow fails.
 @Suite(.timeLimit(.minutes(2)))

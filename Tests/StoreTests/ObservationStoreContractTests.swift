@@ -7,7 +7,6 @@ import Hashing
 @testable import StoreCore
 import Testing
 
-
 /// The store contract, written once and run against SQLite, PostgreSQL and (where it applies: not the schema, the
 /// audit trigger or raw SQL) a FHIR server.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,7 +1,6 @@
 import PostgresClient
 import Testing
 
-
 /// The merge of a user's libpq connection string over the store's bounded defaults (no server needed).
 @Suite struct PostgresConnectionParametersTests {
     static let defaultOptions = "-c statement_timeout=30s -c lock_timeout=10s"

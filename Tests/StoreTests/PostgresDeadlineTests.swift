@@ -7,7 +7,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// Every PostgreSQL round trip is bounded on the client: the session defaults reach the server, a statement the
 /// server does not finish in time is cancelled, and a frozen backend (SIGSTOP: the kernel still ACKs, so neither
 /// keepalives nor `statement_timeout` fire) costs one `timeout` error, then the store works on a replacement.

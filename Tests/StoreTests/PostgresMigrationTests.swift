@@ -3,7 +3,6 @@ import Foundation
 import StoreCore
 import Testing
 
-
 @Suite("PostgreSQL schema migration", .timeLimit(.minutes(2)))
 struct PostgresMigrationTests {
     @Test("A version-2 database migrates to the latest version: every row kept, its meta in its resource")

@@ -4,7 +4,6 @@ import PostgresClient
 import TestSupport
 import Testing
 
-
 /// Arrays bound in PostgreSQL's binary format arrive byte-exact: what the server unnests is what was bound, for the
 /// bytes a text literal would have had to escape and for the integer extremes.
 @Suite struct PostgresParameterTests {

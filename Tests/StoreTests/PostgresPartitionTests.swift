@@ -7,7 +7,6 @@ import PostgresClient
 @testable import StoreCore
 import Testing
 
-
 /// `observation` partitioned by month of `day` (schema 8, docs/PARTITIONING.md).
 @Suite(.timeLimit(.minutes(2)))
 struct PostgresPartitionTests {

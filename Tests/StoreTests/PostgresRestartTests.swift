@@ -5,7 +5,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// A PostgreSQL server restart between upserts: the store reports a retriable error at most once, then reconnects.
 ///
 /// Runs its own throwaway cluster (``PostgresCluster``, via `scripts/pg-test-cluster.sh`), so restarting it cannot

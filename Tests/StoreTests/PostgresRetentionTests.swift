@@ -8,7 +8,6 @@ import PostgresClient
 import TestSupport
 import Testing
 
-
 /// `storectl retention` on a partitioned store (docs/PARTITIONING.md): whole months dropped, later events of
 /// expired days refused and counted, never re-created.
 @Suite(.timeLimit(.minutes(2)))

@@ -9,7 +9,6 @@ import PostgresClient
 import TestSupport
 import Testing
 
-
 /// The PostgreSQL upsert decides `version_id` and the status from its statement snapshot. When another writer commits
 /// a replace after that snapshot, the row lock makes the upsert wait and `DO UPDATE` then sees the newer row: the
 /// columns and the resource read back whole (its meta.versionId and status) must follow the row, not the snapshot.

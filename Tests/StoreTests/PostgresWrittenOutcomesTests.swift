@@ -5,7 +5,6 @@ import PostgresClient
 import TestSupport
 import Testing
 
-
 /// The upsert's RETURNING rows are matched to the winners they belong to: walking both in identity order when the
 /// rows come in that order, by identity when they do not. Rows come from a real server (`VALUES` in a chosen order).
 @Suite struct PostgresWrittenOutcomesTests {

@@ -7,7 +7,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// The README's "SQL over the stored facts" examples run against a real PostgreSQL store and return what they say.
 @Suite(.timeLimit(.minutes(2)))
 struct ReadmeSQLExamplesTests {

@@ -4,7 +4,6 @@ import ObservationMapping
 import TestSupport
 import Testing
 
-
 /// The size budget of issue 12: every stored resource ≤ 1,600 bytes of compact JSON, measured with min/max and the
 /// longest strings the contract allows (a 64-character patient id, every stored `source` field at its cap, the
 /// longest `meta.versionId`); ≤ 1,100 bytes on average over the demo's metric mix (`producer generate`).

@@ -3,7 +3,6 @@ import Foundation
 import ObservationMapping
 import Testing
 
-
 /// The retraction event (docs/LIFECYCLE.md): decoded by `validateEvent`, refused where a DailyValue is due, mapped
 /// to a store record with the value's resource id.
 @Suite struct RetractionEventTests {

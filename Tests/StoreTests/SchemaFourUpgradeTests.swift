@@ -10,7 +10,6 @@ import PostgresClient
 import TestSupport
 import Testing
 
-
 /// The online upgrade of a PostgreSQL store from schema 3 (the resource as `jsonb`) to schema 4 (facts in columns,
 /// the document compressed: docs/STORAGE.md), with rows in every lifecycle state: opened by the new build (metadata
 /// only), written by it while old rows are still in place, then `storectl migrate` (batched, resumable, progress

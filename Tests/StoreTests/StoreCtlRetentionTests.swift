@@ -4,7 +4,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// `storectl retention` as the chart's CronJob runs it.
 struct StoreCtlRetentionTests {
     static func storectl(_ arguments: [String]) async throws -> ProcessResult {

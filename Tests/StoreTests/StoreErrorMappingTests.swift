@@ -7,7 +7,6 @@ import SQLiteStore
 import StoreCore
 import Testing
 
-
 @Suite struct StoreErrorMappingTests {
     @Test(arguments: [
         ("08006", StoreError.Code.connection), ("08001", .connection), ("57P01", .connection), ("57P03", .connection),

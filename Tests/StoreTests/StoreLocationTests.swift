@@ -2,7 +2,6 @@ import Essentials
 import StoreCore
 import Testing
 
-
 @Suite struct StoreLocationTests {
     @Test func parsesTheAcceptedForms() throws {
         #expect(try StoreLocation(parsing: "sqlite:/var/lib/dvp/o.db") == .sqlite(path: "/var/lib/dvp/o.db"))

@@ -4,7 +4,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// Two writer processes upsert overlapping identities with interleaved versions into one store.
 @Suite(.timeLimit(.minutes(3)))
 struct StoreRaceTests {

@@ -12,7 +12,6 @@ import SQLiteClient
 import TestSupport
 import Testing
 
-
 /// The store implementations the contract suite runs against.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite

@@ -2,7 +2,6 @@ import StoreCore
 import TestSupport
 import Testing
 
-
 /// `dvp-test-tools upsert-bench` (a throughput tool, kept out of the shipped `storectl`) runs its three passes
 /// through the real store: every record inserted, then replaced, then found unchanged.
 @Suite(.timeLimit(.minutes(2)))

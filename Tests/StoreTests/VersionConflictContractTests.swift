@@ -3,7 +3,6 @@ import ObservationMapping
 import StoreCore
 import Testing
 
-
 /// An equal version with a different clinical value (issue 28 row 5): the first stored value wins, as before, but the
 /// outcome is `conflict`, not `unchanged`, across batches and within one, in the set-based path and in the row-by-row
 /// one (a batch holding a retraction), on SQLite and PostgreSQL; the outcome counters count it.

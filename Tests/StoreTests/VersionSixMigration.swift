@@ -6,7 +6,6 @@ import ObservationStores
 @testable import StoreCore
 import Testing
 
-
 /// Schema migration 6 on both stores (docs/LIFECYCLE.md): a version-5 database with a ledger entry gains the ledger's
 /// `version_id` (NULL for that entry) and the partial index `observation_preliminary` that finalize reads through.
 enum VersionSixMigration {
