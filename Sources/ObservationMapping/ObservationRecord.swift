@@ -70,25 +70,25 @@ public struct ObservationRecord: Sendable, Hashable {
     /// arrays, the plan, retries, the version cache's bookkeeping), and one retain per copy is cheaper than one per
     /// string.
     private struct Values: Hashable, Sendable {
-        package var identity: ObservationIdentity
-        package var version: Int64
-        package var resourceID: String
-        package var json: JSONParts
-        package var status: ObservationStatus?
-        package var retractionReason: String?
-        package var facts: ObservationFacts?
-        package var clinicalDigest: [UInt8]
+        var identity: ObservationIdentity
+        var version: Int64
+        var resourceID: String
+        var json: JSONParts
+        var status: ObservationStatus?
+        var retractionReason: String?
+        var facts: ObservationFacts?
+        var clinicalDigest: [UInt8]
     }
 
     /// The resource's parts and the clinical value as ranges of one UTF-8 buffer: the mapper writes the
     /// Observation once and hands over its bytes. PostgreSQL binds the ranges as they are; the `String` properties
     /// (SQLite, the FHIR store, tests) decode a new string on each call.
     private struct JSONParts: Hashable, Sendable {
-        package var bytes: [UInt8]
+        var bytes: [UInt8]
         /// head, tail, after-status, clinical value.
-        package var ranges: (Range<Int>, Range<Int>, Range<Int>, Range<Int>)
+        var ranges: (Range<Int>, Range<Int>, Range<Int>, Range<Int>)
 
-        package func part(_ index: Int) -> ArraySlice<UInt8> {
+        func part(_ index: Int) -> ArraySlice<UInt8> {
             switch index {
             case 0: bytes[ranges.0]
             case 1: bytes[ranges.1]
@@ -97,11 +97,11 @@ public struct ObservationRecord: Sendable, Hashable {
             }
         }
 
-        package static func == (lhs: JSONParts, rhs: JSONParts) -> Bool {
+        static func == (lhs: JSONParts, rhs: JSONParts) -> Bool {
             (0..<4).allSatisfy { lhs.part($0).elementsEqual(rhs.part($0)) }
         }
 
-        package func hash(into hasher: inout Hasher) {
+        func hash(into hasher: inout Hasher) {
             for index in 0..<4 {
                 let part = part(index)
                 hasher.combine(part.count)
@@ -114,8 +114,8 @@ public struct ObservationRecord: Sendable, Hashable {
     /// thread) refers to it. Not a generic box shared with the other copy-on-write type: unspecialized across
     /// modules, a generic box's accessors copy the whole struct per field read.
     private final class Box: @unchecked Sendable {
-        package var values: Values
-        package init(_ values: Values) { self.values = values }
+        var values: Values
+        init(_ values: Values) { self.values = values }
     }
 
     private var box: Box
