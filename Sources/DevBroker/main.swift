@@ -10,6 +10,8 @@ import Kafka
 
 // devbroker: librdkafka's mock Kafka cluster as a development/test process. See `devbroker --help`.
 
+CommandLineTool.answerOptionTableRequest(
+    Array(CommandLine.arguments.dropFirst()), program: "devbroker", parser: DevBrokerOptions.parser)
 let options: DevBrokerOptions = CommandLineTool.parseOrExit(
     "devbroker", help: DevBrokerOptions.help, usageHint: DevBrokerOptions.help
 ) { try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) }

@@ -13,6 +13,7 @@ import Observability
 public enum WorkerProcess {
     /// Runs the worker with `arguments` (without the program name) and exits.
     public static func run(_ arguments: [String], faults: WorkerFaults = .none) async -> Never {
+        CommandLineTool.answerOptionTableRequest(arguments, program: "worker", parser: WorkerOptions.parser)
         // First of all: from here on SIGTERM/SIGINT never take their default action (exit 143 with nothing
         // logged). A signal that arrives while the configuration is read waits in the stream and stops the service
         // as soon as it exists.

@@ -13,6 +13,7 @@ import Observability
 public enum IngestProcess {
     /// Runs the gateway with `arguments` (without the program name) and exits.
     public static func run(_ arguments: [String]) async -> Never {
+        CommandLineTool.answerOptionTableRequest(arguments, program: "ingest", parser: IngestOptions.parser)
         // First of all: SIGTERM/SIGINT never take their default action from here on (exit 143 with nothing
         // logged); a signal that arrives while starting waits in the stream and stops the service once it exists.
         let signalStream = SignalStream.make()
