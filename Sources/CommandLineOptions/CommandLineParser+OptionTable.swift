@@ -7,7 +7,8 @@ extension CommandLineParser {
     /// with the program (the Helm chart's options reference, `scripts/options-reference.py`).
     ///
     /// Each option: `name`, `aliases`, `section`, `argument` (null for a switch), `type` (`string`, `integer`,
-    /// `number`, `boolean`), `enum`, `minimum`, `maximum`, `exclusiveMinimum` (when they apply), `default` (typed;
+    /// `number`, `boolean`), `enum`, `minimum` or `exclusiveMinimum`, `maximum` (when they apply: as in JSON Schema
+    /// draft-07, so these keys are a schema of the option's value), `default` (typed;
     /// null when there is none), `environment`, `repeatable`, `secret`, `hidden` and `help`. A secret's default is
     /// never printed: it is always null.
     public func optionTableJSON(program: String) -> String {
@@ -38,9 +39,10 @@ extension CommandLineParser {
         case .integer(let range):
             fields += [("type", "\"integer\""), ("minimum", "\(range.lowerBound)"), ("maximum", "\(range.upperBound)")]
         case .number(let range, let exclusive):
+            let low = JSONText.number(range.lowerBound)
             fields += [
-                ("type", "\"number\""), ("minimum", JSONText.number(range.lowerBound)),
-                ("maximum", JSONText.number(range.upperBound)), ("exclusiveMinimum", exclusive ? "true" : "false"),
+                ("type", "\"number\""), (exclusive ? "exclusiveMinimum" : "minimum", low),
+                ("maximum", JSONText.number(range.upperBound)),
             ]
         case .choice(let choices):
             fields += [("type", "\"string\""), ("enum", JSONText.array(choices.map(JSONText.string)))]
