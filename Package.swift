@@ -128,7 +128,7 @@ let package = Package(
             name: "IngestGateway",
             dependencies: [
                 "JSON", "CommandLineOptions", "DailyValueContract", "Essentials", "Hashing", "HTTPServer",
-                "IngestAuth", "Kafka", "Observability", "Producer",
+                "IngestAuth", "Kafka", "Observability", "Producer", "ServiceLifecycle",
             ],
             swiftSettings: swiftSettings
         ),
@@ -138,7 +138,7 @@ let package = Package(
                 "CMalloc", "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore",
                 "ObservationStores",
                 "FHIRServerStore", "DailyValueContract", "Essentials", "Hashing", "HTTPServer", "DeadLetters",
-                "Observability",
+                "Observability", "ServiceLifecycle",
             ],
             swiftSettings: swiftSettings
         ),
