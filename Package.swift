@@ -151,8 +151,9 @@ let package = Package(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "DevBroker", dependencies: ["CommandLineOptions", "Essentials", "Kafka"], swiftSettings: swiftSettings
-        ),
+            name: "DevBroker",
+            dependencies: ["CommandLineOptions", "Essentials", "Kafka", "Observability", "ServiceLifecycle"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "DLQ",
             dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],

@@ -1,8 +1,9 @@
 import CommandLineOptions
-import Dispatch
 import Essentials
 import Foundation
 import Kafka
+import Observability
+import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -59,16 +60,9 @@ DevBrokerOutput.line(
 
 // MARK: - Run until SIGTERM / SIGINT
 
-var signalSources: [any DispatchSourceSignal] = []
-for signalNumber in [SIGTERM, SIGINT] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-    source.setEventHandler {
-        if let control = options.control, control != "-" { unlink(control) }
-        DevBrokerOutput.line("devbroker: stopping")
-        exit(0)
-    }
-    source.resume()
-    signalSources.append(source)
-}
-dispatchMain()
+// Nothing to drain: the stop removes the FIFO and exits 0 at once (the deadline only bounds that).
+let group = ServiceGroup(
+    configuration: ServiceGroupConfiguration(
+        services: [DevBrokerService(control: options.control)], signals: SignalStream.make(),
+        gracefulShutdownTimeout: .seconds(5), logger: Logger(level: .error)))
+await ServiceProcess.runAndExit(group, program: "devbroker", logger: Logger(level: .error)) { _ in 1 }
