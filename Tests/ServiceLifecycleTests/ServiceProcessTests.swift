@@ -33,7 +33,7 @@ struct ServiceProcessTests {
         defer { process.terminate() }
         process.signal(sig)
         let status = await process.waitForExit(timeout: .seconds(20))
-        #expect(status == 0, "exit \(ChildProcess.describe(status)): \(process.stderr)")
+        #expect(status == 0, "exit \(ChildProcess.describe(status)): \(process.stderr) \(process.stdout)")
         let order = Self.lines(process).filter { $0.hasPrefix("stopping") || $0.hasPrefix("stopped") }
         #expect(order == ["stopping 3", "stopped 3", "stopping 2", "stopped 2", "stopping 1", "stopped 1"])
         #expect(Self.lines(process).last == "ended")

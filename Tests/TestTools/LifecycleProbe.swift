@@ -30,6 +30,9 @@ enum LifecycleProbe {
             configuration: ServiceGroupConfiguration(
                 services: services, signals: signals, gracefulShutdownTimeout: .milliseconds(Int64(seconds * 1000)),
                 logger: Logger(level: .info), stopMessage: "stopping the probe's services"))
+        // The signal masks it started with (blocked, ignored, caught), for the message of a test that lost a signal.
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        ProbeService.line(status.split(separator: "\n").filter { $0.hasPrefix("Sig") }.joined(separator: " "))
         ProbeService.line("ready")
         do {
             try await group.run()
