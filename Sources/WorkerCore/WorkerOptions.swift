@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Observability
 import ObservationStores
 import StoreCore
 
@@ -214,11 +215,8 @@ enum WorkerOptions {
                 stderr, fatal exits included) and never contain health values, patient ids,
                 secrets (property values, passwords, tokens) or a server's error text
                 """
-        ).typed(.choice(logLevels), default: "info"),
+        ).typed(.choice(Logger.Level.names), default: "info"),
     ]
-
-    /// The names `--log-level` accepts: `Logger.Level`'s, with `trace` (= debug) and `warn` (= warning).
-    static let logLevels = ["debug", "info", "warning", "error", "trace", "warn"]
 
     /// The parser: every flag but `-X` and `--kafka-property-file` has the twin `DVP_` + its name (those two have the
     /// `DVP_X_*` and `DVP_XFILE_*` properties).

@@ -1,5 +1,6 @@
 import CommandLineOptions
 import IngestAuth
+import Observability
 
 /// The gateway's command line: every flag, its `DVP_*` environment twin and its help, in one place.
 ///
@@ -199,11 +200,8 @@ enum IngestOptions {
                 debug|info|warning|error (default info); logs are JSON lines on stderr and never
                 contain tokens, secrets, health values or patient ids
                 """
-        ).typed(.choice(logLevels), default: "info"),
+        ).typed(.choice(Logger.Level.names), default: "info"),
     ]
-
-    /// The names `--log-level` accepts: `Logger.Level`'s, with `trace` (= debug) and `warn` (= warning).
-    static let logLevels = ["debug", "info", "warning", "error", "trace", "warn"]
 
     /// `--jwt-max-lifetime`'s default in seconds, the policy's own.
     private static let defaultJWTMaxLifetime = JWTPolicy.defaultMaxLifetime.components.seconds
