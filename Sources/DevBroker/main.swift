@@ -63,6 +63,6 @@ DevBrokerOutput.line(
 // Nothing to drain: the stop removes the FIFO and exits 0 at once (the deadline only bounds that).
 let group = ServiceGroup(
     configuration: ServiceGroupConfiguration(
-        services: [DevBrokerService(control: options.control)], signals: SignalStream.make(),
+        services: [DevBrokerService(control: options.control)], signals: await SignalStream.make(),
         gracefulShutdownTimeout: .seconds(5), logger: Logger(level: .error)))
 await ServiceProcess.runAndExit(group, program: "devbroker", logger: Logger(level: .error)) { _ in 1 }

@@ -19,7 +19,7 @@ public enum WorkerProcess {
         // First of all: from here on SIGTERM/SIGINT never take their default action (exit 143 with nothing
         // logged). A signal that arrives while the configuration is read waits in the stream and stops the service
         // as soon as it exists.
-        let signalStream = SignalStream.make()
+        let signalStream = await SignalStream.make()
         // Each Kafka broker, database connection and scrape holds a descriptor; a soft limit of 1,024 is not meant
         // for servers.
         OpenFileLimit.raiseToHard()

@@ -41,6 +41,19 @@ struct ServiceProcessTests {
         #expect(process.stderr.contains("stopping the probe's services") && process.stderr.contains(name))
     }
 
+    @Test("A signal the moment the signal stream exists is not lost: it stops the services once they run")
+    func signalAtOnce() async throws {
+        for _ in 0..<5 {
+            let process = try ChildProcess(
+                TestEnvironment.binary("dvp-test-tools"), ["lifecycle", "--services", "2", "--signal-self"],
+                name: "lifecycle")
+            defer { process.terminate() }
+            let status = await process.waitForExit(timeout: .seconds(20))
+            #expect(status == 0, "exit \(ChildProcess.describe(status)): \(process.stdout) \(process.stderr)")
+            #expect(Self.lines(process).contains("stopped 1"))
+        }
+    }
+
     @Test("A service that never ends: at the stop deadline the process exits 3, the earlier services never asked")
     func deadline() async throws {
         let process = try await Self.start(["--services", "3", "--stuck", "--drain-timeout", "1"])

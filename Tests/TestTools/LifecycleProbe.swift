@@ -14,10 +14,12 @@ enum LifecycleProbe {
             .typed(.number(0...600, exclusiveMinimum: true), default: "5"),
         .flag("--stuck", help: "the last service ignores its graceful shutdown and cancellation"),
         .value("--fail-after", "MS", help: "service 1 throws after MS milliseconds").typed(.integer(0...600_000)),
+        .flag("--signal-self", help: "send itself SIGTERM as soon as the signal stream exists"),
     ])
 
     static func run(_ args: ParsedCommandLine) async throws -> Int32 {
-        let signals = SignalStream.make()
+        let signals = await SignalStream.make()
+        if args.isSet("--signal-self") { kill(getpid(), SIGTERM) }
         let count = try args.declaredInteger("--services") ?? 3
         let seconds = try args.number("--drain-timeout", in: 0.001...600) ?? 5
         let failAfter = try args.declaredInteger("--fail-after")

@@ -17,7 +17,7 @@ public enum IngestProcess {
         CommandLineTool.answerOptionTableRequest(arguments, program: "ingest", parser: IngestOptions.parser)
         // First of all: SIGTERM/SIGINT never take their default action from here on (exit 143 with nothing
         // logged); a signal that arrives while starting waits in the stream and stops the service once it exists.
-        let signalStream = SignalStream.make()
+        let signalStream = await SignalStream.make()
         let configuration = ServiceProcess.configuration("ingest", help: IngestHelp.text) {
             try IngestConfiguration.parse(arguments)
         }
