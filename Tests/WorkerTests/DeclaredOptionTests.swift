@@ -97,6 +97,41 @@ struct DeclaredOptionTests {
         #expect(compared >= 15)
     }
 
+    /// The integer options are parsed through their declarations (``ParsedCommandLine/declaredInteger(_:)``), so the
+    /// configuration types' own initial values are a second copy: they must be the declared defaults too.
+    @Test("The configuration types start from the declared integer defaults")
+    func configurationDefaults() throws {
+        func declared(_ parser: CommandLineParser, _ name: String) -> Int? {
+            parser.options.first { $0.name == name }?.defaultValue.flatMap { Int($0) }
+        }
+        let worker = WorkerConfiguration(
+            brokers: "b:1", dlqTopic: "d", idKey: [], usesDevelopmentIDKey: true, workerID: "w")
+        let workerValues: [(String, Int)] = [
+            ("--batch-size", worker.batchSize), ("--batch-ms", worker.batchMilliseconds),
+            ("--http-port", worker.httpPort), ("--version-cache", worker.versionCacheSize),
+        ]
+        for (name, value) in workerValues {
+            #expect(
+                declared(WorkerOptions.parser, name) == value, "worker \(name): WorkerConfiguration starts at \(value)")
+        }
+        let ingest = IngestConfiguration(brokers: "b:1")
+        let ingestValues: [(String, Int)] = [
+            ("--http-port", ingest.httpPort), ("--admin-port", ingest.adminPort),
+            ("--max-connections", ingest.maxConnections),
+            ("--max-requests-per-connection", ingest.maxRequestsPerConnection),
+            ("--max-connections-per-address", ingest.maxConnectionsPerAddress),
+            ("--max-records", ingest.limits.maxRecords), ("--max-body-bytes", ingest.limits.maxBodyBytes),
+            ("--max-concurrent-requests", ingest.limits.maxConcurrentRequests),
+            ("--max-in-flight-bytes", ingest.limits.maxInFlightBytes),
+            ("--min-body-rate", ingest.limits.minimumBodyRate), ("--idempotency-max-keys", ingest.idempotency.maxKeys),
+            ("--idempotency-max-records", ingest.idempotency.maxRecords),
+        ]
+        for (name, value) in ingestValues {
+            #expect(
+                declared(IngestOptions.parser, name) == value, "ingest \(name): IngestConfiguration starts at \(value)")
+        }
+    }
+
     @Test("The help names each declared default", arguments: programs)
     func helpNamesDefault(_ program: Program) {
         for option in program.parser.options where option.kind != .flag && !option.isSecret {
