@@ -64,6 +64,9 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
         /// The services' JSON-lines logger, Prometheus registry (each process declares its families) and signal stream.
         .target(name: "Observability", dependencies: ["JSON"], swiftSettings: swiftSettings),
+        /// One service lifecycle for every service process: `Service`, `ServiceGroup` (signals, the stop deadline,
+        /// reverse-order graceful shutdown, escalation), the shared exit statuses.
+        .target(name: "ServiceLifecycle", dependencies: ["Observability"], swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
         .target(name: "IngestAuth", dependencies: ["Hashing", "Essentials", "JSON"], swiftSettings: swiftSettings),
         /// The FHIR R4 mapping: a validated `DailyValue` to an `ObservationRecord` (resource parts, facts, digest).
@@ -125,7 +128,7 @@ let package = Package(
             name: "IngestGateway",
             dependencies: [
                 "JSON", "CommandLineOptions", "DailyValueContract", "Essentials", "Hashing", "HTTPServer",
-                "IngestAuth", "Kafka", "Observability", "Producer",
+                "IngestAuth", "Kafka", "Observability", "Producer", "ServiceLifecycle",
             ],
             swiftSettings: swiftSettings
         ),
@@ -135,7 +138,7 @@ let package = Package(
                 "CMalloc", "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore",
                 "ObservationStores",
                 "FHIRServerStore", "DailyValueContract", "Essentials", "Hashing", "HTTPServer", "DeadLetters",
-                "Observability",
+                "Observability", "ServiceLifecycle",
             ],
             swiftSettings: swiftSettings
         ),
@@ -148,8 +151,9 @@ let package = Package(
             name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "DevBroker", dependencies: ["CommandLineOptions", "Essentials", "Kafka"], swiftSettings: swiftSettings
-        ),
+            name: "DevBroker",
+            dependencies: ["CommandLineOptions", "Essentials", "Kafka", "Observability", "ServiceLifecycle"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "DLQ",
             dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
@@ -168,7 +172,7 @@ let package = Package(
             name: "dvp-test-tools",
             dependencies: [
                 "CommandLineOptions", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
-                "HTTPClient", "DocumentCompression",
+                "HTTPClient", "DocumentCompression", "Observability", "ServiceLifecycle",
             ],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
@@ -199,6 +203,9 @@ let package = Package(
             name: "DeadLettersTests", dependencies: ["DeadLetters", "Kafka", "DailyValueContract"],
             swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ServiceLifecycleTests", dependencies: ["ServiceLifecycle", "Observability", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "IngestAuthTests", dependencies: ["IngestAuth", "Hashing", "Essentials", "TestSupport"],
             swiftSettings: swiftSettings),

@@ -4,7 +4,7 @@
 Run with a Python that has the packages in scripts/requirements-test.txt (pyyaml, jsonschema, kubernetes-validate)
 and helm installed by scripts/install-k8s-tools.sh:
 
-    scripts/install-k8s-tools.sh && .venv/bin/python scripts/check-chart.py [-v]
+    scripts/install-k8s-tools.sh && DVP_BIN_DIR=$(swift build --show-bin-path) .venv/bin/python scripts/check-chart.py [-v]
 
 What it proves (and what it cannot) is written down in charts/daily-values-worker/README.md, "What is verified".
 """
@@ -26,6 +26,7 @@ import kubernetes_validate
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import chartoptions  # noqa: E402
 import helmchart  # noqa: E402
 from helmchart import CHART, HelmFailure  # noqa: E402
 
@@ -1276,7 +1277,9 @@ def check_large_numbers(chart: Chart) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="print details of passing checks")
-    check = Check(parser.parse_args().verbose)
+    parser.add_argument("--bin-dir", help="the built binaries, for their option tables (default $DVP_BIN_DIR)")
+    arguments = parser.parse_args()
+    check = Check(arguments.verbose)
     started = time.monotonic()
     chart = Chart(CHART)
 
@@ -1290,6 +1293,15 @@ def main() -> int:
             lambda v=values: expect_schema_valid(chart, chart.values_with(v)),
         )
     check.run("every .Values read exists; every value is read", lambda: check_value_usage(chart))
+    check.run(
+        "options/*.json is what worker and ingest print with --print-options-json (no secret's default)",
+        lambda: chartoptions.check_current(chartoptions.bin_dir_from(arguments.bin_dir)),
+    )
+    check.run(
+        "values.yaml defaults and values.schema.json types, enums and bounds agree with the binaries' options",
+        chartoptions.check_chart,
+    )
+    check.run("the options comparison reports each kind of disagreement", chartoptions.check_mutations)
     check.run(
         "defaults alone fail the schema with every value to give",
         lambda: expect_helm_failure({}, MUST_GIVE, schema=True),

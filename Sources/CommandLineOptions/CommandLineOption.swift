@@ -1,4 +1,9 @@
-/// One option an executable accepts: its names, whether it takes a value, its environment twin and its help.
+/// One option an executable accepts, declared once: its names, whether it takes a value, its environment twin, its
+/// help, the type and bounds of its value, its default and whether it is a secret.
+///
+/// The parser, the help text, the typed accessors (``ParsedCommandLine/declaredInteger(_:)``, …) and the option table
+/// (``CommandLineParser/optionTableJSON(program:)``, which the Helm chart's options reference is generated from) all
+/// read this one declaration.
 ///
 /// The first name is the option's key in ``ParsedCommandLine`` (e.g. `--batch-size`); further names are aliases
 /// (`-b`). A short name (`-X`) also takes its value attached (`-Xkey=value`); a long one as `--name=value`.
@@ -21,6 +26,15 @@ public struct CommandLineOption: Sendable {
     public var isRepeatable: Bool
     /// The help text; further lines are indented under the first.
     public var help: String
+    /// What the value must be: a string, an integer or a number within bounds, one of a list, or a switch.
+    public var valueType: ValueType
+    /// The value the program uses when the option is absent, as it would be typed; nil when there is none or it is
+    /// decided at run time (the help says how).
+    public var defaultValue: String?
+    /// Whether the value is a secret (a key, a password, a token): never printed, in an error or the option table.
+    public var isSecret = false
+    /// Whether `--help` leaves the option out (it stays in the option table).
+    public var isHidden = false
 
     /// The key of the option in a ``ParsedCommandLine``: its first name.
     public var name: String { names[0] }
@@ -32,7 +46,7 @@ public struct CommandLineOption: Sendable {
     ) -> CommandLineOption {
         CommandLineOption(
             names: [name] + aliases, kind: .value(argument: argument), environment: environment,
-            isRepeatable: repeatable, help: help)
+            isRepeatable: repeatable, help: help, valueType: .string)
     }
 
     /// A boolean switch; its environment twin counts as set when it is `1`, `true` or `yes`.
@@ -40,7 +54,8 @@ public struct CommandLineOption: Sendable {
         _ name: String, aliases: [String] = [], environment: String? = nil, help: String
     ) -> CommandLineOption {
         CommandLineOption(
-            names: [name] + aliases, kind: .flag, environment: environment, isRepeatable: false, help: help)
+            names: [name] + aliases, kind: .flag, environment: environment, isRepeatable: false, help: help,
+            valueType: .boolean, defaultValue: "false")
     }
 
     /// `--help` / `-h`, which every command line understands.

@@ -8,7 +8,7 @@ extension CommandLineParser {
     public func helpText(header: String, footer: String? = nil) -> String {
         var blocks = [header]
         for section in sections {
-            let lines = section.options.map(Self.listing)
+            let lines = section.options.filter { !$0.isHidden }.map(Self.listing)
             blocks.append(([section.title].compactMap { $0 } + lines).joined(separator: "\n"))
         }
         if let footer { blocks.append(footer) }

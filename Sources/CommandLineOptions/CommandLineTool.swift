@@ -21,4 +21,12 @@ public enum CommandLineTool {
             exit(UsageError.exitStatus)
         }
     }
+
+    /// Answers `PROGRAM --print-options-json` (the flag alone): prints `parser`'s option table
+    /// (``CommandLineParser/optionTableJSON(program:)``) and exits 0. Any other command line returns at once.
+    public static func answerOptionTableRequest(_ arguments: [String], program: String, parser: CommandLineParser) {
+        guard arguments == [CommandLineParser.printOptionTableFlag] else { return }
+        print(parser.optionTableJSON(program: program))
+        exit(0)
+    }
 }

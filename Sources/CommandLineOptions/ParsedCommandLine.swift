@@ -12,12 +12,19 @@ public struct ParsedCommandLine: Sendable {
     /// The environment the twins are read from.
     public let environment: [String: String]
     private let twins: [String: String]
+    /// The declarations, by option name (see ``declaration(_:)``).
+    let declarations: [String: CommandLineOption]
 
     init(options: [CommandLineOption], environment: [String: String]) {
         self.environment = environment
         var twins: [String: String] = [:]
-        for option in options { twins[option.name] = option.environment }
+        var declarations: [String: CommandLineOption] = [:]
+        for option in options {
+            twins[option.name] = option.environment
+            declarations[option.name] = option
+        }
         self.twins = twins
+        self.declarations = declarations
     }
 
     /// Whether `--help` (or `-h`) was given.
@@ -49,7 +56,8 @@ public struct ParsedCommandLine: Sendable {
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw .invalid(name, "must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            throw .invalid(
+                name, "must be an integer in \(range.lowerBound)...\(range.upperBound)" + echo(text, of: name))
         }
         return number
     }
@@ -66,7 +74,8 @@ public struct ParsedCommandLine: Sendable {
     public func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
         guard let text = value(name) else { return nil }
         guard let number = Double(text), range.contains(number) else {
-            throw .invalid(name, "must be a number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            throw .invalid(
+                name, "must be a number in \(range.lowerBound)...\(range.upperBound)" + echo(text, of: name))
         }
         return number
     }

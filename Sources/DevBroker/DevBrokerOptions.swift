@@ -13,7 +13,8 @@ struct DevBrokerOptions {
     static let parser = CommandLineParser(sections: [.init("options:", optionList)])
 
     private static let optionList: [CommandLineOption] = [
-        .value("--brokers", "N", help: "number of mock brokers, ids 1..N (default 3)"),
+        .value("--brokers", "N", help: "number of mock brokers, ids 1..N (default 3)").typed(
+            .integer(1...Int.max), default: "3"),
         .value(
             "--topic", "NAME:PARTITIONS", repeatable: true,
             help: "create a topic (repeatable; default daily-values:12 and daily-values.dlq:3)"),

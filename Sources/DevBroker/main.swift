@@ -1,8 +1,9 @@
 import CommandLineOptions
-import Dispatch
 import Essentials
 import Foundation
 import Kafka
+import Observability
+import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -10,6 +11,8 @@ import Kafka
 
 // devbroker: librdkafka's mock Kafka cluster as a development/test process. See `devbroker --help`.
 
+CommandLineTool.answerOptionTableRequest(
+    Array(CommandLine.arguments.dropFirst()), program: "devbroker", parser: DevBrokerOptions.parser)
 let options: DevBrokerOptions = CommandLineTool.parseOrExit(
     "devbroker", help: DevBrokerOptions.help, usageHint: DevBrokerOptions.help
 ) { try DevBrokerOptions.parse(Array(CommandLine.arguments.dropFirst())) }
@@ -57,16 +60,9 @@ DevBrokerOutput.line(
 
 // MARK: - Run until SIGTERM / SIGINT
 
-var signalSources: [any DispatchSourceSignal] = []
-for signalNumber in [SIGTERM, SIGINT] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-    source.setEventHandler {
-        if let control = options.control, control != "-" { unlink(control) }
-        DevBrokerOutput.line("devbroker: stopping")
-        exit(0)
-    }
-    source.resume()
-    signalSources.append(source)
-}
-dispatchMain()
+// Nothing to drain: the stop removes the FIFO and exits 0 at once (the deadline only bounds that).
+let group = ServiceGroup(
+    configuration: ServiceGroupConfiguration(
+        services: [DevBrokerService(control: options.control)], signals: await SignalStream.make(),
+        gracefulShutdownTimeout: .seconds(5), logger: Logger(level: .error)))
+await ServiceProcess.runAndExit(group, program: "devbroker", logger: Logger(level: .error)) { _ in 1 }

@@ -3,9 +3,10 @@ import Foundation
 
 /// SIGTERM / SIGINT as an `AsyncStream`, from `DispatchSource.makeSignalSource` (the swift-service-lifecycle shape).
 public enum SignalStream {
-    /// Ignores the default action of `signals` and yields each delivery.
-    public static func make(_ signals: [Int32] = [SIGTERM, SIGINT]) -> AsyncStream<Int32> {
-        AsyncStream { continuation in
+    /// Ignores the default action of `signals` and yields each delivery. Returns once every signal is caught (see
+    /// ``untilCaught(_:)``): from then on none is lost.
+    public static func make(_ signals: [Int32] = [SIGTERM, SIGINT]) async -> AsyncStream<Int32> {
+        let stream = AsyncStream { continuation in
             let queue = DispatchQueue(label: "dvp.signals")
             var sources: [any DispatchSourceSignal] = []
             for sig in signals {
@@ -18,6 +19,8 @@ public enum SignalStream {
             let held = UncheckedSources(sources)
             continuation.onTermination = { _ in held.sources.forEach { $0.cancel() } }
         }
+        await untilCaught(signals)
+        return stream
     }
 
     /// Keeps the signal sources alive for as long as the stream lives.

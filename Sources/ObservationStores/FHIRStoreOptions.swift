@@ -12,14 +12,17 @@ public enum FHIRStoreOptions {
     private static let definitions: [CommandLineOption] = [
         .value(
             "--fhir-batch-size", "N",
-            help: "Observations per FHIR batch Bundle, 1-500 (default 100; Azure's limit is 500)"),
+            help: "Observations per FHIR batch Bundle, 1-500 (default 100; Azure's limit is 500)"
+        ).typed(.integer(1...FHIRStoreConfiguration.maxBatchSize), default: "100"),
         .value(
             "--fhir-bundles-in-flight", "N",
-            help: "FHIR Bundles one batch keeps in flight at once, 1-16 (default 4; each on its own connection)"),
+            help: "FHIR Bundles one batch keeps in flight at once, 1-16 (default 4; each on its own connection)"
+        ).typed(.integer(1...FHIRStoreConfiguration.maxBundlesInFlight), default: "4"),
         .value("--fhir-ca-file", "PATH", help: "PEM CA bundle to verify the FHIR server with (default: the system's)"),
         .value("--fhir-client-cert", "PATH", help: "PEM client certificate for mutual TLS (with --fhir-client-key)"),
         .value("--fhir-client-key", "PATH", help: "PEM private key of --fhir-client-cert"),
-        .value("--fhir-connect-timeout", "SECONDS", help: "bound on connecting to the FHIR server (default 10)"),
+        .value("--fhir-connect-timeout", "SECONDS", help: "bound on connecting to the FHIR server (default 10)")
+            .typed(.number(0.001...600), default: "10"),
         .value(
             "--fhir-token-file", "PATH",
             help: "bearer token file, re-read whenever it changes (e.g. a mounted secret)"),
@@ -50,9 +53,8 @@ public enum FHIRStoreOptions {
     {
         func value(_ flag: String) -> String? { args.value("--" + flag) }
         var fhir = FHIRStoreConfiguration(baseURL: "")
-        fhir.batchSize = try args.integer("--fhir-batch-size", in: 1...FHIRStoreConfiguration.maxBatchSize) ?? 100
-        fhir.bundlesInFlight =
-            try args.integer("--fhir-bundles-in-flight", in: 1...FHIRStoreConfiguration.maxBundlesInFlight) ?? 4
+        fhir.batchSize = try args.declaredInteger("--fhir-batch-size") ?? fhir.batchSize
+        fhir.bundlesInFlight = try args.declaredInteger("--fhir-bundles-in-flight") ?? fhir.bundlesInFlight
         fhir.http.caBundlePath = try readableFile(value("fhir-ca-file"), flag: "fhir-ca-file")
         fhir.http.clientCertificatePath = try readableFile(value("fhir-client-cert"), flag: "fhir-client-cert")
         fhir.http.clientKeyPath = try readableFile(value("fhir-client-key"), flag: "fhir-client-key")

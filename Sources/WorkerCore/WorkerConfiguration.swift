@@ -126,10 +126,11 @@ public struct WorkerConfiguration: Sendable {
         config.subject = try subjectReference(value("subject-reference"), system: value("patient-identifier-system"))
         config.storesDeviceName = args.isSet("--store-device-name")
         if let v = value("http-address") { config.httpAddress = v }
-        config.batchSize = try integer(args, "--batch-size", default: 1000, range: 1...100_000)
-        config.batchMilliseconds = try integer(args, "--batch-ms", default: 100, range: 1...60_000)
-        config.httpPort = try integer(args, "--http-port", default: 9464, range: 0...65535)
-        config.versionCacheSize = try integer(args, "--version-cache", default: 200_000, range: 0...100_000_000)
+        // Ranges and defaults as declared in WorkerOptions.
+        config.batchSize = try integer(args, "--batch-size") ?? config.batchSize
+        config.batchMilliseconds = try integer(args, "--batch-ms") ?? config.batchMilliseconds
+        config.httpPort = try integer(args, "--http-port") ?? config.httpPort
+        config.versionCacheSize = try integer(args, "--version-cache") ?? config.versionCacheSize
         if let v = value("drain-timeout") {
             guard let seconds = Double(v), seconds > 0, seconds <= 3600 else {
                 throw WorkerError.configuration("--drain-timeout: '\(v)' is not a number of seconds in (0, 3600]")
@@ -148,9 +149,7 @@ public struct WorkerConfiguration: Sendable {
             }
             config.storeTimeoutSeconds = seconds
         }
-        if args.value("--store-connections") != nil {
-            config.storeConnections = try integer(args, "--store-connections", default: 1, range: 1...16)
-        }
+        config.storeConnections = try integer(args, "--store-connections")
         if let v = value("retraction-mode") {
             guard let mode = RetractionMode(rawValue: v) else {
                 throw WorkerError.configuration("--retraction-mode: '\(v)' is not one of entered-in-error, delete")
@@ -232,12 +231,10 @@ public struct WorkerConfiguration: Sendable {
         }
     }
 
-    /// The flag's integer within `range`, else `fallback`.
-    static func integer(
-        _ args: ParsedCommandLine, _ flag: String, default fallback: Int, range: ClosedRange<Int>
-    ) throws -> Int {
+    /// The flag's integer within its declared range, else its declared default (``WorkerOptions``).
+    static func integer(_ args: ParsedCommandLine, _ flag: String) throws -> Int? {
         do {
-            return try args.integer(flag, in: range) ?? fallback
+            return try args.declaredInteger(flag)
         } catch {
             throw WorkerError.configuration(error.message)
         }

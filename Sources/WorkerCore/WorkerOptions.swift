@@ -1,5 +1,7 @@
 import CommandLineOptions
+import Observability
 import ObservationStores
+import StoreCore
 
 /// The worker's command line: every flag, its `DVP_*` environment twin and its help, in one place.
 ///
@@ -15,15 +17,18 @@ enum WorkerOptions {
                 devbroker's file the group timings default to session.timeout.ms=6000 and
                 heartbeat.interval.ms=1000 (the mock's rebalances wait the session timeout)
                 """),
-        .value("--topic", "NAME", help: "topic to consume (default daily-values)"),
-        .value("--group", "NAME", help: "consumer group (default daily-values-worker); a new group replays the topic"),
+        .value("--topic", "NAME", help: "topic to consume (default daily-values)")
+            .typed(.string, default: "daily-values"),
+        .value("--group", "NAME", help: "consumer group (default daily-values-worker); a new group replays the topic")
+            .typed(.string, default: "daily-values-worker"),
         .value("--dlq-topic", "NAME", help: "dead-letter topic (default <topic>.dlq)"),
         .value(
             "--start", "POSITION",
             help: """
                 where a group without committed offsets starts: committed|earliest (both
                 start at the earliest offset) or latest (default committed)
-                """),
+                """
+        ).choice(of: WorkerConfiguration.StartPosition.self, default: .committed),
         .value(
             "--start-time", "INSTANT",
             help: """
@@ -37,7 +42,8 @@ enum WorkerOptions {
             help: """
                 librdkafka property passed through (repeatable; SASL/TLS/tuning), also as
                 DVP_X_<PROPERTY> with '.' as '_', e.g. DVP_X_SASL_PASSWORD=… → sasl.password
-                """),
+                """
+        ).secret(),
         .value(
             "--kafka-property-file", "key=PATH", repeatable: true,
             help: """
@@ -61,7 +67,8 @@ enum WorkerOptions {
                 keepalives_interval=10, keepalives_count=3, tcp_user_timeout=30000 (ms),
                 application_name dvp-worker, and options='-c statement_timeout=30s
                 -c lock_timeout=10s' (the URI's options are appended, so its -c wins)
-                """),
+                """
+        ).typed(.string, default: "sqlite:daily-values.sqlite").secret(),
         .value(
             "--store-file", "PATH",
             help: """
@@ -75,14 +82,16 @@ enum WorkerOptions {
                 client-side bound on each PostgreSQL round trip or FHIR request (default 40):
                 a statement or request still unanswered (frozen server, half-open
                 connection) is abandoned, the worker turns not-ready and retries the batch
-                """),
+                """
+        ).typed(.number(0...3600, exclusiveMinimum: true), default: "40"),
         .value(
             "--store-connections", "N",
             help: """
                 PostgreSQL: connections that write each batch at the same time, its records
                 split into lanes by patient (each patient's records in order, one
                 transaction per lane; default 2, 1-16); SQLite and FHIR servers take 1
-                """),
+                """
+        ).typed(.integer(1...16)),
         .value(
             "--retraction-mode", "MODE",
             help: """
@@ -90,14 +99,16 @@ enum WorkerOptions {
                 entered-in-error (default: the resource stays with that status) or delete
                 (the row is removed); the retraction ledger keeps the day retracted either
                 way, until a higher version restores it (docs/LIFECYCLE.md)
-                """),
+                """
+        ).choice(of: RetractionMode.self, default: .enteredInError),
         .value(
             "--on-version-conflict", "ACTION",
             help: """
                 an event of the stored version with a different value is counted `conflict`
                 and logged, and the first stored value kept: ignore (default) or dead-letter
                 (also sent to the dead-letter topic, class VersionConflict)
-                """),
+                """
+        ).choice(of: VersionConflictAction.self, default: .ignore),
     ]
 
     /// Shared with `storectl`: defined once in ``FHIRStoreOptions``.
@@ -132,7 +143,8 @@ enum WorkerOptions {
                 literal (default): subject {"reference":"Patient/{id}"}; logical: subject
                 {"identifier":{"system":…,"value":"{id}"}} for servers with referential
                 integrity that hold no Patient/{id} (needs --patient-identifier-system)
-                """),
+                """
+        ).typed(.choice(["literal", "logical"]), default: "literal"),
         .value("--patient-identifier-system", "URI", help: "subject.identifier.system in logical mode"),
         .flag(
             "--store-device-name",
@@ -144,14 +156,17 @@ enum WorkerOptions {
     ]
 
     static let processing: [CommandLineOption] = [
-        .value("--batch-size", "N", help: "records per batch (default 1000)"),
-        .value("--batch-ms", "MS", help: "flush a partial batch after MS milliseconds (default 100)"),
+        .value("--batch-size", "N", help: "records per batch (default 1000)")
+            .typed(.integer(1...100_000), default: "1000"),
+        .value("--batch-ms", "MS", help: "flush a partial batch after MS milliseconds (default 100)")
+            .typed(.integer(1...60_000), default: "100"),
         .value(
             "--version-cache", "N",
             help: """
                 identities whose stored version is cached to skip no-op upserts (default
                 200000, at most 8.4 MB; 0 disables)
-                """),
+                """
+        ).typed(.integer(0...100_000_000), default: "200000"),
         .flag(
             "--until-caught-up",
             help: """
@@ -163,7 +178,8 @@ enum WorkerOptions {
             help: """
                 with --until-caught-up: log a progress line (consumed, remaining lag, rate,
                 ETA) every SECONDS (default 10; 0 = never)
-                """),
+                """
+        ).typed(.number(0...86_400), default: "10"),
         .value(
             "--drain-timeout", "SECONDS",
             help: """
@@ -171,7 +187,8 @@ enum WorkerOptions {
                 finish the batch (40%), commit (55%), leave the group (90%), flush (97%);
                 at the deadline, or on a second signal, the process exits with 3
                 (default 30; set the pod's grace period above it)
-                """),
+                """
+        ).typed(.number(0...3600, exclusiveMinimum: true), default: "30"),
     ]
 
     static let operations: [CommandLineOption] = [
@@ -180,14 +197,16 @@ enum WorkerOptions {
             help: """
                 IP address of the HTTP endpoint (default 0.0.0.0); 0.0.0.0 or :: listen on
                 every IPv4 and IPv6 address, any other address on that address only
-                """),
+                """
+        ).typed(.string, default: "0.0.0.0"),
         .value(
             "--http-port", "PORT",
             help: """
                 /metrics (Prometheus), /healthz, /readyz (default 9464; 0 = any free port); /readyz
                 answers one word (ready, starting, stopping, store-unavailable, store-throttled,
                 store-unauthorized, dead-letter-unavailable, broker-unavailable), never error text
-                """),
+                """
+        ).typed(.integer(0...65_535), default: "9464"),
         .value("--worker-id", "ID", help: "name in logs and dead-letter headers (default the host name)"),
         .value(
             "--log-level", "LEVEL",
@@ -195,7 +214,8 @@ enum WorkerOptions {
                 debug|info|warning|error (default info); logs are JSON lines on stderr (all of
                 stderr, fatal exits included) and never contain health values, patient ids,
                 secrets (property values, passwords, tokens) or a server's error text
-                """),
+                """
+        ).typed(.choice(Logger.Level.names), default: "info"),
     ]
 
     /// The parser: every flag but `-X` and `--kafka-property-file` has the twin `DVP_` + its name (those two have the

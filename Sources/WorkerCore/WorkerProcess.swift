@@ -2,10 +2,12 @@ import CommandLineOptions
 import Essentials
 import Foundation
 import Observability
+import ServiceLifecycle
 
-/// The worker process from arguments to exit status: parse the configuration, wire SIGTERM/SIGINT to a graceful
-/// drain under one deadline, run, exit. `main.swift` of the shipped `worker` calls it with no fault hooks; the
-/// reliability suite's test worker with its own.
+/// The worker process from arguments to exit status: parse the configuration, run the worker in a ``ServiceGroup``
+/// (SIGTERM/SIGINT to a graceful drain under one deadline; that deadline or a second signal exits 3), exit.
+/// `main.swift` of the shipped `worker` calls it with no fault hooks; the reliability suite's test worker with its
+/// own.
 ///
 /// Exit status: 0 stopped cleanly (or caught up); 1 a fatal dependency failure; 2 a configuration error;
 /// 3 the drain deadline passed or a second signal; 4 the store refused the work in a way retrying cannot fix
@@ -13,53 +15,35 @@ import Observability
 public enum WorkerProcess {
     /// Runs the worker with `arguments` (without the program name) and exits.
     public static func run(_ arguments: [String], faults: WorkerFaults = .none) async -> Never {
+        CommandLineTool.answerOptionTableRequest(arguments, program: "worker", parser: WorkerOptions.parser)
         // First of all: from here on SIGTERM/SIGINT never take their default action (exit 143 with nothing
         // logged). A signal that arrives while the configuration is read waits in the stream and stops the service
         // as soon as it exists.
-        let signalStream = SignalStream.make()
+        let signalStream = await SignalStream.make()
         // Each Kafka broker, database connection and scrape holds a descriptor; a soft limit of 1,024 is not meant
         // for servers.
         OpenFileLimit.raiseToHard()
         faults.beforeConfiguration()
         // Summaries and --help go to stdout with `print`; stderr carries JSON log lines only, the fatal exits too.
-        let configuration: WorkerConfiguration
-        do {
-            guard let parsed = try WorkerConfiguration.parse(arguments) else {
-                print(WorkerHelp.text)
-                exit(0)
-            }
-            configuration = parsed
-        } catch {
-            Logger(level: .error).error("worker failed", [("error", .string("\(error)")), ("exit_status", 2)])
-            exit(UsageError.exitStatus)
+        let configuration = ServiceProcess.configuration("worker", help: WorkerHelp.text) {
+            try WorkerConfiguration.parse(arguments)
         }
-
         let logger = Logger(level: configuration.logLevel, fields: [("worker_id", .string(configuration.workerID))])
         let service = WorkerService(configuration: configuration, logger: logger, faults: faults)
-        let signals = Task.detached {
-            await SignalStream.stopOnSignals(
-                signalStream, drainTimeoutSeconds: configuration.drainTimeoutSeconds, logger: logger,
-                message: "stopping: finishing the in-flight batch, committing, leaving the group"
-            ) { service.requestStop() }
-        }
-        do {
-            let summary = try await service.run()
-            if configuration.untilCaughtUp { print(summary) }
-            signals.cancel()
-            exit(0)
-        } catch {
-            let status = exitStatus(for: error)
-            logger.error("worker failed", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
-            exit(status)
-        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [WorkerLifecycleService(service: service, printsSummary: configuration.untilCaughtUp)],
+                signals: signalStream, gracefulShutdownTimeout: .seconds(configuration.drainTimeoutSeconds),
+                logger: logger, stopMessage: "stopping: finishing the in-flight batch, committing, leaving the group"))
+        await ServiceProcess.runAndExit(group, program: "worker", logger: logger, exitStatus: exitStatus(for:))
     }
 
     /// The exit status for an error `WorkerService.run()` threw.
     static func exitStatus(for error: any Error) -> Int32 {
         switch error {
-        case WorkerError.configuration: UsageError.exitStatus
+        case WorkerError.configuration: ServiceExitStatus.configuration
         case WorkerError.store: WorkerError.storeExitStatus
-        default: 1
+        default: ServiceExitStatus.failure
         }
     }
 }

@@ -28,6 +28,9 @@ let commands = [
     TestToolCommand(
         usage: DocumentSamples.usage, summary: "the documents the stores compress, as dictionary training samples",
         parser: DocumentSamples.parser, run: DocumentSamples.run),
+    TestToolCommand(
+        usage: LifecycleProbe.usage, summary: "services in a ServiceGroup, stopped by SIGTERM/SIGINT (lifecycle tests)",
+        parser: LifecycleProbe.parser, run: LifecycleProbe.run),
 ]
 
 let usage =

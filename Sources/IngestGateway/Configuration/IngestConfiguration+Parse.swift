@@ -26,20 +26,21 @@ extension IngestConfiguration {
     private static func parse(_ args: ParsedCommandLine) throws -> IngestConfiguration {
         let (brokers, fromDevelopmentBroker) = try bootstrapServers(args)
         var config = IngestConfiguration(brokers: brokers)
+        // Integer ranges and defaults as declared in IngestOptions (the tenant shares' ranges depend on other values).
         config.brokersAreLocalDevelopmentBroker = fromDevelopmentBroker
         if let v = args.value("--http-address") { config.httpAddress = v }
-        config.httpPort = try args.integer("--http-port", in: 0...65_535) ?? config.httpPort
+        config.httpPort = try args.declaredInteger("--http-port") ?? config.httpPort
         if let v = args.value("--admin-address") { config.adminAddress = v }
-        config.adminPort = try args.integer("--admin-port", in: 0...65_535) ?? config.adminPort
+        config.adminPort = try args.declaredInteger("--admin-port") ?? config.adminPort
         guard config.adminPort != config.httpPort || config.adminPort == 0 else {
             throw IngestConfigurationError("--admin-port: must differ from --http-port (the probes have their own)")
         }
-        config.threads = try args.integer("--threads", in: 1...64) ?? config.threads
-        config.maxConnections = try args.integer("--max-connections", in: 1...65_536) ?? config.maxConnections
+        config.threads = try args.declaredInteger("--threads") ?? config.threads
+        config.maxConnections = try args.declaredInteger("--max-connections") ?? config.maxConnections
         config.maxRequestsPerConnection =
-            try args.integer("--max-requests-per-connection", in: 1...1_000_000) ?? config.maxRequestsPerConnection
+            try args.declaredInteger("--max-requests-per-connection") ?? config.maxRequestsPerConnection
         config.maxConnectionsPerAddress =
-            try args.integer("--max-connections-per-address", in: 0...65_536) ?? config.maxConnectionsPerAddress
+            try args.declaredInteger("--max-connections-per-address") ?? config.maxConnectionsPerAddress
         if let topic = args.value("--topic") {
             guard !topic.isEmpty else { throw IngestConfigurationError("--topic: must not be empty") }
             config.topic = topic
@@ -51,13 +52,13 @@ extension IngestConfiguration {
         config.catalogFile = args.value("--catalog")
 
         var limits = config.limits
-        limits.maxRecords = try args.integer("--max-records", in: 1...1_000_000) ?? limits.maxRecords
-        limits.maxBodyBytes = try args.integer("--max-body-bytes", in: 1024...(1 << 30)) ?? limits.maxBodyBytes
+        limits.maxRecords = try args.declaredInteger("--max-records") ?? limits.maxRecords
+        limits.maxBodyBytes = try args.declaredInteger("--max-body-bytes") ?? limits.maxBodyBytes
         limits.maxConcurrentRequests =
-            try args.integer("--max-concurrent-requests", in: 1...65_536) ?? limits.maxConcurrentRequests
+            try args.declaredInteger("--max-concurrent-requests") ?? limits.maxConcurrentRequests
         limits.maxInFlightBytes =
-            try args.integer("--max-in-flight-bytes", in: 1024...(1 << 40)) ?? limits.maxInFlightBytes
-        limits.requestTimeout = try seconds(args, "--request-timeout", in: 0.1...600) ?? limits.requestTimeout
+            try args.declaredInteger("--max-in-flight-bytes") ?? limits.maxInFlightBytes
+        limits.requestTimeout = try seconds(args, "--request-timeout") ?? limits.requestTimeout
         guard limits.maxInFlightBytes >= limits.maxBodyBytes else {
             throw IngestConfigurationError(
                 "--max-in-flight-bytes: must be at least --max-body-bytes (one request of the largest size must fit)")
@@ -65,18 +66,18 @@ extension IngestConfiguration {
         limits.maxTenantRequests = try args.integer("--max-tenant-requests", in: 1...limits.maxConcurrentRequests)
         limits.maxTenantInFlightBytes = try args.integer(
             "--max-tenant-in-flight-bytes", in: limits.maxBodyBytes...limits.maxInFlightBytes)
-        limits.headTimeout = try seconds(args, "--head-timeout", in: 0.1...600) ?? limits.headTimeout
-        limits.minimumBodyRate = try args.integer("--min-body-rate", in: 0...(1 << 30)) ?? limits.minimumBodyRate
+        limits.headTimeout = try seconds(args, "--head-timeout") ?? limits.headTimeout
+        limits.minimumBodyRate = try args.declaredInteger("--min-body-rate") ?? limits.minimumBodyRate
         config.limits = limits
 
-        config.idempotency.ttl = try seconds(args, "--idempotency-ttl", in: 1...(30 * 86_400)) ?? config.idempotency.ttl
+        config.idempotency.ttl = try seconds(args, "--idempotency-ttl") ?? config.idempotency.ttl
         config.idempotency.maxKeys =
-            try args.integer("--idempotency-max-keys", in: 0...10_000_000) ?? config.idempotency.maxKeys
+            try args.declaredInteger("--idempotency-max-keys") ?? config.idempotency.maxKeys
         config.idempotency.maxRecords =
-            try args.integer("--idempotency-max-records", in: 0...1_000_000_000) ?? config.idempotency.maxRecords
+            try args.declaredInteger("--idempotency-max-records") ?? config.idempotency.maxRecords
 
         config.authentication = try authentication(args)
-        config.drainTimeout = try seconds(args, "--drain-timeout", in: 1...3600) ?? config.drainTimeout
+        config.drainTimeout = try seconds(args, "--drain-timeout") ?? config.drainTimeout
         if let v = args.value("--log-level") {
             guard let level = Logger.Level(name: v) else {
                 throw IngestConfigurationError("--log-level: not one of debug, info, warning, error")
@@ -93,7 +94,7 @@ extension IngestConfiguration {
         auth.jwksFile = args.value("--jwks")
         auth.jwtAudience = args.value("--jwt-audience")
         auth.jwtIssuer = args.value("--jwt-issuer")
-        let maxLifetime = try seconds(args, "--jwt-max-lifetime", in: 1...Double(maximumJWTLifetimeSeconds))
+        let maxLifetime = try seconds(args, "--jwt-max-lifetime")
         auth.jwtMaxLifetime = maxLifetime ?? auth.jwtMaxLifetime
         auth.insecureNoAuth = args.isSet("--insecure-no-auth")
         let verified = auth.apiKeysFile != nil || auth.jwksFile != nil
@@ -155,10 +156,11 @@ extension IngestConfiguration {
         }
     }
 
-    /// A number of seconds within `range`, nil when the option is absent.
-    static func seconds(
-        _ args: ParsedCommandLine, _ option: String, in range: ClosedRange<Double>
-    ) throws(IngestConfigurationError) -> Duration? {
+    /// A number of seconds within the option's declared range (``IngestOptions``), nil when the option is absent.
+    static func seconds(_ args: ParsedCommandLine, _ option: String) throws(IngestConfigurationError) -> Duration? {
+        guard case .number(let range, _)? = args.declaration(option)?.valueType else {
+            preconditionFailure("\(option) is not declared as a number")
+        }
         guard let text = args.value(option) else { return nil }
         guard let seconds = Double(text), range.contains(seconds) else {
             throw IngestConfigurationError(

@@ -4,28 +4,22 @@ import Foundation
 import IngestAuth
 import Kafka
 import Observability
+import ServiceLifecycle
 
 /// The `ingest` process from arguments to exit status: parse the configuration, build the verifiers, start the
-/// service, turn SIGTERM/SIGINT into its graceful stop under one deadline, exit.
+/// service, run it in a ``ServiceGroup`` (SIGTERM/SIGINT to its graceful stop under one deadline), exit.
 ///
 /// Exit status: 0 stopped cleanly; 1 a failure to start (e.g. the address is in use); 2 a configuration error;
 /// 3 the drain deadline passed or a second signal came.
 public enum IngestProcess {
     /// Runs the gateway with `arguments` (without the program name) and exits.
     public static func run(_ arguments: [String]) async -> Never {
+        CommandLineTool.answerOptionTableRequest(arguments, program: "ingest", parser: IngestOptions.parser)
         // First of all: SIGTERM/SIGINT never take their default action from here on (exit 143 with nothing
         // logged); a signal that arrives while starting waits in the stream and stops the service once it exists.
-        let signalStream = SignalStream.make()
-        let configuration: IngestConfiguration
-        do {
-            guard let parsed = try IngestConfiguration.parse(arguments) else {
-                print(IngestHelp.text)
-                exit(0)
-            }
-            configuration = parsed
-        } catch {
-            Logger(level: .error).error("ingest failed", [("error", .string("\(error)")), ("exit_status", 2)])
-            exit(UsageError.exitStatus)
+        let signalStream = await SignalStream.make()
+        let configuration = ServiceProcess.configuration("ingest", help: IngestHelp.text) {
+            try IngestConfiguration.parse(arguments)
         }
         let logger = Logger(level: configuration.logLevel, fields: [("service", "ingest")])
         // Every connection is a descriptor, and so is each one lingering after an early answer.
@@ -70,15 +64,11 @@ public enum IngestProcess {
                 "ingest failed to start", [("error", .string("\(error)")), ("exit_status", .int(Int64(status)))])
             exit(status)
         }
-        let signals = Task.detached {
-            await SignalStream.stopOnSignals(
-                signalStream, drainTimeoutSeconds: configuration.drainTimeout.seconds, logger: logger,
-                message: "stop requested"
-            ) { service.requestStop() }
-        }
-        await service.run()
-        signals.cancel()
-        exit(0)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [IngestLifecycleService(service: service)], signals: signalStream,
+                gracefulShutdownTimeout: configuration.drainTimeout, logger: logger, stopMessage: "stop requested"))
+        await ServiceProcess.runAndExit(group, program: "ingest", logger: logger, exitStatus: exitStatus(for:))
     }
 
     /// A configuration error (the catalog, a librdkafka property) is 2; anything else that stops the start is 1.
