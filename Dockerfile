@@ -103,6 +103,8 @@ COPY --from=build /staging/swift/ /usr/lib/swift/linux/
 
 ARG VERSION=dev
 ARG REVISION=unknown
+# An ARG before the first FROM is not visible in a stage until declared again (else the label below is empty).
+ARG RUNTIME_IMAGE
 LABEL org.opencontainers.image.title="daily-values-worker" \
       org.opencontainers.image.description="Kafka consumer-group worker: HealthKit daily values to FHIR R4 Observations, version-guarded upserts into SQLite or PostgreSQL" \
       org.opencontainers.image.version="${VERSION}" \
