@@ -86,7 +86,12 @@ ARG RUNTIME_PACKAGES="\
     tzdata \
     zlib1g"
 
-RUN apt-get update \
+# Their documentation, manual pages and translations are left out, as debian:bookworm-slim's own
+# /etc/dpkg/dpkg.cfg.d/docker does (the debootstrap stand-in lacks it); each package's copyright file stays.
+RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
+        'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*' 'path-exclude=/usr/share/locale/*' \
+        'path-exclude=/usr/share/lintian/*' > /etc/dpkg/dpkg.cfg.d/dvp-slim \
+    && apt-get update \
     && apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
     && rm -rf /var/lib/apt/lists/*
 
