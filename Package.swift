@@ -38,7 +38,7 @@ let package = Package(
         /// Small helpers every target may import (Duration conversions, serial-queue confinement); no C library.
         .target(name: "Essentials", swiftSettings: swiftSettings),
         /// glibc malloc settings for the worker process (arenas, trimming); CMalloc only.
-        .target(name: "MallocTuning", dependencies: ["CMalloc"], swiftSettings: swiftSettings),
+        .target(name: "MallocTuning", dependencies: ["CMalloc", "Essentials"], swiftSettings: swiftSettings),
         /// SHA-256, HMAC-SHA256 and RS256/ES256 signature verification over libcrypto.
         .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         /// The only importers of CSQLite / CPostgres: connections, statements, results, typed errors.
@@ -57,9 +57,9 @@ let package = Package(
         /// The DailyValue event contract, its JSON scanner and writer, and the metric catalog; no C library.
         .target(name: "DailyValueContract", dependencies: ["Essentials"], swiftSettings: swiftSettings),
         /// One command-line parser for every executable: flags, environment twins, help text, exit status 2.
-        .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
+        .target(name: "CommandLineOptions", dependencies: ["Essentials"], swiftSettings: swiftSettings),
         /// The services' JSON-lines logger, Prometheus registry (each process declares its families) and signal stream.
-        .target(name: "Observability", dependencies: ["DailyValueContract"], swiftSettings: swiftSettings),
+        .target(name: "Observability", dependencies: ["DailyValueContract", "Essentials"], swiftSettings: swiftSettings),
         /// SplitMix64, the one seeded generator (the event generator and the tests).
         .target(name: "SeededRandom", swiftSettings: swiftSettings),
         /// The ingest gateway's credentials: bearer tokens (API keys, JWTs) to the scope they grant.
@@ -99,7 +99,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "BulkExport", dependencies: ["Hashing"], swiftSettings: swiftSettings),
+        .target(name: "BulkExport", dependencies: ["Essentials", "Hashing"], swiftSettings: swiftSettings),
         .target(
             name: "WorkerCore",
             dependencies: [

@@ -1,9 +1,13 @@
 import CommandLineOptions
 import Dispatch
 import Essentials
-import Foundation
 import Kafka
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,5 +1,13 @@
 import Dispatch
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension SignalStream {
     /// The services' one stop protocol: the first signal logs `message` (with the signal and the drain timeout),

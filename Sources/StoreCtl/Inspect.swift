@@ -1,6 +1,15 @@
 import CommandLineOptions
-import Foundation
+import Essentials
 import ObservationUpsert
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The read-only commands: `counts`, `show`, `dump`, `sizes`.
 enum Inspect {
@@ -44,7 +53,7 @@ enum Inspect {
         for (identity, version) in versions.sorted(by: { $0.key.key < $1.key.key }) {
             out += "\(identity.key)\t\(version)\n"
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        FileDescriptorOutput.write(out, to: STDOUT_FILENO)
         return 0
     }
 

@@ -1,7 +1,12 @@
 import CommandLineOptions
-import Foundation
 import ObservationUpsert
 import StoreOptions
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `storectl` commands and their dispatch.
 enum StoreCtl {

@@ -1,6 +1,14 @@
 import CommandLineOptions
 import Essentials
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The worker process from arguments to exit status: parse the configuration, wire SIGTERM/SIGINT to a graceful
 /// drain under one deadline, run, exit. `main.swift` of the shipped `worker` calls it with no fault hooks; the

@@ -1,7 +1,12 @@
 import Essentials
-import Foundation
 import Kafka
 import ObservationUpsert
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension WorkerService {
     /// The built-in metric catalog, with the deployment's overrides file merged in when configured.

@@ -1,7 +1,12 @@
-import Foundation
 import HTTPServer
 import Kafka
 import ObservationUpsert
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The consumer-group worker: Kafka → DailyValue → FHIR Observation → version-guarded upsert → stored offsets.
 ///

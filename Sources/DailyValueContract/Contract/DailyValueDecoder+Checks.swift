@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Pass 2 of decoding: the per-field rules of the event contract. Rule texts never include the offending value.
 

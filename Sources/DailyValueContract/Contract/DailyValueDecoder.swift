@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decodes and validates DailyValue v1 events from raw message bytes (see `DESIGN.md`, "The event contract").
 ///

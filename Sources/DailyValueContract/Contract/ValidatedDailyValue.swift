@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A ``DailyValue`` that passed validation, with what validation decided resolved into types: the version the
 /// upsert is guarded by, the local day as a ``CivilDate`` and the zone as ``ZoneRules`` or a fixed offset. Nothing

@@ -1,9 +1,17 @@
 import CommandLineOptions
 import Essentials
-import Foundation
 import IngestAuth
 import Kafka
 import Observability
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `ingest` process from arguments to exit status: parse the configuration, build the verifiers, start the
 /// service, turn SIGTERM/SIGINT into its graceful stop under one deadline, exit.

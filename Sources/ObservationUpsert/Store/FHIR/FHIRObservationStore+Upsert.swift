@@ -1,7 +1,12 @@
 import DailyValueContract
 import Essentials
-import Foundation
 import HTTPClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FHIRObservationStore {
     /// Decides every chunk (each at most one Bundle's worth of distinct identities), up to

@@ -1,9 +1,14 @@
 import DailyValueContract
 import DocumentCompression
 import Essentials
-import Foundation
 import Hashing
 import PostgresClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The shared store for many workers on many hosts: PostgreSQL through libpq, one connection on a serial queue.
 ///

@@ -1,7 +1,12 @@
 import DailyValueContract
 import Essentials
-import Foundation
 import SQLiteClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The embedded store: one SQLite database file in WAL mode, one connection on a serial queue.
 ///
