@@ -10,9 +10,10 @@
 # scripts/build-image.sh builds this file with buildah (from locally made bookworm / Swift base images) and
 # scripts/check-image.sh runs the result like a pod (read-only root, UID 10001) through a devbroker round trip.
 #
-# Size (docs/IMAGE.md has the measured options): 216.2 MB, of which the image adds 94.7 MB to its base — the Swift
-# runtime once (64.8 MB, 39.4 of it ICU, which goes when no shipped target imports Foundation), six binaries
-# (11.3 MB) and the runtime packages (18.6 MB). It was 501.7 MB with six statically linked binaries of ~60 MB each.
+# Size (docs/IMAGE.md has the measured options): 168.7 MB, of which the image adds 47.2 MB to its base (the budget
+# scripts/check-image.sh enforces is 50 MB) — the Swift runtime once (17.2 MB: FoundationEssentials, no Foundation and
+# no ICU), six binaries (11.3 MB) and the runtime packages (18.6 MB). It was 501.7 MB with six statically linked
+# binaries of ~60 MB each.
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -50,7 +51,7 @@ COPY Tests ./Tests
 # share one copy of the runtime libraries they load (ldd lists them), stripped, in /usr/lib/swift/linux — the
 # binaries' RUNPATH, where the build base holds the toolchain. The C libraries stay dynamic too (Debian's shared
 # objects, patched by Debian security updates in the runtime image). Binaries and runtime are stripped (install -s,
-# strip --strip-unneeded: the worker 11.6 → 3.1 MB, the runtime libraries 78.8 → 64.8 MB); crash backtraces then show
+# strip --strip-unneeded: the worker 11.6 → 3.1 MB, the runtime libraries 25.2 → 17.2 MB); crash backtraces then show
 # addresses rather than Swift symbol names.
 RUN --mount=type=cache,target=/src/.build \
     for product in worker ingest producer devbroker storectl dlq; do \
