@@ -1,10 +1,11 @@
 /// The few `printf` formats the tools print (`%04d`, `%.1f`), without Foundation's `String(format:)` (which brings
 /// ICU into every binary).
 package enum FixedFormat {
-    /// `value` in decimal, zero-padded on the left to `width` digits (`%0<width>d`; a minus sign comes first).
+    /// `value` in decimal, zero-padded on the left to `width` characters, a minus sign included (`%0<width>d`).
     package static func digits(_ value: Int, width: Int) -> String {
         let magnitude = String(value.magnitude)
-        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - magnitude.count)) + magnitude
+        let sign = value < 0 ? "-" : ""
+        return sign + String(repeating: "0", count: max(0, width - sign.count - magnitude.count)) + magnitude
     }
 
     /// `value` rounded to `places` decimals, written without an exponent (`%.<places>f`; halves away from zero).
