@@ -61,9 +61,9 @@ let package = Package(
         /// The DailyValue event contract and the metric catalog; no C library.
         .target(name: "DailyValueContract", dependencies: ["Essentials", "JSON"], swiftSettings: swiftSettings),
         /// One command-line parser for every executable: flags, environment twins, help text, exit status 2.
-        .target(name: "CommandLineOptions", swiftSettings: swiftSettings),
+        .target(name: "CommandLineOptions", dependencies: ["Essentials"], swiftSettings: swiftSettings),
         /// The services' JSON-lines logger, Prometheus registry (each process declares its families) and signal stream.
-        .target(name: "Observability", dependencies: ["JSON"], swiftSettings: swiftSettings),
+        .target(name: "Observability", dependencies: ["Essentials", "JSON"], swiftSettings: swiftSettings),
         /// One service lifecycle for every service process: `Service`, `ServiceGroup` (signals, the stop deadline,
         /// reverse-order graceful shutdown, escalation), the shared exit statuses.
         .target(name: "ServiceLifecycle", dependencies: ["Observability"], swiftSettings: swiftSettings),
@@ -148,7 +148,7 @@ let package = Package(
             name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ProducerCLI", dependencies: ["CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
+            name: "ProducerCLI", dependencies: ["JSON", "CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "DevBroker",

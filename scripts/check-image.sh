@@ -13,13 +13,18 @@
 #      round trip: devbroker → producer generate → the first half published by `producer publish`, the second half
 #      POSTed to the image's `ingest` gateway (an API key file as the chart mounts it; 202 expected, its /readyz
 #      first) → worker --until-caught-up into SQLite → storectl counts every (patient, metric, day) of both halves →
-#      the gateway stops on SIGTERM with exit 0.
+#      the gateway stops on SIGTERM with exit 0. Named zones are proven in the image: a Lord Howe (23.5-hour), a
+#      Kathmandu (+05:45) and a St John's (23-hour, −03:30) day go through both the producer and the gateway, and
+#      `storectl show` must print each day's effectivePeriod with its offsets (zones come from the image's tzdata).
+#   5. Reports the image's size, what it adds to its runtime base (the image's base.name annotation), the size of
+#      each binary and of the shipped Swift runtime, and fails when the image adds more than DVP_IMAGE_BUDGET_MB.
 #   (buildah's own `run --isolation chroot` cannot keep the root read-only: it writes /run/.containerenv into it, so
 #   the chroot is set up here.)
 #
 # Usage: scripts/check-image.sh
 # Environment: DVP_IMAGE, DVP_IMAGE_CACHE (see scripts/image-common.sh), DVP_DOCKERFILE (default ./Dockerfile),
-#              DVP_CHECK_GENERATE_ARGS (arguments of `producer generate`, default below).
+#              DVP_CHECK_GENERATE_ARGS (arguments of `producer generate`, default below),
+#              DVP_IMAGE_BUDGET_MB (decimal MB the image may add to its base, default below).
 # Needs: root, buildah, curl, the image built by scripts/build-image.sh.
 set -euo pipefail
 
@@ -34,6 +39,15 @@ readonly PRODUCTS=(worker ingest producer devbroker storectl dlq)
 readonly INGEST_PORT=18080 INGEST_ADMIN_PORT=18081
 readonly TOPIC=daily-values
 readonly GENERATE_ARGS="${DVP_CHECK_GENERATE_ARGS:---patients 20 --days 7 --seed 42 --out -}"
+# What the image may add to its runtime base, in decimal MB (issue 41; docs/IMAGE.md: it adds 47.2 MB). A shipped
+# target that imports Foundation again brings ICU back (+47.6 MB) and fails this.
+readonly IMAGE_BUDGET_MB="${DVP_IMAGE_BUDGET_MB:-50}"
+# Named-zone days proven in the image: zone, day, the effectivePeriod's start and end (docs/CLINICAL.md's DST days).
+readonly ZONE_DAYS=(
+    "Australia/Lord_Howe 2025-10-05 2025-10-05T00:00:00+10:30 2025-10-06T00:00:00+11:00"
+    "Asia/Kathmandu 2025-10-01 2025-10-01T00:00:00+05:45 2025-10-02T00:00:00+05:45"
+    "America/St_Johns 2025-03-09 2025-03-09T00:00:00-03:30 2025-03-10T00:00:00-02:30"
+)
 
 for arg in "$@"; do
     case "$arg" in
@@ -94,6 +108,35 @@ if [[ "$user" == "$(dockerfile_arg APP_UID):$(dockerfile_arg APP_GID)" && "$user
 else
     record FAIL "image config: user $user, entrypoint $entrypoint" "$step_start" "expected 10001:10001, worker"
 fi
+
+# MARK: - Size: the image, its base, what it adds
+
+# layer_bytes IMAGE prints the sum of the image's layer sizes (uncompressed tar bytes, as `buildah images` counts).
+layer_bytes() {
+    bh inspect --type image "$1" | python3 -c 'import json, sys
+print(sum(layer["size"] for layer in json.loads(json.load(sys.stdin)["Manifest"])["layers"]))'
+}
+
+step_start=$(date +%s.%N)
+base_image="$(bh inspect --type image "$IMAGE_NAME" | python3 -c 'import json, sys
+print(json.loads(json.load(sys.stdin)["Manifest"]).get("annotations", {}).get("org.opencontainers.image.base.name", ""))')"
+image_bytes="$(layer_bytes "$IMAGE_NAME")"
+if [[ -n "$base_image" ]] && image_exists "$base_image"; then
+    base_bytes="$(layer_bytes "$base_image")"
+    added_bytes=$((image_bytes - base_bytes))
+    size_detail="$(awk -v i="$image_bytes" -v b="$base_bytes" -v a="$added_bytes" -v budget="$IMAGE_BUDGET_MB" \
+        'BEGIN { printf "image %.1f MB = base %.1f MB + %.1f MB added (budget %d MB)", i / 1e6, b / 1e6, a / 1e6, budget }')"
+    if ((added_bytes <= IMAGE_BUDGET_MB * 1000000)); then
+        record PASS "image size" "$step_start" "$size_detail"
+    else
+        record FAIL "image size" "$step_start" "$size_detail"
+    fi
+else
+    record FAIL "image size" "$step_start" "no base image '$base_image' to compare with: run scripts/build-image.sh"
+fi
+# Where the added bytes are: each binary and the shipped Swift runtime (the rest: RUNTIME_PACKAGES).
+(cd "$rootfs" && du -b usr/local/bin/* usr/lib/swift/linux 2> /dev/null | sort -rn \
+    | awk '{ printf "  %8.1f MB  /%s\n", $1 / 1e6, $2 }')
 
 # Every runtime package of the Dockerfile really is installed in the image.
 step_start=$(date +%s.%N)
@@ -250,6 +293,10 @@ round_trip() {
     lines="$(wc -l < "$jail/tmp/events.jsonl")" half=$(((lines + 1) / 2))
     head -n "$half" "$jail/tmp/events.jsonl" > "$jail/tmp/published.jsonl"
     tail -n +"$((half + 1))" "$jail/tmp/events.jsonl" > "$jail/tmp/posted.jsonl"
+    # The named-zone days, once through the producer (patient p-zone-a) and once through the gateway (p-zone-b).
+    zone_events p-zone-a >> "$jail/tmp/published.jsonl"
+    zone_events p-zone-b >> "$jail/tmp/posted.jsonl"
+    { zone_events p-zone-a; zone_events p-zone-b; } >> "$jail/tmp/events.jsonl"
     in_jail /usr/local/bin/producer publish --brokers "$brokers" --topic "$TOPIC" /tmp/published.jsonl || return 1
     post_through_gateway "$brokers" || return 1
 
@@ -268,13 +315,41 @@ print(len({(e["patient"], e["metric"], e["day"]) for e in map(json.loads, filter
         < "$jail/tmp/events.jsonl")"
     grep -qw -- "$expected" <<< "$counts_output" \
         || { echo "storectl counts does not report the $expected expected observations"; return 1; }
+    check_zone_days
+}
+
+# zone_events PATIENT prints one steps event per named-zone day of ZONE_DAYS.
+zone_events() {
+    local entry zone day
+    for entry in "${ZONE_DAYS[@]}"; do
+        read -r zone day _ <<< "$entry"
+        printf '{"schema":1,"patient":"%s","metric":"steps","day":"%s","timeZone":"%s","value":4321,"version":1}\n' \
+            "$1" "$day" "$zone"
+    done
+}
+
+# check_zone_days: every named-zone day, from either path, is stored with its effectivePeriod's offsets.
+check_zone_days() {
+    local entry zone day start end patient resource
+    for entry in "${ZONE_DAYS[@]}"; do
+        read -r zone day start end <<< "$entry"
+        for patient in p-zone-a p-zone-b; do
+            resource="$(in_jail /usr/local/bin/storectl show --store sqlite:/tmp/obs.sqlite "$patient/steps/$day")" \
+                || { echo "no Observation for $patient/steps/$day ($zone)"; return 1; }
+            if ! grep -qF "\"start\":\"$start\"" <<< "$resource" || ! grep -qF "\"end\":\"$end\"" <<< "$resource"; then
+                echo "$zone $day ($patient): expected effectivePeriod $start – $end, stored: $resource"
+                return 1
+            fi
+        done
+        echo "$zone $day: effectivePeriod $start – $end (producer and gateway)"
+    done
 }
 
 step_start=$(date +%s.%N)
 if round_trip; then
-    record PASS "embedded-broker round trip" "$step_start"
+    record PASS "embedded-broker round trip, named zones" "$step_start"
 else
-    record FAIL "embedded-broker round trip" "$step_start"
+    record FAIL "embedded-broker round trip, named zones" "$step_start"
 fi
 
 # MARK: - Summary

@@ -1,4 +1,10 @@
-import Foundation
+import Essentials
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One command of a multi-command tool (`storectl counts`, `dlq redrive`): its options, help and body.
 public struct CommandLineSubcommand: Sendable {
@@ -34,7 +40,7 @@ public struct CommandLineSubcommand: Sendable {
 
     /// The command's line in the tool's overview.
     public func listing(width: Int) -> String {
-        "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + summary
+        "  " + name.padded(to: width) + summary
     }
 
     /// `PROGRAM COMMAND --help`, generated from the command's options.

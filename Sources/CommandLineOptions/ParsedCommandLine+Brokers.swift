@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ParsedCommandLine {
     /// Where a Kafka client's bootstrap list comes from (``bootstrapServers(parsingFile:)``).

@@ -1,7 +1,12 @@
 import CommandLineOptions
 import DeadLetters
-import Foundation
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The options every `dlq` command shares: where the dead-letter topic is, and how to print.
 extension ParsedCommandLine {

@@ -1,7 +1,12 @@
 import CommandLineOptions
 import DailyValueContract
 import DeadLetters
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `dlq redrive [--dry-run]`: re-validates the selected dead letters with the current catalog and rules, sends
 /// those that pass back to their origin topic and the rest to the quarantine topic (see ``RedriveRun``).

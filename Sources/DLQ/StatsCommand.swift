@@ -1,8 +1,16 @@
 import CommandLineOptions
 import DeadLetters
-import Foundation
 import HTTPClient
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `dlq stats`: counts of the dead letters by class, stage, origin, worker version and time window, and the
 /// oldest unread one's age against the topic's retention. Prints no value, key or patient id.

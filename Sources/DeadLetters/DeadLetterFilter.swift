@@ -1,6 +1,11 @@
-import Foundation
 import Hashing
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which dead letters a `dlq` command selects. Every condition given must hold; an empty filter selects all.
 public struct DeadLetterFilter: Sendable, Equatable {

@@ -1,6 +1,12 @@
 import DailyValueContract
-import Foundation
+import Essentials
 import JSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension DeadLetterStatistics {
     // MARK: - Plain text
@@ -46,7 +52,7 @@ extension DeadLetterStatistics {
         let width = max(16, counts.keys.map(\.count).max() ?? 0)
         return [title + ":"]
             + counts.sorted { $0.key < $1.key }.map {
-                "  " + $0.key.padding(toLength: width, withPad: " ", startingAt: 0) + " \($0.value)"
+                "  " + $0.key.padded(to: width) + " \($0.value)"
             }
     }
 
@@ -125,8 +131,8 @@ extension DeadLetterStatistics {
     }
 
     private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+            .replacing("\n", with: "\\n")
     }
 
     private static func number(_ value: Double) -> String {

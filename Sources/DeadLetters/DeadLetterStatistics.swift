@@ -1,5 +1,12 @@
-import Foundation
+import DailyValueContract
+import Essentials
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Counts of dead letters by error class, stage, origin, worker version and time window, and the age of the oldest
 /// unread one against the topic's retention. Never holds a value, a key or a patient id.
@@ -10,11 +17,14 @@ public struct DeadLetterStatistics: Sendable {
 
         /// The window's label for `date` (UTC): `2026-12-02T13` or `2026-12-02`.
         func label(_ date: Date) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = self == .hour ? "yyyy-MM-dd'T'HH" : "yyyy-MM-dd"
-            return formatter.string(from: date)
+            let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+            let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+            let day = CivilDate(daysSinceEpoch: days)
+            let text =
+                FixedFormat.digits(day.year, width: 4) + "-" + FixedFormat.digits(day.month, width: 2) + "-"
+                + FixedFormat.digits(day.day, width: 2)
+            let hour = (seconds - days * 86_400) / 3600
+            return self == .hour ? text + "T" + FixedFormat.digits(hour, width: 2) : text
         }
     }
 

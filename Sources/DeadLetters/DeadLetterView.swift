@@ -1,5 +1,11 @@
-import Foundation
+import Essentials
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A dead-letter record read back: its error context from the headers, and the original event's parts.
 ///
@@ -54,10 +60,6 @@ public struct DeadLetterView: Sendable {
 
     /// An RFC 3339 instant, with or without fractional seconds.
     public static func parseInstant(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        RFC3339.parse(text)
     }
 }

@@ -1,6 +1,12 @@
 import DailyValueContract
-import Foundation
+import Essentials
 import JSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a `dlq redrive` run did (or, in a dry run, would do): counts, and the reasons records fail again.
 public struct RedriveSummary: Sendable, Equatable {
@@ -52,12 +58,12 @@ public struct RedriveSummary: Sendable, Equatable {
             "read             \(read)",
             "skipped          \(skipped)",
             "selected         \(selected)",
-            "\(verb)republish".padding(toLength: 17, withPad: " ", startingAt: 0) + "\(republished)",
-            "\(verb)quarantine".padding(toLength: 17, withPad: " ", startingAt: 0) + "\(quarantinedTotal)",
+            "\(verb)republish".padded(to: 17) + "\(republished)",
+            "\(verb)quarantine".padded(to: 17) + "\(quarantinedTotal)",
         ]
         for reason in QuarantineReason.allCases where quarantined[reason] != nil {
             lines.append(
-                "  \(reason.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0))\(quarantined[reason]!)")
+                "  \(reason.rawValue.padded(to: 15))\(quarantined[reason]!)")
         }
         if stoppedAtMax { lines.append("stopped at --max: run again to continue") }
         if !reasons.isEmpty {

@@ -1,7 +1,12 @@
 import CommandLineOptions
-import Foundation
+import Essentials
 import Kafka
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -17,7 +22,7 @@ enum ControlChannel {
                 throw ControlError(message: "cannot create FIFO \(path): \(String(cString: strerror(errno)))")
             }
         }
-        let thread = Thread {
+        OSThread.start(name: "devbroker-control") {
             // A FIFO is opened read-write so the open does not block and writers closing never means EOF.
             guard let file = path == "-" ? fdopen(STDIN_FILENO, "r") : fopen(path, "r+") else {
                 StandardError.print("devbroker: cannot open control \(path): \(String(cString: strerror(errno)))")
@@ -25,15 +30,13 @@ enum ControlChannel {
             }
             readLoop(file, cluster: cluster)
         }
-        thread.name = "devbroker-control"
-        thread.start()
     }
 
     private static func readLoop(_ file: UnsafeMutablePointer<FILE>, cluster: KafkaMockCluster) {
         var buffer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         while getline(&buffer, &capacity, file) > 0, let buffer {
-            let line = String(cString: buffer).trimmingWhitespace
+            let line = String(cString: buffer).trimmingWhitespace()
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             DevBrokerOutput.line(ControlCommand.run(line, on: cluster))
         }
@@ -44,6 +47,6 @@ enum ControlChannel {
 /// Line-oriented stdout that is flushed at once (test harnesses read it through a pipe).
 enum DevBrokerOutput {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileDescriptorOutput.write(text + "\n", to: STDOUT_FILENO)
     }
 }

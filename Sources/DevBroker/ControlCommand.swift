@@ -1,3 +1,4 @@
+import Essentials
 import Kafka
 
 /// One fault-injection command of the control channel (see `devbroker --help`).
@@ -9,11 +10,11 @@ enum ControlCommand {
         guard let verb = words.first else { return "error empty command" }
         do {
             let detail = try execute(verb, Array(words.dropFirst()), on: cluster)
-            return "ok \(line.trimmingWhitespace)" + (detail.map { " \($0)" } ?? "")
+            return "ok \(line.trimmingWhitespace())" + (detail.map { " \($0)" } ?? "")
         } catch let error as KafkaError {
-            return "error \(line.trimmingWhitespace): \(error)"
+            return "error \(line.trimmingWhitespace()): \(error)"
         } catch {
-            return "error \(line.trimmingWhitespace): \(error)"
+            return "error \(line.trimmingWhitespace()): \(error)"
         }
     }
 
@@ -62,10 +63,4 @@ enum ControlCommand {
 struct ControlError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
 }

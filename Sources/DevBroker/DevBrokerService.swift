@@ -1,4 +1,3 @@
-import Foundation
 import ServiceLifecycle
 
 #if canImport(Glibc)

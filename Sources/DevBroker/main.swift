@@ -1,10 +1,14 @@
 import CommandLineOptions
 import Essentials
-import Foundation
 import Kafka
 import Observability
 import ServiceLifecycle
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif

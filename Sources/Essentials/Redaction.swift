@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Text that is safe to log or print from connection strings and URLs: passwords masked, query strings dropped.
 ///
@@ -66,7 +70,7 @@ public enum Redaction {
             let keyStart = rest[..<keyEnd].lastIndex(where: startsParameter).map { rest.index(after: $0) }
                 ?? rest.startIndex
             let key = String(rest[keyStart..<keyEnd])
-            let decoded = (key.removingPercentEncoding ?? key).lowercased()
+            let decoded = (PercentEncoding.decoded(key) ?? key).lowercased()
             out += rest[...equals]
             rest = rest[rest.index(after: equals)...]
             guard decoded.hasSuffix("password") else { continue }

@@ -1,7 +1,13 @@
 import Essentials
-import Foundation
 import HTTPClient
+import JSON
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `Authorization` header value of the FHIR store's requests: none, a bearer token from a file (re-read when the
 /// file changes), or an OAuth2 client-credentials token (cached until a minute, or a tenth of its lifetime, before
@@ -52,12 +58,12 @@ actor FHIRAccessToken {
     private func fileToken(_ path: String) throws -> String {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let stamp = FileStamp(
-            modified: attributes?[.modificationDate] as? Date, size: (attributes?[.size] as? NSNumber)?.intValue)
+            modified: attributes?[.modificationDate] as? Date, size: attributes?[.size] as? Int)
         if let cached, cached.stamp == stamp { return cached.value }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StoreError(.unauthorized, "cannot read the FHIR bearer token file \(path)")
         }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: data, as: UTF8.self).trimmingWhitespace()
         guard !token.isEmpty else { throw StoreError(.unauthorized, "the FHIR bearer token file \(path) is empty") }
         try Self.check(token, from: "the FHIR bearer token file \(path)")
         cached = (token, .now + .seconds(365 * 86_400), stamp)
@@ -83,13 +89,13 @@ actor FHIRAccessToken {
             throw StoreError(.connection, "OAuth2 token endpoint \(endpoint): \(error.message)")
         }
         guard (200..<300).contains(response.status),
-            let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let json = JSONValue.anyObject(response.body),
             let token = json["access_token"] as? String, !token.isEmpty
         else {
             let code: StoreError.Code = response.status >= 500 ? .connection : .unauthorized
             // Not the body's text: a token endpoint's error may echo the request, the client secret included. Its
             // RFC 6749 error code (`invalid_client`, …) is a fixed word and says what to fix.
-            let refusal = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            let refusal = JSONValue.anyObject(response.body)
             let error = FHIRRestClient.vocabularyWord(refusal?["error"]).map { "error \($0), " } ?? ""
             throw StoreError(
                 code, nativeCode: String(response.status),
@@ -97,7 +103,7 @@ actor FHIRAccessToken {
                     + FHIRRestClient.answerSummary(response))
         }
         try Self.check(token, from: "the OAuth2 token endpoint \(endpoint)'s access token")
-        let lifetime = (json["expires_in"] as? NSNumber)?.int64Value ?? 300
+        let lifetime = (json["expires_in"] as? Double).map { Int64(exactly: $0.rounded(.down)) ?? 300 } ?? 300
         let margin = min(60, max(lifetime / 10, 1))
         cached = (token, .now + .seconds(max(lifetime - margin, 1)), nil)
         return token
@@ -115,8 +121,6 @@ actor FHIRAccessToken {
     }
 
     private static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        PercentEncoding.encoded(text)
     }
 }

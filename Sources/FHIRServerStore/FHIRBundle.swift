@@ -1,9 +1,14 @@
 import DailyValueContract
-import Foundation
 import HTTPClient
 import JSON
 import ObservationMapping
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `batch` Bundles the FHIR store sends (never `transaction`: one failed entry must not roll back the others) and
 /// the `batch-response` entries it reads back, in request order.
@@ -83,7 +88,7 @@ enum FHIRBundle {
     /// The entries of a `batch-response`, which must answer every one of `expected` requests in order.
     /// - Throws: ``StoreError`` (`query`) when the body is not such a Bundle.
     static func entries(of response: HTTPResponse, expected: Int) throws -> [Entry] {
-        guard let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+        guard let bundle = JSONValue.anyObject(response.body),
             bundle["resourceType"] as? String == "Bundle"
         else {
             throw StoreError(
@@ -111,6 +116,8 @@ enum FHIRBundle {
     static func versionId(fromETag etag: String) -> String {
         var text = Substring(etag)
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
-        return String(text.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        while text.first == "\"" { text = text.dropFirst() }
+        while text.last == "\"" { text = text.dropLast() }
+        return String(text)
     }
 }

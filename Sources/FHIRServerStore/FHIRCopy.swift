@@ -1,6 +1,12 @@
 import DailyValueContract
-import Foundation
+import JSON
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The server's copy of one Observation, as far as the FHIR store needs it: the server's version id, the event
 /// version on the product's tag, and the identity from the mapper's identifier.
@@ -44,8 +50,7 @@ struct FHIRCopy {
     /// identity or event version: not one of this product's).
     var stored: StoredObservation? {
         guard let identity, let eventVersion,
-            let data = try? JSONSerialization.data(
-                withJSONObject: resource, options: [.sortedKeys, .withoutEscapingSlashes])
+            let data = JSONValue(any: resource)?.serialized()
         else { return nil }
         return StoredObservation(
             identity: identity, version: eventVersion, resourceID: resourceID,

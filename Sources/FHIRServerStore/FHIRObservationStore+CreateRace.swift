@@ -1,9 +1,15 @@
 import DailyValueContract
 import Essentials
-import Foundation
 import HTTPClient
+import JSON
 import ObservationMapping
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FHIRObservationStore {
     /// How a write meant to create a record ended: decided, or refused (the record is dead-lettered).
@@ -72,7 +78,7 @@ extension FHIRObservationStore {
     private func replacedVersion(of id: String, ours: String) async throws -> Replaced {
         let response = try await rest.send("GET", "Observation/\(id)/_history?_count=\(Self.historyPage)")
         guard (200..<300).contains(response.status),
-            let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let bundle = JSONValue.anyObject(response.body),
             bundle["resourceType"] as? String == "Bundle"
         else {
             return .unproven("GET _history answered \(FHIRRestClient.answerSummary(response))")
@@ -105,7 +111,9 @@ extension FHIRObservationStore {
             meta["lastUpdated"] = nil
             body["meta"] = meta
         }
-        let bytes = Array(try JSONSerialization.data(withJSONObject: body, options: [.withoutEscapingSlashes]))
+        guard let bytes = JSONValue(any: body)?.serialized() else {
+            throw StoreError(.query, "the stored Observation \(id) cannot be written back as JSON")
+        }
         let target = copy(resource)?.eventVersion ?? .max
         var ifMatch: String? = versionId
         for _ in 0..<configuration.conflictAttempts {

@@ -1,9 +1,14 @@
 import DailyValueContract
 import Essentials
-import Foundation
 import HTTPClient
 import ObservationMapping
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FHIRObservationStore {
     /// Decides every chunk (each at most one Bundle's worth of distinct identities), up to

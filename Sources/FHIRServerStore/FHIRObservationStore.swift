@@ -1,10 +1,16 @@
 import DailyValueContract
 import Essentials
-import Foundation
 import HTTPClient
+import JSON
 import ObservationMapping
 import StoreCore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A FHIR R4 server as the store: `PUT Observation/{id}` (the HMAC id, update-as-create) in `batch` Bundles, each
 /// replace guarded by `If-Match` on the server's version id, the event version carried on a `meta.tag`
@@ -39,7 +45,7 @@ public final class FHIRObservationStore: ObservationStore {
             http: http, token: FHIRAccessToken(configuration.authorization, http: http), configuration: configuration)
         let metadata = try await rest.send("GET", "metadata")
         guard (200..<300).contains(metadata.status),
-            let statement = try? JSONSerialization.jsonObject(with: Data(metadata.body)) as? [String: Any],
+            let statement = JSONValue.anyObject(metadata.body),
             statement["resourceType"] as? String == "CapabilityStatement"
         else {
             throw StoreError(
@@ -142,7 +148,7 @@ public final class FHIRObservationStore: ObservationStore {
             }
             let response = try await rest.send("GET", page)
             guard (200..<300).contains(response.status),
-                let bundle = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+                let bundle = JSONValue.anyObject(response.body)
             else {
                 throw StoreError(
                     .query, nativeCode: String(response.status),
@@ -185,9 +191,7 @@ public final class FHIRObservationStore: ObservationStore {
     }
 
     private static func queryEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        PercentEncoding.encoded(text)
     }
 }
 

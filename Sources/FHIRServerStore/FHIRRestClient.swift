@@ -1,8 +1,14 @@
 import Essentials
-import Foundation
 import HTTPClient
 import Hashing
+import JSON
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The FHIR store's HTTP layer: every request carries the FHIR media types and the authorization, every write
 /// `Prefer: return=minimal` and `X-Meta-Snapshot-Mode: TAG`; throttling (429/503) waits as long as `Retry-After`
@@ -87,15 +93,13 @@ struct FHIRRestClient: Sendable {
     /// ``FHIRStoreConfiguration/maxRetryAfter``; one second when absent.
     func retryAfter(_ response: HTTPResponse) -> Duration {
         let cap = configuration.maxRetryAfter
-        guard let value = response.header("retry-after")?.trimmingCharacters(in: .whitespaces) else {
+        guard let value = response.header("retry-after")?.trimmingWhitespace() else {
             return min(.seconds(1), cap)
         }
         if let seconds = Double(value) { return min(.milliseconds(Int64(max(seconds, 0) * 1000)), cap) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return min(.seconds(1), cap) }
-        return min(.milliseconds(Int64(max(date.timeIntervalSinceNow, 0) * 1000)), cap)
+        guard let date = HTTPDate.secondsSince1970(value) else { return min(.seconds(1), cap) }
+        let wait = Date(timeIntervalSince1970: Double(date)).timeIntervalSinceNow
+        return min(.milliseconds(Int64(max(wait, 0) * 1000)), cap)
     }
 
     // MARK: - Errors
@@ -117,16 +121,16 @@ struct FHIRRestClient: Sendable {
     /// fixed vocabulary) and a SHA-256 of the body, never the body's text (a 5xx outcome may name the patient or
     /// echo a value). Only a refused record's dead letter carries the text (``outcomeText(_:)``).
     static func answerSummary(_ response: HTTPResponse) -> String {
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body))
+        let json = JSONValue.anyValue(response.body)
         return "HTTP \(response.status)\(issueCodes(json)), body sha256 \(SHA256.hex(response.body))"
     }
 
     /// ``answerSummary(_:)`` for a Bundle entry's `response.outcome`: its issue codes and a SHA-256 of it.
     static func outcomeSummary(_ json: Any?) -> String {
-        guard let json, JSONSerialization.isValidJSONObject(json),
-            let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
-        else { return "no outcome" }
-        return "outcome" + issueCodes(json) + ", sha256 \(SHA256.hex(Array(data)))"
+        guard let json, json is [String: Any] || json is [Any], let value = JSONValue(any: json) else {
+            return "no outcome"
+        }
+        return "outcome" + issueCodes(json) + ", sha256 \(SHA256.hex(value.serialized()))"
     }
 
     /// `, issue code a, b` for an OperationOutcome's issue codes, or "".

@@ -216,12 +216,3 @@ private final class ResponseSink {
         headers.append((name, value))
     }
 }
-
-extension Substring {
-    /// Without leading and trailing whitespace; `"\r\n"` is one `Character`, which `isWhitespace` covers.
-    fileprivate func trimmingWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
-        return String(self[first...last])
-    }
-}

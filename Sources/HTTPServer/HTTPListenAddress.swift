@@ -1,5 +1,10 @@
-import Foundation
+import Essentials
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -22,7 +27,7 @@ enum HTTPListenAddress: Sendable, CustomStringConvertible {
         guard let port = UInt16(exactly: port) else {
             throw HTTPServerError(.invalidAddress, "the port is out of range 0...65535")
         }
-        var text = address.trimmingCharacters(in: .whitespaces)
+        var text = address.trimmingWhitespace()
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
         if text == "0.0.0.0" || text == "::" {
             self = .wildcard(port: port)

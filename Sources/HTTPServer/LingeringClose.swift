@@ -1,7 +1,12 @@
+import Dispatch
 import Essentials
-import Foundation
 import Synchronization
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -97,9 +102,7 @@ final class LingeringClose: Sendable {
         }
         if start {
             // The thread holds this object until ``stop()`` ends it.
-            let thread = Thread { [self] in run() }
-            thread.name = "dvp-http-linger"
-            thread.start()
+            OSThread.start(name: "dvp-http-linger") { [self] in run() }
         }
         wake()
     }

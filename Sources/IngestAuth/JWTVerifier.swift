@@ -1,6 +1,12 @@
-import Foundation
+import DailyValueContract
 import Hashing
 import JSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// JWTs (JWS compact serialization) signed `RS256` or `ES256` with a key of a JWKS file; re-read when it changes.
 ///

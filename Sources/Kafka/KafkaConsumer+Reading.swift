@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension KafkaConsumer {
     /// Reads a whole topic as it is now (from each partition's log start up to its high watermark at the time of

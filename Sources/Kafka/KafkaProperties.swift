@@ -1,3 +1,5 @@
+import Essentials
+
 /// Helpers for raw librdkafka properties (the pass-through applied after the typed configuration, like
 /// kcat's `-X key=value`).
 public enum KafkaProperties {
@@ -22,11 +24,5 @@ public enum KafkaProperties {
             result[key] = value
         }
         return result
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

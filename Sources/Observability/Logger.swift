@@ -1,6 +1,16 @@
-import Foundation
+import DailyValueContract
+import Essentials
 import JSON
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Structured logs: one JSON object per line on stderr.
 ///
@@ -79,19 +89,12 @@ public final class Logger: Sendable {
         }
         line += "}\n"
         lock.withLock { _ in
-            FileHandle.standardError.write(Data(line.utf8))
+            FileDescriptorOutput.write(line, to: STDERR_FILENO)
         }
     }
 
     private static func timestamp() -> String {
-        var tv = timeval()
-        gettimeofday(&tv, nil)
-        var seconds = time_t(tv.tv_sec)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, Int(tv.tv_usec / 1000))
+        RFC3339.string(Date())
     }
 
     static func appendJSONString(_ s: String, to out: inout String) {

@@ -1,5 +1,13 @@
 import Dispatch
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// SIGTERM / SIGINT as an `AsyncStream`, from `DispatchSource.makeSignalSource` (the swift-service-lifecycle shape).
 public enum SignalStream {

@@ -1,8 +1,13 @@
 import CommandLineOptions
 import Essentials
 import FHIRServerStore
-import Foundation
 import HTTPClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `--fhir-*` flags, defined once for every executable that opens a FHIR store (the worker, `storectl`), and
 /// the ``FHIRStoreConfiguration`` they make. Each flag has its `DVP_FHIR_*` environment twin.
@@ -89,8 +94,7 @@ public enum FHIRStoreOptions {
             fhir.authorization = .clientCredentials(
                 OAuth2ClientCredentials(
                     tokenURL: tokenURL, clientID: clientID,
-                    clientSecret: String(decoding: secret, as: UTF8.self).trimmingCharacters(
-                        in: .whitespacesAndNewlines),
+                    clientSecret: String(decoding: secret, as: UTF8.self).trimmingWhitespace(),
                     scope: value("fhir-scope")))
         } else if let tokenFile {
             fhir.authorization = .bearerTokenFile(path: tokenFile)

@@ -1,7 +1,12 @@
 import CPostgres
 import Dispatch
 import Essentials
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Asks the server to cancel a connection's running statement (`PQcancel`), waiting for it at most a bound.
 ///
@@ -29,12 +34,10 @@ enum PostgresCancelRequest {
         guard let cancel = PQgetCancel(connection) else { return .failed("no cancel key (connection not open)") }
         let request = Request(cancel)
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        OSThread.start(name: "dvp.postgres-cancel") {
             request.run()
             done.signal()
         }
-        thread.name = "dvp.postgres-cancel"
-        thread.start()
         guard done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success else { return .timedOut }
         return request.outcome
     }
@@ -55,7 +58,7 @@ enum PostgresCancelRequest {
             let ok = PQcancel(handle, &message, Int32(message.count))
             PQfreeCancel(handle)
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let reason = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let reason = text.trimmingWhitespace()
             outcome = ok == 1 ? .sent : .failed(reason)
         }
     }

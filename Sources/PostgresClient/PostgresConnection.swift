@@ -1,6 +1,11 @@
 import CPostgres
 import Essentials
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One libpq connection (`PGconn*`), finished in `deinit`.
 ///
@@ -91,7 +96,7 @@ package final class PostgresConnection {
             return result
         default:
             let sqlState = result.sqlState
-            let message = result.errorMessage.trimmingCharacters(in: .whitespacesAndNewlines)
+            let message = result.errorMessage.trimmingWhitespace()
             let code = isBroken ? .connection : PostgresError.code(sqlState: sqlState)
             throw PostgresError(code, sqlState: sqlState, "\(context): \(message)")
         }
@@ -104,7 +109,7 @@ package final class PostgresConnection {
 
     static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "unknown error" }
-        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(cString: message).trimmingWhitespace()
     }
 
     /// libpq's three parallel arrays for `parameters`: values (text NUL-terminated, binary as bytes, both borrowed

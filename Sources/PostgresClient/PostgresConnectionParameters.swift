@@ -1,6 +1,14 @@
 import CPostgres
 import Essentials
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The libpq connection parameters of the PostgreSQL store: the user's connection string merged over bounded
 /// defaults, ready for `PQconnectStartParams`.
@@ -98,7 +106,7 @@ package struct PostgresConnectionParameters: Sendable, Equatable {
             throw PostgresError(
                 .usage,
                 "invalid PostgreSQL connection string: "
-                    + reason.trimmingCharacters(in: .whitespacesAndNewlines))
+                    + reason.trimmingWhitespace())
         }
         defer { PQconninfoFree(options) }
         var values: [String: String] = [:]

@@ -1,12 +1,17 @@
 import DailyValueContract
 import DocumentCompression
 import Essentials
-import Foundation
 import Hashing
 import JSON
 import ObservationMapping
 import PostgresClient
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The shared store for many workers on many hosts: PostgreSQL through libpq, one connection on a serial queue.
 ///

@@ -1,6 +1,11 @@
 import Essentials
-import Foundation
 import PostgresClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The monthly partitions of `observation` (docs/PARTITIONING.md): created ahead when a store opens, and on demand
 /// when a batch holds a day of a month that has none. `observation_ensure_partitions` (schema 8) creates them under
@@ -24,7 +29,7 @@ enum PostgresPartitions {
         let components = Calendar.utcGregorian.dateComponents([.year, .month], from: date)
         return (-1...2).map { offset in
             let months = components.year! * 12 + components.month! - 1 + offset
-            return String(format: "%04d-%02d-01", months / 12, months % 12 + 1)
+            return FixedFormat.digits(months / 12, width: 4) + "-" + FixedFormat.digits(months % 12 + 1, width: 2) + "-01"
         }
     }
 

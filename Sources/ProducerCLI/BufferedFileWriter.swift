@@ -1,9 +1,18 @@
-import Foundation
+import Essentials
 import Producer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes lines to a file (or stdout for `-`) through a 1 MiB buffer, so a million events are cheap to write.
 final class BufferedFileWriter {
-    private let handle: FileHandle
+    private let handle: OutputFile
     private let path: String
     private var buffer: [UInt8] = []
     private static let capacity = 1 << 20
@@ -15,14 +24,14 @@ final class BufferedFileWriter {
     init(path: String, option: String) throws(ProducerConfigurationError) {
         self.path = path
         if path == "-" {
-            handle = FileHandle.standardOutput
+            handle = OutputFile()
         } else {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                let reason = String(cString: strerror(errno))
+            do {
+                handle = try OutputFile(path: path)
+            } catch {
+                let reason = String(cString: strerror(error.errno))
                 throw ProducerConfigurationError(option: option, rule: "cannot open '\(path)' for writing: \(reason)")
             }
-            handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         }
         buffer.reserveCapacity(Self.capacity)
     }
@@ -46,7 +55,7 @@ final class BufferedFileWriter {
     /// Writes out everything buffered.
     func flush() throws {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
+        try handle.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

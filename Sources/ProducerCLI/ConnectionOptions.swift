@@ -1,7 +1,13 @@
 import CommandLineOptions
-import Foundation
+import Essentials
 import Kafka
 import Producer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where to publish: brokers, topic and raw librdkafka properties, from options first, then the environment.
 ///
@@ -82,7 +88,7 @@ struct ConnectionOptions {
                 throw ProducerConfigurationError(option: "--brokers-file", rule: "cannot read '\(brokersFile)'")
             }
             let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            let brokers = line.trimmingCharacters(in: .whitespaces)
+            let brokers = line.trimmingWhitespace()
             guard !brokers.isEmpty else {
                 throw ProducerConfigurationError(option: "--brokers-file", rule: "'\(brokersFile)' is empty")
             }

@@ -1,6 +1,12 @@
 import CommandLineOptions
-import Foundation
+import Essentials
 import Producer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `producer generate` options.
 struct GenerateOptions {
@@ -135,7 +141,7 @@ struct GenerateOptions {
     private static func metrics(_ text: String) throws(ProducerConfigurationError) -> [MetricProfile] {
         guard text != "all" else { return MetricProfile.builtin }
         var profiles: [MetricProfile] = []
-        for key in text.split(separator: ",").map({ String($0).trimmingCharacters(in: .whitespaces) }) {
+        for key in text.split(separator: ",").map({ String($0).trimmingWhitespace() }) {
             guard let profile = MetricProfile.builtin(key: key) else {
                 let known = MetricProfile.builtin.map(\.key).joined(separator: ", ")
                 throw ProducerConfigurationError(option: "--metrics", rule: "unknown metric '\(key)' (known: \(known))")

@@ -1,7 +1,13 @@
 import CommandLineOptions
 import DailyValueContract
-import Foundation
+import JSON
 import Producer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `producer publish`: validates input files, publishes the valid events' original bytes and reports.
 struct PublishCommand {
@@ -104,7 +110,7 @@ struct PublishCommand {
         if case .success(let event) = publisher.validate(bytes, recordTimestampMs: 0) {
             return Array(event.patient.utf8)
         }
-        let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        let object = JSONValue.anyObject(bytes)
         return (object?["patient"] as? String).map { Array($0.utf8) }
     }
 }

@@ -1,6 +1,11 @@
 import CommandLineOptions
 import DailyValueContract
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `producer schema`: prints the JSON Schema (draft 2020-12) of the DailyValue v1 events (values and retractions)
 /// generated from the metric catalog, the built-in one or a deployment's (`--catalog`). The repository's

@@ -1,8 +1,16 @@
 import CommandLineOptions
 import DailyValueContract
-import Foundation
 import Kafka
 import Producer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // `producer`: publish DailyValue events to Kafka, or generate a synthetic population. Parses the command line,
 // wires the library parts together and maps errors to exit statuses (1 = some events failed, 2 = usage).

@@ -1,7 +1,15 @@
 import Essentials
-import Foundation
 import SQLiteClient
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `storectl export` on SQLite: one read transaction (a WAL snapshot), stepped through in chunks, and a
 /// `last_updated` instant as the mark.
@@ -63,7 +71,7 @@ extension SQLiteObservationStore: ObservationExporting {
         let deadline = ContinuousClock.now + .seconds(1)
         while try lock.statement("SELECT \(clock) > ?").query([.text(mark)], row: { $0.integer(0) })[0] == 0 {
             guard ContinuousClock.now < deadline else { break }  // a stored stamp ahead of the clock: see docs
-            Thread.sleep(forTimeInterval: 0.001)
+            usleep(1000)
         }
         return mark
     }

@@ -1,9 +1,14 @@
 import DailyValueContract
 import Essentials
-import Foundation
 import ObservationMapping
 import SQLiteClient
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The embedded store: one SQLite database file in WAL mode, one connection on a serial queue.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The manifest an export writes last (`manifest.json`): the FHIR Bulk Data export manifest's fields
 /// (`transactionTime`, `request`, `requiresAccessToken`, `output`, `error`) plus what an incremental export needs.
@@ -43,15 +47,15 @@ package struct ExportManifest: Codable, Equatable {
     /// - Throws: ``ExportError`` naming the file and what is wrong.
     package static func read(_ path: String) throws -> ExportManifest {
         var url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory {
             url.appendPathComponent(fileName)
         }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ExportError("cannot read the manifest \(url.path): \(error.localizedDescription)")
+            throw ExportError("cannot read the manifest \(url.path): \(error)")
         }
         do {
             return try JSONDecoder().decode(ExportManifest.self, from: data)
@@ -68,7 +72,7 @@ package struct ExportManifest: Codable, Equatable {
         do {
             try encoder.encode(self).write(to: target, options: .atomic)
         } catch {
-            throw ExportError("cannot write \(target.path): \(error.localizedDescription)")
+            throw ExportError("cannot write \(target.path): \(error)")
         }
     }
 }

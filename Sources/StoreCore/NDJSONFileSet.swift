@@ -1,5 +1,11 @@
-import Foundation
+import Essentials
 import Hashing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Resources written as NDJSON files of at most `maxFileBytes` each (`Observation.000001.ndjson`, …), one resource
 /// a line; a resource longer than the limit gets a file of its own.
@@ -16,7 +22,7 @@ package final class NDJSONFileSet {
 
     private struct OpenFile {
         let name: String
-        let handle: FileHandle
+        let handle: OutputFile
         let digest = SHA256.Stream()
         var count = 0
         var bytes = 0
@@ -57,15 +63,13 @@ package final class NDJSONFileSet {
     }
 
     private func openNext() throws {
-        let name = String(format: "%@.%06d.ndjson", resourceType, files.count + 1)
+        let number = String(files.count + 1)
+        let name = "\(resourceType).\(String(repeating: "0", count: max(0, 6 - number.count)))\(number).ndjson"
         let partial = directory.appendingPathComponent(name + ".partial")
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-            throw ExportError("cannot create \(partial.path)")
-        }
         do {
-            current = OpenFile(name: name, handle: try FileHandle(forWritingTo: partial))
+            current = OpenFile(name: name, handle: try OutputFile(path: partial.path))
         } catch {
-            throw ExportError("cannot open \(partial.path): \(error.localizedDescription)")
+            throw ExportError("cannot open \(partial.path): \(error)")
         }
     }
 
@@ -73,9 +77,9 @@ package final class NDJSONFileSet {
         guard let open = current, !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { open.digest.update($0) }
         do {
-            try open.handle.write(contentsOf: buffer)
+            try open.handle.write(buffer)
         } catch {
-            throw ExportError("cannot write \(open.name): \(error.localizedDescription)")
+            throw ExportError("cannot write \(open.name): \(error)")
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -89,7 +93,7 @@ package final class NDJSONFileSet {
             try open.handle.close()
             try FileManager.default.moveItem(at: partial, to: directory.appendingPathComponent(open.name))
         } catch {
-            throw ExportError("cannot complete \(open.name): \(error.localizedDescription)")
+            throw ExportError("cannot complete \(open.name): \(error)")
         }
         files.append(
             ExportedFile(

@@ -1,6 +1,11 @@
 import DailyValueContract
 import Essentials
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a store lives, parsed from one configuration string (`--store`, `DVP_STORE`).
 ///
@@ -35,7 +40,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             self = .postgres(connectionString: text)
         } else if text.hasPrefix("fhir+https://") || text.hasPrefix("fhir+http://") {
             let url = String(text.dropFirst("fhir+".count))
-            guard let scheme = url.range(of: "://"), !url[scheme.upperBound...].isEmpty else {
+            guard let scheme = url.firstRange(of: "://"), !url[scheme.upperBound...].isEmpty else {
                 throw StoreError(.usage, "store location '\(text)' has no host; expected \(Self.acceptedForms)")
             }
             guard !Redaction.carriesUserInfo(url) else {

@@ -1,6 +1,11 @@
 import CommandLineOptions
-import Foundation
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `export`: the store's Observations as NDJSON files with a manifest, for a FHIR platform's bulk import
 /// (docs/EXPORT.md).
@@ -62,9 +67,9 @@ enum Export {
     /// `out` as a directory URL: created when missing; an existing one must be empty (an export never overwrites).
     private static func emptyDirectory(_ out: String) throws -> URL {
         let url = URL(fileURLWithPath: out, isDirectory: true)
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw UsageError.invalid("--out", "\(out) is a file, not a directory") }
+            guard isDirectory else { throw UsageError.invalid("--out", "\(out) is a file, not a directory") }
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
             guard entries.isEmpty else {
                 throw UsageError.invalid(
@@ -77,7 +82,7 @@ enum Export {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw UsageError.invalid("--out", "cannot create \(out): \(error.localizedDescription)")
+            throw UsageError.invalid("--out", "cannot create \(out): \(error)")
         }
         return url
     }

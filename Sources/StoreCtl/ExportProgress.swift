@@ -1,5 +1,14 @@
-import Foundation
+import Essentials
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Progress lines of an export: at most one every two seconds, and a last one.
 final class ExportProgress: @unchecked Sendable {
@@ -9,9 +18,7 @@ final class ExportProgress: @unchecked Sendable {
     private var lastLine = ContinuousClock.now
 
     init() {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        startedAt = formatter.string(from: Date())
+        startedAt = RFC3339.string(Date())
     }
 
     /// Prints a line when two seconds passed since the last one, or when `final`.
@@ -20,10 +27,11 @@ final class ExportProgress: @unchecked Sendable {
         guard final || now - lastLine >= .seconds(2) else { return }
         lastLine = now
         let seconds = Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds)
-        let line = String(
-            format: "%@ %d resources, %.1f MB in %d files (%.0f resources/s)\n", final ? "exported" : "exporting",
-            files.resourceCount, Double(files.byteCount) / 1e6, files.files.count + (final ? 0 : 1),
-            seconds > 0 ? Double(files.resourceCount) / seconds : 0)
-        FileHandle.standardOutput.write(Data(line.utf8))  // unbuffered: a progress line shows at once
+        let rate = seconds > 0 ? Double(files.resourceCount) / seconds : 0
+        let line =
+            "\(final ? "exported" : "exporting") \(files.resourceCount) resources, "
+            + "\(FixedFormat.decimals(Double(files.byteCount) / 1e6, 1)) MB in \(files.files.count + (final ? 0 : 1)) files "
+            + "(\(FixedFormat.decimals(rate, 0)) resources/s)\n"
+        FileDescriptorOutput.write(line, to: STDOUT_FILENO)  // unbuffered: a progress line shows at once
     }
 }

@@ -1,6 +1,11 @@
 import CommandLineOptions
-import Foundation
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `finalize`: flips preliminary days past their local end plus a settle window to final (docs/LIFECYCLE.md).
 enum Finalize {

@@ -1,7 +1,16 @@
 import CommandLineOptions
 import DailyValueContract
-import Foundation
+import Essentials
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The read-only commands: `counts`, `show`, `dump`, `sizes`.
 enum Inspect {
@@ -45,7 +54,7 @@ enum Inspect {
         for (identity, version) in versions.sorted(by: { $0.key.key < $1.key.key }) {
             out += "\(identity.key)\t\(version)\n"
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        FileDescriptorOutput.write(out, to: STDOUT_FILENO)
         return 0
     }
 

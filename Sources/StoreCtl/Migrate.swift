@@ -1,6 +1,15 @@
 import CommandLineOptions
-import Foundation
+import Essentials
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `migrate`: rewrites rows of an older shape into the current schema's, online (docs/STORAGE.md).
 enum Migrate {
@@ -17,8 +26,8 @@ enum Migrate {
                 let seconds = Date().timeIntervalSince(started)
                 let line =
                     "migrated \(done.rewritten) of \(done.total) rows (\(percent(done))), kept \(done.kept), "
-                    + String(format: "%.0f rows/s\n", seconds > 0 ? Double(done.rewritten) / seconds : 0)
-                FileHandle.standardOutput.write(Data(line.utf8))  // unbuffered: a progress line shows at once
+                    + FixedFormat.decimals(seconds > 0 ? Double(done.rewritten) / seconds : 0, 0) + " rows/s\n"
+                FileDescriptorOutput.write(line, to: STDOUT_FILENO)  // unbuffered: a progress line shows at once
             }
         }
         guard let result else {

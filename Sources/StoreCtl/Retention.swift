@@ -1,7 +1,12 @@
 import CommandLineOptions
 import Essentials
-import Foundation
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `retention`: drops the months of a PostgreSQL store whose days are all older than N days (docs/PARTITIONING.md).
 enum Retention {
@@ -52,12 +57,13 @@ enum Retention {
         let calendar = Calendar.utcGregorian
         let day = calendar.date(byAdding: .day, value: -keepDays, to: now)!
         let parts = calendar.dateComponents([.year, .month, .day], from: day)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        return FixedFormat.digits(parts.year!, width: 4) + "-" + FixedFormat.digits(parts.month!, width: 2) + "-"
+            + FixedFormat.digits(parts.day!, width: 2)
     }
 
     private static func describe(_ partition: RetentionReport.Partition) -> String {
         let rows = partition.estimatedRows >= 0 ? "~\(partition.estimatedRows) rows" : "rows not counted yet"
         return "\(partition.from ?? "earliest") to \(partition.to), \(rows), "
-            + String(format: "%.1f MB", Double(partition.bytes) / 1e6)
+            + FixedFormat.decimals(Double(partition.bytes) / 1e6, 1) + " MB"
     }
 }

@@ -1,8 +1,13 @@
 import CommandLineOptions
-import Foundation
 import ObservationStores
 import PostgresClient
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `storectl` commands and their dispatch.
 enum StoreCtl {

@@ -1,5 +1,14 @@
 import CMalloc
-import Foundation
+import Essentials
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// glibc malloc settings for a long-running process whose buffers are allocated on one thread and freed on another.
 ///
@@ -18,7 +27,7 @@ package enum MallocTuning {
     /// thing, before any other thread starts.
     package static func apply(environment: [String: String] = ProcessInfo.processInfo.environment) {
         if !operatorSetArenas(environment) { _ = mallopt(M_ARENA_MAX, arenas) }
-        Thread.detachNewThread {
+        OSThread.start(name: "dvp-malloc-trim") {
             var baseline = residentBytes() ?? 0
             while true {
                 sleep(1)

@@ -1,5 +1,10 @@
-import Foundation
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A partition whose consumer position had fallen behind the log start: the records in between were removed by
 /// retention before this group read them.
@@ -23,17 +28,17 @@ struct RetentionGap: Sendable, Equatable {
     init?(_ entry: KafkaLogEntry) {
         guard entry.facility == "OFFSET", entry.level <= 4 else { return nil }
         let text = entry.message
-        guard let reset = text.range(of: "]: offset reset (at offset ") else { return nil }
+        guard let reset = text.firstRange(of: "]: offset reset (at offset ") else { return nil }
         // "<topic> [<partition>]" precedes the phrase, possibly after librdkafka's "rdkafka#consumer-1: [thrd:…]: ".
         let head = text[..<reset.lowerBound]
-        guard let open = head.range(of: " [", options: .backwards),
+        guard let open = head.ranges(of: " [").last,
             let partition = Int32(head[open.upperBound...])
         else { return nil }
         var topic = head[..<open.lowerBound]
-        if let prefix = topic.range(of: "]: ", options: .backwards) { topic = topic[prefix.upperBound...] }
+        if let prefix = topic.ranges(of: "]: ").last { topic = topic[prefix.upperBound...] }
         let tail = text[reset.upperBound...]
         guard let from = Int64(tail.prefix { $0.isNumber }) else { return nil }
-        let target = tail.range(of: "BEGINNING offset ").map { tail[$0.upperBound...].prefix { $0.isNumber } }
+        let target = tail.firstRange(of: "BEGINNING offset ").map { tail[$0.upperBound...].prefix { $0.isNumber } }
         let resumedAt = target.flatMap { Int64($0) }
         // A reset to an offset at or before the wanted one lost nothing (e.g. a truncated log re-read).
         if let resumedAt, resumedAt <= from { return nil }

@@ -1,7 +1,12 @@
 import Essentials
-import Foundation
 import Observability
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a worker run did, printed at the end of `--until-caught-up` runs and logged on every stop.
 public struct RunSummary: Sendable, CustomStringConvertible {
@@ -66,7 +71,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               expired        \(expired)\(expired > 0 ? "  (days before the retention horizon: not stored)" : "")
               dead-lettered  \(deadLettered)
               store errors   \(storeErrors) (retried)
-              elapsed        \(String(format: "%.1f", elapsedSeconds)) s (\(Int(rate)) records/s)
+              elapsed        \(FixedFormat.decimals(elapsedSeconds, 1)) s (\(Int(rate)) records/s)
             """
     }
 }

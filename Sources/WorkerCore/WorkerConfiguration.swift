@@ -1,10 +1,16 @@
 import CommandLineOptions
+import Essentials
 import FHIRServerStore
-import Foundation
 import Kafka
 import Observability
 import ObservationMapping
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Everything the worker is told at start-up, from flags or their `DVP_*` environment twins, validated once.
 public struct WorkerConfiguration: Sendable {
@@ -243,13 +249,7 @@ public struct WorkerConfiguration: Sendable {
     /// An RFC 3339 instant (`2026-10-01T00:00:00Z`, offsets allowed) or milliseconds since the epoch.
     static func timestamp(_ text: String, flag: String) throws -> Int64 {
         if let ms = Int64(text), ms >= 0 { return ms }
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [
-            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
-        ] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        }
+        if let date = RFC3339.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
         throw WorkerError.configuration(
             "--\(flag): '\(text)' is not an RFC 3339 instant (2026-10-01T00:00:00Z) or milliseconds since the epoch")
     }

@@ -1,8 +1,16 @@
 import CommandLineOptions
 import Essentials
-import Foundation
 import Observability
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The worker process from arguments to exit status: parse the configuration, run the worker in a ``ServiceGroup``
 /// (SIGTERM/SIGINT to a graceful drain under one deadline; that deadline or a second signal exits 3), exit.

@@ -1,13 +1,18 @@
 import DailyValueContract
 import Essentials
 import FHIRServerStore
-import Foundation
 import Kafka
 import Observability
 import ObservationMapping
 import ObservationStores
 import PostgresClient
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension WorkerService {
     /// The built-in metric catalog, with the deployment's overrides file merged in when configured.

@@ -1,9 +1,14 @@
 import DailyValueContract
-import Foundation
 import HTTPServer
 import Kafka
 import Observability
 import StoreCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The consumer-group worker: Kafka → DailyValue → FHIR Observation → version-guarded upsert → stored offsets.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // A deployment's catalog file, merged by key over a base catalog without rebuilding:
 //
@@ -24,7 +28,7 @@ extension MetricCatalog {
         let file = url.path
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw MetricCatalogError(file: file, "cannot read the file: \(error.localizedDescription)")
+            throw MetricCatalogError(file: file, "cannot read the file: \(error)")
         }
         let patches: [String: MetricPatch]
         do { patches = try JSONDecoder().decode(OverrideFile.self, from: data).metrics } catch {

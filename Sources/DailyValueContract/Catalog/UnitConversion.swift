@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How a value sent in an alias unit becomes a value in the catalog unit: `(sent + offset) × factor`, e.g. `[lb_av]`
 /// → kg (× 0.45359237) or `[degF]` → Cel (offset −32, × 5/9).

@@ -1,5 +1,10 @@
-import Foundation
 import JSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Pass 2 of decoding: the per-field rules of the event contract. Rule texts never include the offending value.
 

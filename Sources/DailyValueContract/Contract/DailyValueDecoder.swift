@@ -1,5 +1,10 @@
-import Foundation
 import JSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decodes and validates DailyValue v1 events from raw message bytes (see `DESIGN.md`, "The event contract").
 ///

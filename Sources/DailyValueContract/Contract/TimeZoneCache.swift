@@ -1,10 +1,17 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Validated IANA time zones and local-day boundaries, cached process-wide.
 ///
-/// `TimeZone(identifier:)` and `Calendar` are far too slow for every event; both results are cached behind a
-/// `Mutex`. The caches are bounded so hostile input (random zone names, far-apart days) cannot grow memory.
+/// Zones are read from the system's tz database (``ZoneRules``, TZif files under ``zoneInfoDirectory``) rather than
+/// from ICU through Foundation's `TimeZone`; reading a file and working out a day's bounds are too slow for every
+/// event, so both results are cached behind a `Mutex`. The caches are bounded so hostile input (random zone names,
+/// far-apart days) cannot grow memory.
 package final class TimeZoneCache: Sendable {
     /// One local day in one zone: its first instant and the first instant of the next day, with their offsets.
     package struct DayBounds: Sendable, Hashable {
@@ -20,25 +27,26 @@ package final class TimeZoneCache: Sendable {
     }
 
     private struct State {
-        var zones: [String: TimeZone?] = [:]
+        var zones: [String: ZoneRules?] = [:]
         var days: [DayKey: DayBounds] = [:]
     }
 
     package static let shared = TimeZoneCache()
     private static let maxEntries = 16_384
     private let state = Mutex(State())
+    /// Where the compiled tz database lives (Debian's `tzdata`).
+    package static let zoneInfoDirectory = "/usr/share/zoneinfo"
 
     // MARK: - Zones
 
     /// The zone for an IANA location name of the system tz database, or `nil`.
     ///
-    /// Accepted: `UTC`, and names Foundation resolves to a zone with the same identifier whose first part is one of
-    /// the tz database's location areas (``locationAreas``: `Europe/Bratislava`, `America/Argentina/Salta`, the
-    /// backward links `US/Eastern`, `Canada/…`, …). Rejected: non-locations the database also holds (`Factory`,
+    /// Accepted: `UTC`, and names of a TZif file under ``zoneInfoDirectory`` whose first part is one of the tz
+    /// database's location areas (``locationAreas``: `Europe/Bratislava`, `America/Argentina/Salta`, the backward
+    /// links `US/Eastern`, `Canada/…`, …). Rejected: non-locations the database also holds (`Factory`,
     /// `localtime`, `posixrules`, `EST5EDT`, `CET`, the `Etc/GMT±N` fixed offsets with their inverted signs, the
-    /// `posix/` and `right/` copies) and Foundation's ad-hoc forms such as `GMT+2`; a fixed offset is sent as
-    /// `utcOffset`.
-    package func zone(named name: String) -> TimeZone? {
+    /// `posix/` and `right/` copies) and ad-hoc forms such as `GMT+2`; a fixed offset is sent as `utcOffset`.
+    package func zone(named name: String) -> ZoneRules? {
         if let cached = state.withLock({ $0.zones[name] }) { return cached }
         let zone = Self.resolve(name)
         state.withLock { state in
@@ -55,13 +63,14 @@ package final class TimeZoneCache: Sendable {
         "Brazil", "Canada", "Chile", "Mexico", "US",
     ]
 
-    private static func resolve(_ name: String) -> TimeZone? {
-        guard name == "UTC" || locationAreas.contains(where: { name.hasPrefix($0 + "/") }) else { return nil }
+    private static func resolve(_ name: String) -> ZoneRules? {
+        if name == "UTC" { return .utc }
+        guard locationAreas.contains(where: { name.hasPrefix($0 + "/") }) else { return nil }
         guard (1...64).contains(name.utf8.count), name.utf8.first.map(isLetter) == true,
             name.utf8.allSatisfy({ isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || "/_+-".utf8.contains($0) }),
-            !name.contains("//"), let zone = TimeZone(identifier: name)
+            !name.contains("//"), let data = FileManager.default.contents(atPath: zoneInfoDirectory + "/" + name)
         else { return nil }
-        return zone.identifier == name || name == "UTC" ? zone : nil
+        return ZoneRules(identifier: name, tzif: [UInt8](data))
     }
 
     private static func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
@@ -69,14 +78,14 @@ package final class TimeZoneCache: Sendable {
     // MARK: - Day bounds
 
     /// The bounds of local day `day` (days since 1970-01-01) in `zone`; DST days are 23 or 25 hours long.
-    package func bounds(day: Int, zone: TimeZone) -> DayBounds {
+    package func bounds(day: Int, zone: ZoneRules) -> DayBounds {
         let key = DayKey(zone: zone.identifier, day: day)
         if let cached = state.withLock({ $0.days[key] }) { return cached }
-        let start = Self.startOfLocalDay(day, zone)
-        let end = Self.startOfLocalDay(day + 1, zone)
+        let start = zone.startOfLocalDay(day)
+        let end = zone.startOfLocalDay(day + 1)
         let bounds = DayBounds(
-            start: start, startOffset: zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(start))),
-            end: end, endOffset: zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(end))))
+            start: start, startOffset: zone.secondsFromGMT(at: start), end: end, endOffset: zone.secondsFromGMT(at: end)
+        )
         state.withLock { state in
             if state.days.count >= Self.maxEntries { state.days.removeAll(keepingCapacity: true) }
             state.days[key] = bounds
@@ -93,15 +102,5 @@ package final class TimeZoneCache: Sendable {
             let start = Int64(date.daysSinceEpoch) * 86_400 - Int64(offset)
             return DayBounds(start: start, startOffset: offset, end: start + 86_400, endOffset: offset)
         }
-    }
-
-    /// The first instant of a local day: midnight, or the end of a DST gap when midnight does not exist.
-    private static func startOfLocalDay(_ day: Int, _ zone: TimeZone) -> Int64 {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let localNoon = Int64(day) * 86_400 + 43_200
-        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(localNoon)))
-        let noon = Date(timeIntervalSince1970: Double(localNoon - Int64(offset)))
-        return Int64(calendar.startOfDay(for: noon).timeIntervalSince1970.rounded())
     }
 }

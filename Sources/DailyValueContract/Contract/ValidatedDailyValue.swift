@@ -1,7 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A ``DailyValue`` that passed validation, with what validation decided resolved into types: the version the
-/// upsert is guarded by, the local day as a ``CivilDate`` and the zone as a `TimeZone` or a fixed offset. Nothing
+/// upsert is guarded by, the local day as a ``CivilDate`` and the zone as ``ZoneRules`` or a fixed offset. Nothing
 /// downstream parses the day or the zone again or works out the version again.
 ///
 /// Made by ``DailyValueDecoder/validate(_:recordTimestampMs:)`` for an event from Kafka, or by
@@ -10,7 +14,7 @@ public struct ValidatedDailyValue: Sendable, Hashable {
     /// The zone the local day is anchored in, resolved.
     public enum Zone: Sendable, Hashable {
         /// An IANA time zone of the tz database (DST days are 23 or 25 hours).
-        case named(TimeZone)
+        case named(ZoneRules)
         /// A fixed offset in seconds east of UTC (a whole number of minutes within ±14:00).
         case fixed(offsetSeconds: Int)
     }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Limits the ``DailyValueDecoder`` enforces beyond the JSON shape. Defaults follow `DESIGN.md`.
 public struct ValidationPolicy: Sendable {

@@ -1,6 +1,11 @@
 import CMicroHTTPD
-import Foundation
+import Essentials
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -136,7 +141,7 @@ enum MicroHTTPDCallbacks {
         _ = vsnprintf(&buffer, buffer.count, format, arguments)
         let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
-            .log(message.trimmingCharacters(in: .whitespacesAndNewlines))
+            .log(message.trimmingWhitespace())
     }
 
     // MARK: - Helpers

@@ -1,7 +1,12 @@
 import CommandLineOptions
-import Foundation
 import Kafka
 import Observability
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension IngestConfiguration {
     /// Parses flags and environment.

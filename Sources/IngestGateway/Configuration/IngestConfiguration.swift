@@ -1,6 +1,11 @@
-import Foundation
 import IngestAuth
 import Observability
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Everything the gateway is told at start-up, from flags or their `DVP_*` environment twins, validated once
 /// (``parse(_:environment:)``).

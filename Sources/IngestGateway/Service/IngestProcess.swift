@@ -1,10 +1,18 @@
 import CommandLineOptions
 import Essentials
-import Foundation
 import IngestAuth
 import Kafka
 import Observability
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `ingest` process from arguments to exit status: parse the configuration, build the verifiers, start the
 /// service, run it in a ``ServiceGroup`` (SIGTERM/SIGINT to its graceful stop under one deadline), exit.

@@ -1,12 +1,17 @@
 import DailyValueContract
 import Dispatch
 import Essentials
-import Foundation
 import HTTPServer
 import Kafka
 import Observability
 import Producer
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The gateway's composition root: the publisher (the `Producer` library's, `acks=all` and idempotent), the HTTP
 /// server with its routes and their collaborators, the readiness probe; ``run()`` serves until ``requestStop()``,

@@ -1,7 +1,12 @@
 import Dispatch
 import Essentials
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Runs blocking librdkafka calls on a thread of their own, never on Swift's cooperative pool, bridged with a
 /// continuation. With a deadline it is the close watchdog: if `body` does not return in time the caller resumes
@@ -9,18 +14,14 @@ import Synchronization
 enum RDKafkaBlocking {
     static func run<T: Sendable>(_ name: String, _ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.name = name
-            thread.start()
+            OSThread.start(name: name) { continuation.resume(returning: body()) }
         }
     }
 
     static func run<T: Sendable>(_ name: String, deadline: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
         await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             let once = OnceContinuation(continuation)
-            let thread = Thread { once.resume(body()) }
-            thread.name = name
-            thread.start()
+            OSThread.start(name: name) { once.resume(body()) }
             DispatchQueue.global().asyncAfter(deadline: .now() + deadline.seconds) { once.resume(nil) }
         }
     }

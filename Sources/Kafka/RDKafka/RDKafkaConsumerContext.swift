@@ -1,7 +1,13 @@
 import CKafka
+import Dispatch
 import Essentials
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The consumer's callback context and poll-loop logic. Every librdkafka callback except `log_cb` runs on the
 /// thread calling `rd_kafka_consumer_poll` (the poll thread) or `rd_kafka_consumer_close` (the close thread).

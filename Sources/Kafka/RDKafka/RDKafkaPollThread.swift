@@ -1,7 +1,12 @@
 import Dispatch
 import Essentials
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A dedicated OS thread (never Swift's cooperative pool) that calls `body` in a loop until stopped.
 /// `body` must return regularly (it polls with a short timeout).
@@ -12,12 +17,10 @@ final class RDKafkaPollThread: Sendable {
     /// Starts the thread immediately.
     init(name: String, body: @escaping @Sendable () -> Void) {
         // The thread keeps `self` alive until the loop ends.
-        let thread = Thread { [self] in
+        OSThread.start(name: name) { [self] in
             while !isStopRequested { body() }
             finished.signal()
         }
-        thread.name = name
-        thread.start()
     }
 
     var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }

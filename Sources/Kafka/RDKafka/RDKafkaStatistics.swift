@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Parses librdkafka's statistics JSON (STATISTICS.md) into per-partition consumer figures and broker states.
 enum RDKafkaStatistics {
@@ -9,38 +13,65 @@ enum RDKafkaStatistics {
     }
 
     static func parse(_ json: UnsafeRawBufferPointer) -> Snapshot {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else { return Snapshot() }
+        guard let root = try? JSONDecoder().decode(Document.self, from: Data(json)) else { return Snapshot() }
         var snapshot = Snapshot()
         snapshot.partitions = partitions(root)
         // Brokers learnt from metadata have a node id ≥ 0; bootstrap entries (-1) are left out.
-        for case let broker as [String: Any] in (root["brokers"] as? [String: Any] ?? [:]).values {
-            guard ((broker["nodeid"] as? NSNumber)?.intValue ?? -1) >= 0 else { continue }
+        for broker in (root.brokers ?? [:]).values {
+            guard (broker.nodeid ?? -1) >= 0 else { continue }
             snapshot.brokers.known += 1
-            if broker["state"] as? String == "UP" { snapshot.brokers.up += 1 }
+            if broker.state == "UP" { snapshot.brokers.up += 1 }
         }
         return snapshot
     }
 
-    private static func partitions(_ root: [String: Any]) -> [KafkaPartitionStatistics] {
-        guard let topics = root["topics"] as? [String: Any] else { return [] }
+    private static func partitions(_ root: Document) -> [KafkaPartitionStatistics] {
         var result: [KafkaPartitionStatistics] = []
-        for (topic, value) in topics {
-            guard let partitions = (value as? [String: Any])?["partitions"] as? [String: Any] else { continue }
-            for (key, value) in partitions {
+        for (topic, value) in root.topics ?? [:] {
+            for (key, figures) in value.partitions ?? [:] {
                 // Partition -1 is librdkafka's internal "unassigned" partition.
-                guard let partition = Int32(key), partition >= 0, let figures = value as? [String: Any] else {
-                    continue
-                }
-                func number(_ name: String) -> Int64 { (figures[name] as? NSNumber)?.int64Value ?? -1 }
+                guard let partition = Int32(key), partition >= 0 else { continue }
                 result.append(
                     KafkaPartitionStatistics(
                         topic: topic, partition: partition,
-                        consumerLag: number("consumer_lag"), consumerLagStored: number("consumer_lag_stored"),
-                        lowWatermark: number("lo_offset"), highWatermark: number("hi_offset"),
-                        committedOffset: number("committed_offset"), storedOffset: number("stored_offset"),
-                        nextOffset: number("next_offset")))
+                        consumerLag: figures.consumerLag ?? -1, consumerLagStored: figures.consumerLagStored ?? -1,
+                        lowWatermark: figures.lowWatermark ?? -1, highWatermark: figures.highWatermark ?? -1,
+                        committedOffset: figures.committedOffset ?? -1, storedOffset: figures.storedOffset ?? -1,
+                        nextOffset: figures.nextOffset ?? -1))
             }
         }
         return result
+    }
+
+    // MARK: - The document's parts read (every other field is ignored)
+
+    private struct Document: Decodable {
+        var brokers: [String: Broker]?
+        var topics: [String: Topic]?
+    }
+
+    private struct Broker: Decodable {
+        var nodeid: Int?
+        var state: String?
+    }
+
+    private struct Topic: Decodable {
+        var partitions: [String: Figures]?
+    }
+
+    private struct Figures: Decodable {
+        var consumerLag: Int64?
+        var consumerLagStored: Int64?
+        var lowWatermark: Int64?
+        var highWatermark: Int64?
+        var committedOffset: Int64?
+        var storedOffset: Int64?
+        var nextOffset: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case consumerLag = "consumer_lag", consumerLagStored = "consumer_lag_stored", lowWatermark = "lo_offset"
+            case highWatermark = "hi_offset", committedOffset = "committed_offset", storedOffset = "stored_offset"
+            case nextOffset = "next_offset"
+        }
     }
 }

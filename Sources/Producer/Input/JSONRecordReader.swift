@@ -1,4 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads events from a file or stdin: JSON lines (streamed in 1 MiB chunks, blank lines skipped, `\r\n` accepted)
 /// or, when the first non-blank byte is `[`, one JSON array whose elements are the events (read whole).
@@ -7,7 +14,7 @@ import Foundation
 public final class JSONRecordReader {
     /// `<stdin>` or the path, for `file:line: reason` diagnostics.
     public let displayName: String
-    private let handle: FileHandle
+    private let descriptor: Int32
     private let closesHandle: Bool
     private var buffer: [UInt8] = []
     private var position = 0
@@ -22,20 +29,20 @@ public final class JSONRecordReader {
     public init(path: String) throws(ProducerConfigurationError) {
         if path == "-" {
             displayName = "<stdin>"
-            handle = FileHandle.standardInput
+            descriptor = STDIN_FILENO
             closesHandle = false
         } else {
-            guard let handle = FileHandle(forReadingAtPath: path) else {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
                 throw ProducerConfigurationError(option: path, rule: "cannot open the file for reading")
             }
             displayName = path
-            self.handle = handle
             closesHandle = true
         }
     }
 
     deinit {
-        if closesHandle { try? handle.close() }
+        if closesHandle { close(descriptor) }
     }
 
     /// The next record, or `nil` at the end of the input.
@@ -98,10 +105,14 @@ public final class JSONRecordReader {
             buffer.removeFirst(position)
             position = 0
         }
-        guard let chunk = try handle.read(upToCount: Self.chunkSize), !chunk.isEmpty else {
-            reachedEnd = true
-            return
-        }
-        buffer.append(contentsOf: chunk)
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
+        var count: Int
+        repeat {
+            count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + start, Self.chunkSize) }
+        } while count < 0 && errno == EINTR
+        buffer.removeLast(Self.chunkSize - max(0, count))
+        guard count >= 0 else { throw ProducerConfigurationError(option: displayName, rule: "cannot read the file") }
+        if count == 0 { reachedEnd = true }
     }
 }

@@ -1,6 +1,14 @@
 import DailyValueContract
-import Foundation
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one pass of ``DailyValuePublisher/prepare(body:framing:limit:)``: each `read…` returns false at the first
 /// thing that is not a valid event where one belongs.

@@ -1,6 +1,11 @@
 import DailyValueContract
-import Foundation
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Publishes DailyValue events to Kafka for a Swift backend: validates every event with the same decoder the workers
 /// use *before* anything is sent, keys each record by patient id (per-person ordering) and waits for every delivery

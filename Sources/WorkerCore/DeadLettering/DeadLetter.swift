@@ -1,6 +1,12 @@
 import DeadLetters
-import Foundation
+import Essentials
 import Kafka
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Builds the dead-letter record for an event that cannot be processed.
 ///
@@ -73,8 +79,6 @@ struct DeadLetter: Sendable {
     }
 
     private static func rfc3339Now() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
+        RFC3339.string(Date())
     }
 }
