@@ -1,4 +1,5 @@
 import CommandLineOptions
+import DailyValueContract
 import Essentials
 import FHIRServerStore
 import Kafka
@@ -196,6 +197,7 @@ public struct WorkerConfiguration: Sendable {
         if usesDevelopmentKey && !brokersAreLocalDevelopmentBroker && !args.isSet("--allow-development-key") {
             throw WorkerError.configuration(Self.developmentKeyRefusal)
         }
+        if let problem = TimeZoneCache.shared.databaseProblem() { throw WorkerError.configuration(problem) }
         return config
     }
 

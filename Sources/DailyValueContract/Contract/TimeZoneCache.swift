@@ -34,8 +34,17 @@ package final class TimeZoneCache: Sendable {
     package static let shared = TimeZoneCache()
     private static let maxEntries = 16_384
     private let state = Mutex(State())
-    /// Where the compiled tz database lives (Debian's `tzdata`).
-    package static let zoneInfoDirectory = "/usr/share/zoneinfo"
+    /// Where the compiled tz database lives: `$TZDIR` when set (as glibc reads it), else Debian's `tzdata`.
+    package static let zoneInfoDirectory =
+        ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+
+    /// Why the tz database cannot serve, or nil when it can (a zone every tz database holds resolves). The services
+    /// check it at start: without the database every event naming a zone would be refused as `InvalidTimeZone`.
+    package func databaseProblem() -> String? {
+        guard zone(named: "America/New_York") == nil else { return nil }
+        return "no IANA time-zone database at \(Self.zoneInfoDirectory) (install the tzdata package, or set TZDIR): "
+            + "every event naming a timeZone would be refused"
+    }
 
     // MARK: - Zones
 

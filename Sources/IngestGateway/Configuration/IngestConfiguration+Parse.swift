@@ -1,4 +1,5 @@
 import CommandLineOptions
+import DailyValueContract
 import Kafka
 import Observability
 
@@ -89,6 +90,7 @@ extension IngestConfiguration {
             }
             config.logLevel = level
         }
+        if let problem = TimeZoneCache.shared.databaseProblem() { throw IngestConfigurationError(problem) }
         return config
     }
 
