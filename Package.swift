@@ -115,7 +115,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CKafka", "Essentials"], swiftSettings: swiftSettings),
         .target(
-            name: "Producer", dependencies: ["Kafka", "DailyValueContract", "Hashing"],
+            name: "Producer", dependencies: ["Essentials", "Kafka", "DailyValueContract", "Hashing"],
             swiftSettings: swiftSettings
         ),
         /// The dead-letter record format (header names, shared with the worker), statistics and redrive planning.
@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "WorkerCore",
             dependencies: [
-                "CMalloc", "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore",
+                "PostgresClient", "CMalloc", "JSON", "CommandLineOptions", "Kafka", "ObservationMapping", "StoreCore",
                 "ObservationStores",
                 "FHIRServerStore", "DailyValueContract", "Essentials", "Hashing", "HTTPServer", "DeadLetters",
                 "Observability", "ServiceLifecycle",
@@ -148,7 +148,8 @@ let package = Package(
             name: "Worker", dependencies: ["CommandLineOptions", "WorkerCore"],
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ProducerCLI", dependencies: ["JSON", "CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
+            name: "ProducerCLI",
+            dependencies: ["Kafka", "JSON", "CommandLineOptions", "Producer", "DailyValueContract", "Essentials"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "DevBroker",
@@ -162,7 +163,8 @@ let package = Package(
         .executableTarget(
             name: "StoreCtl",
             dependencies: [
-                "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract", "Essentials",
+                "PostgresClient", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract",
+                "Essentials",
             ],
             swiftSettings: swiftSettings),
 
@@ -171,14 +173,16 @@ let package = Package(
         .executableTarget(
             name: "dvp-test-tools",
             dependencies: [
-                "CommandLineOptions", "ObservationMapping", "StoreCore", "ObservationStores", "DailyValueContract",
+                "FHIRServerStore", "Essentials", "CommandLineOptions", "ObservationMapping", "StoreCore",
+                "ObservationStores", "DailyValueContract",
                 "HTTPClient", "DocumentCompression", "Observability", "ServiceLifecycle",
             ],
             path: "Tests/TestTools", exclude: ["fhir_double.py"], swiftSettings: swiftSettings
         ),
         // The worker with the reliability suite's crash points (`DVP_CRASH_AT`): built for the tests, never shipped.
         .executableTarget(
-            name: "dvp-fault-worker", dependencies: ["WorkerCore", "StoreCore", "TestSupport"],
+            name: "dvp-fault-worker",
+            dependencies: ["DailyValueContract", "ObservationMapping", "WorkerCore", "StoreCore", "TestSupport"],
             path: "Tests/FaultWorker", swiftSettings: swiftSettings),
         // Shared by the test targets only: child processes, PostgreSQL, brokers, paths, seeded random, polling.
         .target(
@@ -196,7 +200,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "JSONTests", dependencies: ["Essentials", "JSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineOptionsTests", dependencies: ["CommandLineOptions"], swiftSettings: swiftSettings),
         .testTarget(
@@ -212,7 +216,8 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ProducerTests", dependencies: ["Producer", "DailyValueContract", "Kafka", "TestSupport"],
+            name: "ProducerTests",
+            dependencies: ["Essentials", "Producer", "DailyValueContract", "Kafka", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -225,7 +230,8 @@ let package = Package(
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Observability", "WorkerCore", "Kafka", "ObservationMapping", "StoreCore", "ObservationStores",
+                "FHIRServerStore", "Observability", "WorkerCore", "Kafka", "ObservationMapping", "StoreCore",
+                "ObservationStores",
                 "DailyValueContract",
                 "HTTPClient", "HTTPServer", "Hashing",
                 "TestSupport", "DeadLetters", "CommandLineOptions", "IngestGateway", "IngestAuth",

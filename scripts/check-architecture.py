@@ -8,7 +8,9 @@ Checks, each failure printed with the line of the document:
   3. every thread or queue name it cites (`kafka-consumer-poll`, `dvp.signals`, …) is a string in Sources/;
   4. every "schema N" it states is the PostgreSQL store's current schema version (its count of migrations);
   5. the layer table: for each target row, the targets in "may import" are exactly the target's dependencies in
-     Package.swift (`swift package dump-package`), C modules included.
+     Package.swift (`swift package dump-package`), C modules included;
+  6. every `import` of every Swift file in Sources/ and Tests/ names a direct dependency of its target (or a module
+     of the toolchain): a module reached only transitively builds by luck of the build order, and hides a layer.
 Usage: scripts/check-architecture.py [--doc docs/ARCHITECTURE.md]
 Exit status: 0 when every claim holds, 1 otherwise.
 """
@@ -58,10 +60,16 @@ def has_member(texts, type_name, member):
     return any(pattern.search(text) for text in texts.get(type_name, []))
 
 
+TOOLCHAIN_MODULES = {
+    "Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization", "Testing", "XCTest",
+    "_Concurrency", "Musl",
+}
+
+
 def package_targets():
-    """Each target's dependencies, and each target's kind (regular, executable, system, test)."""
+    """Each target's dependencies, kind (regular, executable, system, test) and folder."""
     dump = json.loads(subprocess.check_output(["swift", "package", "dump-package"], cwd=ROOT, text=True))
-    deps, kinds = {}, {}
+    deps, kinds, folders = {}, {}, {}
     for target in dump["targets"]:
         names = set()
         for dependency in target["dependencies"]:
@@ -70,7 +78,28 @@ def package_targets():
                     names.add(value[0])
         deps[target["name"]] = names
         kinds[target["name"]] = target["type"]
-    return deps, kinds
+        default = ("Tests/" if target["type"] == "test" else "Sources/") + target["name"]
+        folders[target["name"]] = target.get("path") or default
+    return deps, kinds, folders
+
+
+def import_failures(deps, folders):
+    """Imports of modules that are not a direct dependency of the importing file's target."""
+    failures = []
+    for target, folder in folders.items():
+        for path in sorted((ROOT / folder).rglob("*.swift")):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                # At the top level or in a `#if canImport` block (4 spaces); a module path ends the line.
+                match = re.match(
+                    r"(?: {4})?(?:@testable )?import (?:(?:struct|class|enum|protocol|func|var|let) )?(\w+)(?:\.\w+)*$",
+                    line,
+                )
+                if not match or match.group(1) in TOOLCHAIN_MODULES or match.group(1) == target:
+                    continue
+                if match.group(1) not in deps[target]:
+                    relative = path.relative_to(ROOT)
+                    failures.append(f"{relative}:{number}: imports {match.group(1)}, not a dependency of {target}")
+    return failures
 
 
 def schema_version():
@@ -85,7 +114,7 @@ def main():
     args = parser.parse_args()
     doc = (ROOT / args.doc).read_text().splitlines()
     types, texts = declarations()
-    deps, kinds = package_targets()
+    deps, kinds, folders = package_targets()
     targets = set(deps)
     executables = set(re.findall(r'name: "([\w-]+)"', (ROOT / "Package.swift").read_text()))
     files = {path.name for path in swift_files()}
@@ -144,6 +173,7 @@ def main():
     shipped = {t for t, kind in kinds.items() if kind in ("regular", "executable", "system")}
     for target in sorted(shipped - rowed - TEST_ONLY):
         failures.append(f"{args.doc}: the layer table has no row for the target {target}")
+    failures += import_failures(deps, folders)
     for failure in failures:
         print(failure)
     print(f"check-architecture: {cited} names checked, {len(failures)} wrong", file=sys.stderr)

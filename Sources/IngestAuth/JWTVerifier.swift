@@ -1,4 +1,3 @@
-import DailyValueContract
 import Hashing
 import JSON
 

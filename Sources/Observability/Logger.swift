@@ -1,4 +1,3 @@
-import DailyValueContract
 import Essentials
 import JSON
 import Synchronization

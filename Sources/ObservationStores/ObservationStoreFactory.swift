@@ -2,7 +2,6 @@ import CommandLineOptions
 import DailyValueContract
 import FHIRServerStore
 import HTTPClient
-import ObservationMapping
 import PostgresClient
 import PostgresStore
 import SQLiteStore
