@@ -52,10 +52,10 @@ COPY Tests ./Tests
 # binaries' RUNPATH, where the build base holds the toolchain. The C libraries stay dynamic too (Debian's shared
 # objects, patched by Debian security updates in the runtime image). Binaries and runtime are stripped (install -s,
 # strip --strip-unneeded: the worker 11.6 → 3.1 MB, the runtime libraries 25.2 → 17.2 MB); crash backtraces then show
-# addresses rather than Swift symbol names.
+# addresses rather than Swift symbol names. A warning fails the build, as in the test command.
 RUN --mount=type=cache,target=/src/.build \
     for product in worker ingest producer devbroker storectl dlq; do \
-        swift build -c release --product "$product" || exit 1; \
+        swift build -c release -Xswiftc -warnings-as-errors --product "$product" || exit 1; \
     done \
     && bin="$(swift build -c release --show-bin-path)" \
     && runtime="$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux" \

@@ -2,6 +2,7 @@ import CommandLineOptions
 import Essentials
 import FHIRServerStore
 import HTTPClient
+import StoreCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -48,6 +49,16 @@ public enum FHIRStoreOptions {
                 records are dead-lettered
                 """),
     ]
+
+    /// The FHIR store settings for `location`: from the flags for a FHIR location, else the defaults (which no other
+    /// store reads). For commands that refuse a FHIR store and so do not declare the flags.
+    public static func configuration(for location: StoreLocation, _ args: ParsedCommandLine) throws(UsageError)
+        -> FHIRStoreConfiguration
+    {
+        guard case .fhir = location else { return FHIRStoreConfiguration(baseURL: "") }
+        return try configuration(args)
+    }
+
 
     /// The FHIR store's settings from the flags (used only when the store is a `fhir+…` URL): TLS files, timeouts,
     /// batch size, and a bearer token file or an OAuth2 client-credentials grant. `requestTimeout` bounds each

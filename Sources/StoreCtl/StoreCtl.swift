@@ -92,9 +92,10 @@ enum StoreCtl {
     static func withStore<Result>(
         _ arguments: ParsedCommandLine, _ body: (any ObservationStore) async throws -> Result
     ) async throws -> Result {
+        let location = try arguments.storeLocation()
         let store = try await makeObservationStore(
-            try arguments.storeLocation(), postgres: PostgresClientOptions(applicationName: "dvp-storectl"),
-            fhir: try FHIRStoreOptions.configuration(arguments))
+            location, postgres: PostgresClientOptions(applicationName: "dvp-storectl"),
+            fhir: try FHIRStoreOptions.configuration(for: location, arguments))
         do {
             let result = try await body(store)
             await store.close()

@@ -126,8 +126,10 @@ struct ServiceGroupTests {
         try await Task.sleep(for: .milliseconds(50))
         group.triggerGracefulShutdown()
         await #expect(throws: ServiceGroupError.deadlineExceeded) { try await run.value }
+        // Not before the deadline; the upper bound is the suite's time limit (the stubborn service never ends, so
+        // only the escalation ends the run). A wall-clock bound would measure the test process's load instead.
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(300), "\(elapsed)")
         // The stubborn service (started last, asked first) never ended, so "a" was never asked: it was cancelled.
         #expect(journal.all.contains("cancelled") && journal.all.contains("cancelled a"), "\(journal.all)")
         #expect(!journal.all.contains("stopping a"), "\(journal.all)")
@@ -136,14 +138,13 @@ struct ServiceGroupTests {
     @Test("A second signal escalates at once, long before the deadline")
     func secondSignal() async throws {
         let (signals, signal) = AsyncStream.makeStream(of: Int32.self)
-        let group = Self.group([Stubborn(journal: Journal())], signals: signals, timeout: .seconds(60))
-        let started = ContinuousClock.now
+        // A deadline far beyond the suite's time limit: the run can only end by the second signal's escalation.
+        let group = Self.group([Stubborn(journal: Journal())], signals: signals, timeout: .seconds(3_600))
         let run = Task { try await group.run() }
         signal.yield(SIGTERM)
         try await Task.sleep(for: .milliseconds(50))
         signal.yield(SIGINT)
         await #expect(throws: ServiceGroupError.deadlineExceeded) { try await run.value }
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     /// Waits for its request, then registers a handler: the handler runs at once, before the operation.
