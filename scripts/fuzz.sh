@@ -42,19 +42,44 @@ swift_flags=(
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
     -O -g -sanitize=fuzzer,address
 )
-# ObservationMapping and the package's targets it depends on, in dependency order (see Package.swift).
-modules=(Essentials DailyValueContract Hashing ObservationMapping)
+# ObservationMapping and the package's targets it depends on, in dependency order, read from Package.swift (so a new
+# dependency needs no edit here): the Swift modules, then the C modules with their pkg-config names.
+mapfile -t closure < <(swift package dump-package | python3 -c '
+import json, sys
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+def deps(name):
+    return [v[0] for d in targets[name]["dependencies"] for v in d.values() if isinstance(v, list) and v and isinstance(v[0], str)]
+order = []
+def visit(name):
+    if name in order: return
+    for dep in deps(name): visit(dep)
+    order.append(name)
+visit("ObservationMapping")
+for name in order:
+    target = targets[name]
+    print(("system " + name + " " + (target.get("pkgConfig") or "")) if target["type"] == "system" else ("swift " + name))
+')
+modules=() c_includes=() pkgs=()
+for line in "${closure[@]}"; do
+    read -r kind name pkg <<<"$line"
+    if [[ $kind == swift ]]; then
+        modules+=("$name")
+    else
+        c_includes+=(-I "Sources/$name")
+        [[ -n $pkg ]] && pkgs+=("$pkg")
+    fi
+done
 sources=()
 for module in "${modules[@]}"; do
     while IFS= read -r file; do sources+=("$file"); done < <(find "Sources/$module" -name '*.swift' | sort)
 done
 # The C modules' headers and libraries, as SwiftPM finds them through pkg-config.
-read -r -a c_flags <<<"$(pkg-config --cflags libcrypto | sed 's/-I/-Xcc -I/g')"
-read -r -a c_libs <<<"$(pkg-config --libs libcrypto)"
-c_modules=(-I Sources/CCrypto "${c_flags[@]}")
+read -r -a c_flags <<<"$(pkg-config --cflags "${pkgs[@]}" | sed 's/-I/-Xcc -I/g')"
+read -r -a c_libs <<<"$(pkg-config --libs "${pkgs[@]}")"
+c_modules=("${c_includes[@]}" "${c_flags[@]}")
 if [[ ! -x "$binary" ]] || [[ -n $(find "${sources[@]}" fuzz/DailyValueFuzz.swift scripts/fuzz.sh -newer "$binary") ]]
 then
-    echo "==> building $binary" >&2
+    echo "==> building $binary (${modules[*]})" >&2
     # Each module as a static library with coverage instrumentation, like SwiftPM would build it (one package name,
     # so that `package` declarations are visible across the modules).
     module_libs=()
