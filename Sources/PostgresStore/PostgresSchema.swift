@@ -155,6 +155,33 @@ enum PostgresSchema {
         END
         $f$;
         """,
+        // 9: the erasure ledger (docs/PRIVACY.md): one entry per request, append only, keyed by the person's
+        //    pseudonym (a keyed hash, never the id); its generation, which every batch reads under the retention
+        //    lock; and the ids of erased resources, which an incremental export lists as deleted.
+        """
+        CREATE TABLE erasure (
+            sequence bigserial PRIMARY KEY,
+            pseudonym bytea NOT NULL CHECK (length(pseudonym) = 32),
+            mode text NOT NULL CHECK (mode IN ('erase', 'withdraw', 'lift')),
+            reference text NOT NULL,
+            requested_at timestamptz NOT NULL DEFAULT now(),
+            completed_at timestamptz,
+            observations_deleted bigint NOT NULL DEFAULT 0,
+            retractions_deleted bigint NOT NULL DEFAULT 0,
+            audit_rows_deleted bigint NOT NULL DEFAULT 0
+        );
+        CREATE INDEX erasure_pseudonym ON erasure (pseudonym);
+        CREATE TABLE erasure_state (
+            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+            generation bigint NOT NULL,
+            key_fingerprint text
+        );
+        INSERT INTO erasure_state (generation) VALUES (0);
+        CREATE TABLE erased_resource (
+            resource_id text PRIMARY KEY,
+            erased_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
     ]
 
     /// The advisory lock key that serializes schema work of concurrently starting workers ("DVP_SCHM").

@@ -77,6 +77,33 @@ enum SQLiteSchema {
         ALTER TABLE retraction ADD COLUMN version_id INTEGER;
         CREATE INDEX observation_preliminary ON observation (day, patient, metric) WHERE status = 'preliminary';
         """,
+        // 7: the erasure ledger (docs/PRIVACY.md): one entry per request, append only, keyed by the person's
+        //    pseudonym (a keyed hash, never the id); its generation, which every batch reads under the write lock;
+        //    and the ids of erased resources, which an incremental export lists as deleted.
+        """
+        CREATE TABLE erasure (
+            sequence INTEGER PRIMARY KEY,
+            pseudonym BLOB NOT NULL CHECK (length(pseudonym) = 32),
+            mode TEXT NOT NULL CHECK (mode IN ('erase', 'withdraw', 'lift')),
+            reference TEXT NOT NULL,
+            requested_at TEXT NOT NULL,
+            completed_at TEXT,
+            observations_deleted INTEGER NOT NULL DEFAULT 0,
+            retractions_deleted INTEGER NOT NULL DEFAULT 0,
+            audit_rows_deleted INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX erasure_pseudonym ON erasure (pseudonym);
+        CREATE TABLE erasure_state (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            generation INTEGER NOT NULL,
+            key_fingerprint TEXT
+        );
+        INSERT INTO erasure_state (singleton, generation) VALUES (1, 0);
+        CREATE TABLE erased_resource (
+            resource_id TEXT PRIMARY KEY,
+            erased_at TEXT NOT NULL
+        );
+        """,
     ]
 }
 

@@ -17,12 +17,15 @@ public struct StoreCapabilities: Sendable {
     public var audit: (any VersionAuditing)?
     /// What the store's server declares, and what the store uses that it does not (FHIR servers).
     public var server: (any ServerFeatureReporting)?
+    /// Erases persons or records their consent withdrawal, in the store's erasure ledger (`storectl erase`).
+    public var erasure: (any ObservationErasing)?
 
     public init(
         versionReader: (any ObservationVersionReader)? = nil, finalize: (any ObservationFinalizing)? = nil,
         retention: (any ObservationStoreRetention)? = nil, export: (any ObservationExporting)? = nil,
         schema: (any SchemaVersioning)? = nil, migrate: (any DocumentMigrating)? = nil,
-        audit: (any VersionAuditing)? = nil, server: (any ServerFeatureReporting)? = nil
+        audit: (any VersionAuditing)? = nil, server: (any ServerFeatureReporting)? = nil,
+        erasure: (any ObservationErasing)? = nil
     ) {
         self.versionReader = versionReader
         self.finalize = finalize
@@ -32,5 +35,6 @@ public struct StoreCapabilities: Sendable {
         self.migrate = migrate
         self.audit = audit
         self.server = server
+        self.erasure = erasure
     }
 }

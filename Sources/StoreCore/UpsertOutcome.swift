@@ -20,4 +20,7 @@ public enum UpsertOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// The day is before the store's retention horizon (`storectl retention`, docs/PARTITIONING.md): its month was
     /// or will be dropped, so nothing is written (no partition is re-created for it) and the event is counted.
     case expired
+    /// The person is erased or has withdrawn consent (the store's erasure ledger, `storectl erase`): nothing was
+    /// written, and the event is counted without its content.
+    case erased
 }

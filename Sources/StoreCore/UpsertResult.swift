@@ -20,6 +20,8 @@ public enum UpsertResult: Sendable, Hashable, CustomStringConvertible {
     case conflict
     /// The day is before the store's retention horizon: nothing was written.
     case expired
+    /// The person is erased or has withdrawn consent: nothing was written.
+    case erased
     /// The store's server refused the record; `reason` is its text (it can name the patient: keep it out of logs).
     case refused(reason: String)
 
@@ -33,6 +35,7 @@ public enum UpsertResult: Sendable, Hashable, CustomStringConvertible {
         case .retracted: self = .retracted
         case .conflict: self = .conflict
         case .expired: self = .expired
+        case .erased: self = .erased
         }
     }
 
@@ -46,6 +49,7 @@ public enum UpsertResult: Sendable, Hashable, CustomStringConvertible {
         case .retracted: .retracted
         case .conflict: .conflict
         case .expired: .expired
+        case .erased: .erased
         case .refused: nil
         }
     }

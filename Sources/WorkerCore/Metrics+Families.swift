@@ -20,6 +20,10 @@ extension Metrics.Counter {
     /// `dvp_store_errors_total`: failed store calls.
     public static let storeErrors = Self(
         "dvp_store_errors_total", help: "Failed store calls (each is retried with backoff).")
+    /// `dvp_erased_dead_letters_total`: invalid records of erased or withdrawn persons, dropped, not dead-lettered.
+    public static let erasedDeadLetters = Self(
+        "dvp_erased_dead_letters_total",
+        help: "Invalid records of erased or withdrawn persons: dropped without their content, never dead-lettered.")
     /// `dvp_dead_letter_errors_total`: failed dead-letter deliveries.
     public static let deadLetterErrors = Self(
         "dvp_dead_letter_errors_total", help: "Failed dead-letter deliveries (each is retried).")
@@ -103,7 +107,7 @@ extension Metrics {
         Counter.offsetCommitErrors.family, Counter.offsetStoreRefused.family, Counter.staleRecordsDropped.family,
         LabelledCounter.rebalances.family, Histogram.batchDuration.family, PartitionGauge.consumerLag.family,
         Gauge.assignedPartitions.family, Gauge.paused.family, Gauge.ready.family, Gauge.idKeyFileInsecure.family,
-        Counter.retentionGaps.family,
+        Counter.retentionGaps.family, Counter.erasedDeadLetters.family,
     ]
 
     /// The names in ``families``.

@@ -21,6 +21,8 @@ public struct RunSummary: Sendable, CustomStringConvertible {
     public var conflict: Int64
     /// Events of days before the store's retention horizon: refused, not stored.
     public var expired: Int64
+    /// Events of erased persons, or of persons who withdrew consent (`storectl erase`): refused, not stored.
+    public var erased: Int64
     public var skippedByVersionCache: Int64
     public var deadLettered: Int64
     public var storeErrors: Int64
@@ -40,6 +42,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
         retracted = count(.retracted)
         conflict = count(.conflict)
         expired = count(.expired)
+        erased = count(.erased) + Int64(metrics.value(of: .erasedDeadLetters))
         skippedByVersionCache = Int64(metrics.value(of: .skippedNotNewer))
         deadLettered = Int64(metrics.total(of: .deadLettered))
         storeErrors = Int64(metrics.value(of: .storeErrors))
@@ -52,6 +55,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
             ("consumed", .int(consumed)), ("inserted", .int(inserted)), ("updated", .int(updated)),
             ("unchanged", .int(unchanged)), ("stale", .int(stale)), ("retracted", .int(retracted)),
             ("conflict", .int(conflict)), ("expired", .int(expired)),
+            ("erased", .int(erased)),
             ("dead_lettered", .int(deadLettered)),
             ("elapsed_s", .double(elapsedSeconds)),
         ]
@@ -69,6 +73,7 @@ public struct RunSummary: Sendable, CustomStringConvertible {
               retracted      \(retracted)
               conflict       \(conflict)\(conflict > 0 ? "  (same version, other value: stored value kept)" : "")
               expired        \(expired)\(expired > 0 ? "  (days before the retention horizon: not stored)" : "")
+              erased         \(erased)\(erased > 0 ? "  (persons erased or withdrawn: not stored, not dead-lettered)" : "")
               dead-lettered  \(deadLettered)
               store errors   \(storeErrors) (retried)
               elapsed        \(FixedFormat.decimals(elapsedSeconds, 1)) s (\(Int(rate)) records/s)

@@ -149,7 +149,7 @@ struct ObservationLifecycleContractTests {
                     : rule.incoming.record.resource(status: rule.status)
                 #expect(
                     try sameJSON(after.resource, expected, versionId: after.versionId, lastUpdated: after.lastUpdated))
-            case .unchanged, .stale, .conflict, .expired:
+            case .unchanged, .stale, .conflict, .expired, .erased:
                 #expect(after == before)
             }
         }

@@ -127,7 +127,7 @@ struct UpsertStage: Sendable {
             case .conflict:
                 learned.append((items[index].versionKey, version, 0))
                 conflicting.append(items[index].message)
-            case .expired: break  // nothing stored: nothing to learn
+            case .expired, .erased: break  // nothing stored: nothing to learn
             }
         }
         for (outcome, n) in zip(kinds, counts) where n > 0 {
