@@ -35,10 +35,11 @@ public func makeObservationStore(
     case .postgres(let connectionString) where connections > 1:
         return try await LanedPostgresStore(
             connectionString: connectionString, connections: connections, options: postgres,
-            retractionMode: retractions)
+            retractionMode: retractions, erasureKey: erasureKey)
     case .postgres(let connectionString):
         return try await PostgresObservationStore(
-            connectionString: connectionString, options: postgres, retractionMode: retractions)
+            connectionString: connectionString, options: postgres, retractionMode: retractions,
+            erasureKey: erasureKey)
     case .fhir(let baseURL):
         var configuration = fhir
         configuration.baseURL = baseURL

@@ -48,6 +48,13 @@ package final class ErasureGuard: Sendable {
         return try mask(count: patients.count) { patients[$0] }
     }
 
+    /// Whether the ledger at `generation` refuses anyone (reading it with `load` when the generation changed): a
+    /// caller with nothing refused skips gathering patient ids.
+    package func refusesAnyone(generation: Int64, load: () async throws -> RefusedPersons) async throws -> Bool {
+        if state.withLock({ $0?.generation != generation }) { install(try await load(), generation: generation) }
+        return state.withLock { !($0?.refused.pseudonyms.isEmpty ?? true) }
+    }
+
     private func install(_ refused: RefusedPersons, generation: Int64) {
         state.withLock { $0 = State(generation: generation, refused: refused) }
     }
