@@ -6,6 +6,7 @@ package enum SQLiteValue {
     /// Text given as its UTF-8 bytes (e.g. a slice of a larger buffer), bound with its length: no `String` made.
     case utf8(ArraySlice<UInt8>)
     case integer(Int64)
+    case real(Double)
     case blob([UInt8])
     case null
 }
@@ -55,6 +56,7 @@ package final class SQLiteStatement {
                     }
                 }
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real): code = sqlite3_bind_double(handle, index, real)
             case .blob(let bytes):
                 // A zero-length blob with a null pointer would bind NULL: give it a pointer to nothing.
                 code = bytes.withUnsafeBytes { buffer in
@@ -83,11 +85,11 @@ package final class SQLiteStatement {
     }
 
     /// Binds `values`, runs the statement to completion and returns every row mapped by `row`.
-    package func query<Row>(_ values: [SQLiteValue] = [], row: (SQLiteStatement) -> Row) throws -> [Row] {
+    package func query<Row>(_ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Row) throws -> [Row] {
         try bind(values)
         defer { sqlite3_reset(handle) }
         var rows: [Row] = []
-        while try step() { rows.append(row(self)) }
+        while try step() { rows.append(try row(self)) }
         return rows
     }
 

@@ -26,7 +26,7 @@ extension SQLiteObservationStore: ObservationExporting {
         since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void
     ) async throws -> ExportMark {
         let previous = try since.map(Self.instant(of:))
-        let (path, busyTimeout, chunkSize) = (path, busyTimeoutMilliseconds, max(1, chunkSize))
+        let (path, busyTimeout, chunkSize, codecs) = (path, busyTimeoutMilliseconds, max(1, chunkSize), codecs)
         return try await withConnection { connection in
             try connection.execute("BEGIN DEFERRED")
             do {
@@ -39,7 +39,7 @@ extension SQLiteObservationStore: ObservationExporting {
                 var rows: [StoredObservation] = []
                 rows.reserveCapacity(chunkSize)
                 while try select.step() {
-                    rows.append(Self.stored(select))
+                    rows.append(try Self.stored(select, codecs.decompressor))
                     if rows.count == chunkSize {
                         try chunk(rows)
                         rows.removeAll(keepingCapacity: true)
@@ -75,8 +75,6 @@ extension SQLiteObservationStore: ObservationExporting {
         }
         return mark
     }
-
-    private static let clock = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
     private static func instant(of mark: ExportMark) throws -> String {
         // Compared as text with the column: exactly its form, `2026-10-02T06:15:03.120Z`.

@@ -39,10 +39,12 @@ extension SQLiteObservationStore {
         }
     }
 
-    /// Settled preliminary rows after key `(?2, ?3, ?4)` (day, patient, metric): `effectivePeriod.end` ≤ `?1`,
+    /// Settled preliminary rows after key `(?2, ?3, ?4)` (day, patient, metric): `effectivePeriod.end` ≤ `?1` (the
+    /// `period_end` column, or an older row's resource text),
     /// which implies `day` ≤ the UTC date of `?1` (offsets stay below a day).
     private static let settledAfter = """
         status = 'preliminary' AND day <= date(?1, 'unixepoch') AND (day, patient, metric) > (?2, ?3, ?4)
-            AND unixepoch(json_extract(resource, '$.effectivePeriod.end')) <= ?1
+            AND CASE WHEN resource = '' THEN period_end
+                ELSE unixepoch(json_extract(resource, '$.effectivePeriod.end')) END <= ?1
         """
 }

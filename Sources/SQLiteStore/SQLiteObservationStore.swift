@@ -1,4 +1,5 @@
 import DailyValueContract
+import DocumentCompression
 import Essentials
 import ObservationMapping
 import SQLiteClient
@@ -12,6 +13,10 @@ import StoreCore
 
 /// The embedded store: one SQLite database file in WAL mode, one connection on a serial queue.
 ///
+/// Rows have the lean shape since migration 8 (docs/STORAGE.md): the facts in typed columns, the resource as a
+/// document the worker compressed, one key (`patient, metric, day`); rows of the older shape (the resource as text)
+/// read back whole until `storectl migrate` rewrites them.
+///
 /// Several processes may share the file: every batch takes the write lock with `BEGIN IMMEDIATE` and waits up to the
 /// busy timeout; beyond that the upsert throws a retriable ``StoreError`` (`busy`).
 public final class SQLiteObservationStore: ObservationStore, ObservationFinalizing, VersionAuditing, SchemaVersioning {
@@ -24,6 +29,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     public let retractionMode: RetractionMode
     /// The erasure ledger as batches check it.
     let erasure: ErasureGuard
+    /// The document compressor and decompressor, used only on the state's queue (inside ``withConnection(_:)``).
+    let codecs = DocumentCodecs()
 
     /// Opens (creating if missing) the database at `path` and creates or migrates its schema.
     /// - Parameters:
@@ -46,7 +53,6 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
             try StoreError.mapping {
                 let opened = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
                 try SchemaMigrator.migrate(SQLiteSchema.migrations, on: opened)
-                try opened.execute(Self.stagingTable)
                 connection = opened
             }
         }
@@ -65,19 +71,20 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     // MARK: - ObservationStore
 
     public var capabilities: StoreCapabilities {
-        StoreCapabilities(finalize: self, export: self, schema: self, audit: self, erasure: self)
+        StoreCapabilities(
+            finalize: self, export: self, schema: self, migrate: self, audit: self, erasure: self)
     }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard !batch.isEmpty else { return [] }
-        let mode = retractionMode, erasure = erasure
+        let mode = retractionMode, erasure = erasure, codecs = codecs
         return try await withConnection { connection in
             try connection.transaction {
                 let refused = try erasure.refusedMask(
                     batch, generation: try SQLiteErasure.generation(on: connection),
                     load: { try SQLiteErasure.refused(on: connection) })
                 let outcomes = try PresetOutcomes.merge(batch, preset: PresetOutcomes.erased(refused)) {
-                    try Self.upsert($0, retractionMode: mode, on: connection)
+                    try Self.upsert($0, retractionMode: mode, compressor: codecs.compressor, on: connection)
                 }
                 try Self.count(batch, outcomes, on: connection)
                 return outcomes
@@ -86,17 +93,21 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     }
 
     public func observation(for identity: ObservationIdentity) async throws -> StoredObservation? {
-        try await withConnection { connection in
+        let codecs = codecs
+        return try await withConnection { connection in
             try connection.statement(Self.selectColumns + " WHERE patient = ? AND metric = ? AND day = ?")
-                .query([.text(identity.patient), .text(identity.metric), .text(identity.day)], row: Self.stored)
+                .query([.text(identity.patient), .text(identity.metric), .text(identity.day)]) {
+                    try Self.stored($0, codecs.decompressor)
+                }
                 .first
         }
     }
 
     public func observations(patient: String) async throws -> [StoredObservation] {
-        try await withConnection { connection in
+        let codecs = codecs
+        return try await withConnection { connection in
             try connection.statement(Self.selectColumns + " WHERE patient = ? ORDER BY metric, day")
-                .query([.text(patient)], row: Self.stored)
+                .query([.text(patient)]) { try Self.stored($0, codecs.decompressor) }
         }
     }
 
@@ -131,20 +142,37 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     // MARK: - Upsert
 
     /// The version-guarded upsert of one batch (values and retractions, docs/LIFECYCLE.md); runs inside the
-    /// caller's `BEGIN IMMEDIATE` transaction, which holds the database write lock, so reading the stored version and
-    /// then writing cannot race another writer. Batches without a winning retraction are written set-based
-    /// (``upsertStaged(_:winners:held:on:)``), the others row by row.
+    /// caller's `BEGIN IMMEDIATE` transaction, which holds the database write lock, so reading what a day holds and
+    /// then writing cannot race another writer. Winners go in plan order, each through the connection's prepared
+    /// statements (``SQLiteRowWriter``): a retraction's identity may have its highest value of the batch written
+    /// just before it, which its own read must see.
     private static func upsert(
-        _ batch: [ObservationRecord], retractionMode: RetractionMode, on connection: SQLiteConnection
+        _ batch: [ObservationRecord], retractionMode: RetractionMode, compressor: DocumentCompressor,
+        on connection: SQLiteConnection
     ) throws -> [UpsertOutcome] {
         let plan = UpsertPlan(batch)
-        let held = try HeldVersions(connection)
+        let writer = try SQLiteRowWriter(connection, compressor: compressor)
+        var winnerOutcomes: [Int: UpsertOutcome] = [:]
         var heldValues: [Int: [UInt8]] = [:]
-        let winnerOutcomes =
-            try plan.winners.allSatisfy({ batch[$0].retractionReason == nil })
-            ? upsertStaged(batch, winners: plan.winners, held: held, heldValues: &heldValues, on: connection)
-            : upsertRowByRow(
-                batch, plan: plan, held: held, heldValues: &heldValues, retractionMode: retractionMode, on: connection)
+        for index in plan.winners.flatMap({ [plan.valuesBeneath[$0], $0].compactMap { $0 } }) {
+            let record = batch[index]
+            let held = try writer.held(record)
+            if let held, held.version >= record.version {
+                guard held.version == record.version else {
+                    winnerOutcomes[index] = .stale
+                    continue
+                }
+                // The value that holds this version, for the conflict check (a retraction's holds none).
+                let value = held.stored && held.status != "entered-in-error" ? held.digest : nil
+                heldValues[index] = value
+                winnerOutcomes[index] = UpsertPlan.equalVersion(record, held: value?[...])
+            } else if let reason = record.retractionReason {
+                try writer.retract(record, reason: reason, held: held, mode: retractionMode)
+                winnerOutcomes[index] = .retracted
+            } else {
+                winnerOutcomes[index] = try writer.write(record, over: held)
+            }
+        }
         return plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
     }
 
@@ -162,109 +190,54 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
         }
     }
 
-    /// Batches with a retraction among the winners: row by row in plan order (a retraction's identity may have its
-    /// highest value of the batch written just before it, which its own read must see).
-    private static func upsertRowByRow(
-        _ batch: [ObservationRecord], plan: UpsertPlan, held: HeldVersions, heldValues: inout [Int: [UInt8]],
-        retractionMode: RetractionMode, on connection: SQLiteConnection
-    ) throws -> [Int: UpsertOutcome] {
-        // The statement that decides `meta.versionId` / `meta.lastUpdated` writes them into the stored resource too,
-        // by concatenation (StoredResourceSQL), so the row holds the whole FHIR resource.
-        let insert = try connection.statement(
-            """
-            INSERT INTO observation (patient, metric, day, version, resource_id, resource, version_id, last_updated,
-                status, clinical_value)
-            SELECT ?1, ?2, ?3, ?4, ?5, \(StoredResourceSQL.compose(
-                head: "?6", tail: "?7", versionId: "CAST(?11 AS TEXT)", lastUpdated: "stamp.instant", status: "?8",
-                afterStatus: "?9")), ?11, stamp.instant, ?8, ?10
-            FROM \(Self.lastUpdatedNow)
-            """)
-        let decided = StoredResourceSQL.decidedStatus(
-            storedStatus: "status", storedValue: "clinical_value", incomingStatus: "?8", incomingValue: "?10")
-        // Every SET expression reads the row as it was before this UPDATE.
-        let update = try connection.statement(
-            """
-            UPDATE observation SET version = ?4, resource_id = ?5, status = \(decided), clinical_value = ?10,
-                resource = \(StoredResourceSQL.compose(
-                    head: "?6", tail: "?7", versionId: "CAST(version_id + 1 AS TEXT)", lastUpdated: "stamp.instant",
-                    status: decided, afterStatus: "?9")),
-                version_id = version_id + 1, last_updated = stamp.instant
-            FROM \(Self.lastUpdatedNow)
-            WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
-            """)
-        // A retraction keeps the resource and changes its status (and meta) with JSON functions (rare, not hot), or
-        // deletes the row; the ledger keeps the version either way, and a deleted row's last versionId, from which
-        // a re-stored day continues.
-        let retract = try connection.statement(
-            retractionMode == .delete
-                ? """
-                DELETE FROM observation WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
-                RETURNING version_id
-                """
-                : """
-                UPDATE observation SET version = ?4, \(Self.statusChange("entered-in-error"))
-                FROM \(Self.lastUpdatedNow)
-                WHERE patient = ?1 AND metric = ?2 AND day = ?3 AND version < ?4
-                """)
-        let recordRetraction = try connection.statement(
-            """
-            INSERT INTO retraction (patient, metric, day, version, reason, recorded_at, version_id)
-            SELECT ?1, ?2, ?3, ?4, ?5, stamp.instant, ?6 FROM \(Self.lastUpdatedNow) WHERE true
-            ON CONFLICT (patient, metric, day) DO UPDATE SET version = excluded.version, reason = excluded.reason,
-                recorded_at = excluded.recorded_at, version_id = coalesce(excluded.version_id, retraction.version_id)
-            WHERE retraction.version < excluded.version
-            """)
-        var winnerOutcomes: [Int: UpsertOutcome] = [:]
-        for index in plan.winners.flatMap({ [plan.valuesBeneath[$0], $0].compactMap { $0 } }) {
-            let record = batch[index]
-            let key = Self.key(record), row = Self.row(record)
-            let (stored, retracted) = try held.read(key, version: record.version)
-            if let decided = held.decide(record, index, stored: stored, retracted: retracted, into: &heldValues) {
-                winnerOutcomes[index] = decided
-            } else if let reason = record.retractionReason {
-                let version: [SQLiteValue] = [.integer(record.version)]
-                let deleted = try stored.flatMap { _ in try retract.query(key + version) { $0.integer(0) }.first }
-                try recordRetraction.run(key + version + [.text(reason), deleted.map { .integer($0) } ?? .null])
-                winnerOutcomes[index] = .retracted
-            } else if stored == nil {
-                try insert.run(key + row + [.integer((retracted?.versionId ?? 0) + 1)])
-                winnerOutcomes[index] = .inserted
-            } else {
-                try update.run(key + row)
-                winnerOutcomes[index] = .updated
-            }
-        }
-        return winnerOutcomes
-    }
-
-    /// The `SET` items of a status change (retraction, finalisation): the status column and the resource's
-    /// `status`, `meta.versionId` + 1 and `meta.lastUpdated` (JSON functions, on these rare paths only); needs
-    /// ``lastUpdatedNow`` in `FROM`.
+    /// The `SET` items of a status change (retraction, finalisation): the columns `status`, `version_id` + 1 and
+    /// `last_updated`, which a lean row is read with; a row of the older shape also gets them in its resource text
+    /// (JSON functions, on these rare paths only). Needs ``lastUpdatedNow`` in `FROM`.
     static func statusChange(_ status: String) -> String {
         """
         status = '\(status)', version_id = version_id + 1, last_updated = stamp.instant,
-            resource = json_set(resource, '$.status', '\(status)', '$.meta.versionId', CAST(version_id + 1 AS TEXT),
-                '$.meta.lastUpdated', stamp.instant)
+            resource = CASE WHEN resource = '' THEN '' ELSE json_set(resource, '$.status', '\(status)',
+                '$.meta.versionId', CAST(version_id + 1 AS TEXT), '$.meta.lastUpdated', stamp.instant) END
         """
     }
 
     /// One row `stamp (instant)`: FHIR `meta.lastUpdated` for now, RFC 3339 UTC with milliseconds (SQLite's `'now'` is
     /// the same instant for every use within one statement step).
-    static let lastUpdatedNow = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS instant) AS stamp"
+    static let lastUpdatedNow = "(SELECT \(clock) AS instant) AS stamp"
+
+    /// SQLite's clock as FHIR `meta.lastUpdated`.
+    static let clock = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
     // MARK: - Rows
 
-    /// The resource is read with `meta.versionId`/`meta.lastUpdated` set from the columns, which are authoritative
-    /// (rows written by an older build carry them only there); no row is rewritten.
+    /// A lean row is its document with `meta.versionId`, `meta.lastUpdated` and the status from the columns
+    /// (``StoredDocument``); a row of the older shape (`resource` text set) is its text with the meta set from the
+    /// columns, which are authoritative (rows written by an older build carry them only there). No row is rewritten.
     static let selectColumns =
-        "SELECT patient, metric, day, version, resource_id, "
-        + "json_set(resource, '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated), "
-        + "version_id, last_updated FROM observation"
+        "SELECT patient, metric, day, version, resource_id, CASE WHEN resource <> '' THEN \(oldShapeResource) END, "
+        + "document, version_id, last_updated, status FROM observation"
 
-    static func stored(_ row: SQLiteStatement) -> StoredObservation {
-        StoredObservation(
+    /// A row of the older shape's resource as reads return it.
+    static let oldShapeResource =
+        "json_set(resource, '$.meta.versionId', CAST(version_id AS TEXT), '$.meta.lastUpdated', last_updated)"
+
+    static func stored(_ row: SQLiteStatement, _ decompressor: DocumentDecompressor) throws -> StoredObservation {
+        let (versionId, lastUpdated) = (row.integer(7), row.text(8))
+        let resource: String
+        if let text = row.bytes(5) {
+            resource = String(decoding: text, as: UTF8.self)
+        } else {
+            guard let document = row.blob(6) else {
+                throw StoreError(.query, "a stored row holds neither a resource nor a document")
+            }
+            let (content, parts) = try StoreError.mapping { try decompressor.parts(of: document) }
+            resource = StoredDocument.resource(
+                content, parts: parts, versionId: versionId, lastUpdated: lastUpdated,
+                status: row.bytes(9).map { String(decoding: $0, as: UTF8.self) })
+        }
+        return StoredObservation(
             identity: ObservationIdentity(patient: row.text(0), metric: row.text(1), day: row.text(2)),
-            version: row.integer(3), resourceID: row.text(4), resource: row.text(5), versionId: row.integer(6),
-            lastUpdated: row.text(7))
+            version: row.integer(3), resourceID: row.text(4), resource: resource, versionId: versionId,
+            lastUpdated: lastUpdated)
     }
 }

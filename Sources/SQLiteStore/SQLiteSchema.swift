@@ -104,6 +104,25 @@ enum SQLiteSchema {
             erased_at TEXT NOT NULL
         );
         """,
+        // 8: the lean row (docs/STORAGE.md), as PostgreSQL's: the facts in typed columns, the resource as the document
+        //    the worker compressed (`document`, read with the columns' meta and status), the clinical value as its
+        //    16-byte digest, one key. Metadata only: rows of the older shape stay and read back whole until
+        //    `storectl migrate` rewrites them. SQLite cannot drop `resource`'s NOT NULL without copying the table, so
+        //    a lean row holds '' there (one header byte). Periods are seconds since the epoch. The `resource_id`
+        //    index goes: no statement reads by resource id.
+        """
+        ALTER TABLE observation ADD COLUMN document BLOB;
+        ALTER TABLE observation ADD COLUMN clinical_digest BLOB;
+        ALTER TABLE observation ADD COLUMN value REAL;
+        ALTER TABLE observation ADD COLUMN unit TEXT;
+        ALTER TABLE observation ADD COLUMN min REAL;
+        ALTER TABLE observation ADD COLUMN max REAL;
+        ALTER TABLE observation ADD COLUMN systolic REAL;
+        ALTER TABLE observation ADD COLUMN diastolic REAL;
+        ALTER TABLE observation ADD COLUMN period_start INTEGER;
+        ALTER TABLE observation ADD COLUMN period_end INTEGER;
+        DROP INDEX observation_resource_id;
+        """,
     ]
 }
 

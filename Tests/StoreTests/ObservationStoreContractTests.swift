@@ -11,10 +11,10 @@ import Testing
 /// audit trigger or raw SQL) a FHIR server.
 @Suite(.timeLimit(.minutes(2)))
 struct ObservationStoreContractTests {
-    /// The row holds what the store decided in the statement that decided it. SQLite: the whole resource with
-    /// `meta.versionId`/`meta.lastUpdated`. PostgreSQL (schema 4): the facts in columns and the document as
-    /// compressed bytes without meta or status, which decompress (here, independently of the read path) to the
-    /// mapper's output once the columns are spliced in, byte for byte.
+    /// The row holds what the store decided in the statement that decided it: the facts in columns and the document
+    /// as compressed bytes without meta or status (PostgreSQL since schema 4, SQLite since migration 8), which
+    /// decompress (here, independently of the read path) to the mapper's output once the columns are spliced in,
+    /// byte for byte.
     @Test(arguments: StoreKind.databases)
     func storedResourceIsWrittenWhole(kind: StoreKind) async throws {
         try await TestStores.withFreshStore(kind) { store, location in
@@ -24,26 +24,24 @@ struct ObservationStoreContractTests {
             _ = try await store.upsert([first])
             _ = try await store.upsert([second])
             let stored = try #require(try await store.observation(for: second.identity))
-            guard kind == .postgres else {
-                let meta =
-                    "json_extract(resource, '$.meta.versionId') || ' ' || json_extract(resource, '$.meta.lastUpdated')"
-                #expect(
-                    try await TestStores.rawText(location, "SELECT \(meta) FROM observation")
-                        == "2 \(stored.lastUpdated)")
-                return
-            }
             // A final day replaced by another value is `amended` (docs/LIFECYCLE.md), in the column only.
-            let row = try #require(
-                try await TestStores.rawText(
-                    location,
-                    """
-                    SELECT encode(document, 'hex') || ' ' || version_id || ' '
-                        || \(PostgresUpsert.lastUpdatedText("last_updated")) || ' ' || status || ' '
-                        || (resource IS NULL) || ' ' || value || ' ' || unit || ' ' || min || ' ' || max || ' '
-                        || (systolic IS NULL AND diastolic IS NULL) || ' ' || extract(epoch FROM period_start)::bigint
-                        || ' ' || extract(epoch FROM period_end - period_start)::bigint FROM observation
-                    """)
-            ).split(separator: " ").map(String.init)
+            let sql =
+                kind == .postgres
+                ? """
+                SELECT encode(document, 'hex') || ' ' || version_id || ' '
+                    || \(PostgresUpsert.lastUpdatedText("last_updated")) || ' ' || status || ' '
+                    || (resource IS NULL) || ' ' || value || ' ' || unit || ' ' || min || ' ' || max || ' '
+                    || (systolic IS NULL AND diastolic IS NULL) || ' ' || extract(epoch FROM period_start)::bigint
+                    || ' ' || extract(epoch FROM period_end - period_start)::bigint FROM observation
+                """
+                : """
+                SELECT lower(hex(document)) || ' ' || version_id || ' ' || last_updated || ' ' || status || ' '
+                    || iif(resource = '' AND clinical_value IS NULL AND length(clinical_digest) = 16, 'true', 'false')
+                    || ' ' || printf('%g', value) || ' ' || unit || ' ' || printf('%g', min) || ' '
+                    || printf('%g', max) || ' ' || iif(systolic IS NULL AND diastolic IS NULL, 'true', 'false')
+                    || ' ' || period_start || ' ' || (period_end - period_start) FROM observation
+                """
+            let row = try #require(try await TestStores.rawText(location, sql)).split(separator: " ").map(String.init)
             let dayStart = "1790805600"  // 2026-10-01T00:00:00+02:00 (Europe/Bratislava)
             #expect(
                 row[1...]
