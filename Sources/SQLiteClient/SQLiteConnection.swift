@@ -10,14 +10,22 @@ package final class SQLiteConnection {
 
     /// Opens (creating if missing) the database at `path` and configures the connection.
     ///
-    /// `synchronous=FULL`: in WAL mode `NORMAL` may lose the last commits on power loss, yet the worker commits
-    /// Kafka offsets as soon as an upsert returns, so a lost commit would be a lost value. `FULL` syncs the WAL on
-    /// every commit (once per batch), which is what "durable when upsert returns" requires.
+    /// `journal_mode = WAL`: readers (export, reads by identity) never block the writer nor it them, and a commit
+    /// appends its pages to the WAL instead of rewriting the database file.
     ///
-    /// `wal_autocheckpoint` of ``walCheckpointPages`` instead of 1000: a 1000-row batch of ~1.6 KB resources dirties
-    /// ~2500 pages (two random-keyed indexes), so the default copied every batch back into the database file (and
-    /// synced it) at its commit; a longer WAL copies a page dirtied by several batches once. The WAL file then
-    /// stays up to ~32 MB (plus one batch).
+    /// `synchronous = FULL`, chosen deliberately. In WAL mode `FULL` syncs the WAL at every commit (once per batch
+    /// here), so a transaction that returned is on disk: it survives a crash of the process and a power loss.
+    /// `NORMAL` syncs only at checkpoints: a commit survives a crash of the process but a power loss (or kernel
+    /// panic) may roll back the last commits. The worker stores its Kafka offsets as soon as an upsert returns and
+    /// librdkafka commits them to the broker within a second, so with `NORMAL` a power loss could lose batches whose
+    /// offsets the group has already committed: values never stored and never read again. `NORMAL` would lose
+    /// nothing only if the offsets were written in the same SQLite transaction and the consumer resumed from them;
+    /// the worker keeps its offsets in Kafka, so `FULL` it is (one fsync per batch of up to 1000 records).
+    ///
+    /// `wal_autocheckpoint` of ``walCheckpointPages`` instead of 1000: with the default a batch's pages were copied
+    /// back into the database file (and synced) at almost every commit; a longer WAL copies a page dirtied by several
+    /// batches once. The WAL file then stays up to ~32 MB (plus one batch); `journal_size_limit` truncates it back
+    /// to that after a larger burst.
     /// - Throws: ``SQLiteError`` (`unavailable` when the database cannot be opened).
     package init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var db: OpaquePointer?
@@ -36,6 +44,7 @@ package final class SQLiteConnection {
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
+        try execute("PRAGMA journal_size_limit = \(Self.walCheckpointPages * 4096)")
     }
 
     /// WAL pages after which a commit copies the WAL back into the database file (SQLite's default is 1000).
