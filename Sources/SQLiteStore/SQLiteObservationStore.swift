@@ -72,7 +72,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
 
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
-            finalize: self, export: self, schema: self, migrate: self, audit: self, erasure: self)
+            versionReader: self, finalize: self, export: self, schema: self, migrate: self, audit: self,
+            erasure: self)
     }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {

@@ -37,8 +37,10 @@ struct SQLiteRowWriter {
     }
 
     /// The version `record`'s day holds, if any: its row's, else the ledger's.
-    func held(_ record: ObservationRecord) throws -> Held? {
-        let key = Self.key(record)
+    func held(_ record: ObservationRecord) throws -> Held? { try Self.held(Self.key(record), on: connection) }
+
+    /// The version the day of `key` (`patient, metric, day`) holds, if any: its row's, else the ledger's.
+    static func held(_ key: [SQLiteValue], on connection: SQLiteConnection) throws -> Held? {
         let row = try connection.statement(
             """
             SELECT version, version_id, status, clinical_value, clinical_digest FROM observation
@@ -134,9 +136,10 @@ struct SQLiteRowWriter {
     }
 
     /// `patient, metric, day` of `record` (parameters 1–3 of the row statements).
-    static func key(_ record: ObservationRecord) -> [SQLiteValue] {
-        let identity = record.identity
-        return [.text(identity.patient), .text(identity.metric), .text(identity.day)]
+    static func key(_ record: ObservationRecord) -> [SQLiteValue] { key(record.identity) }
+
+    static func key(_ identity: ObservationIdentity) -> [SQLiteValue] {
+        [.text(identity.patient), .text(identity.metric), .text(identity.day)]
     }
 
     private static func real(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }

@@ -1,19 +1,6 @@
-/// The SQL both stores use to write a record's resource whole: the mapped parts with the `meta.versionId`,
-/// `meta.lastUpdated` and status the upsert decided between them (see ``ObservationRecord``).
-///
-/// Concatenation, not a JSON function: PostgreSQL's `jsonb_set` rebuilds the whole document, SQLite's `json_set`
-/// parses it again.
+/// The lifecycle's status decision as SQL (docs/LIFECYCLE.md), for PostgreSQL's set-based upsert; SQLite, which
+/// decides under its write lock, applies the same rules in Swift (`SQLiteRowWriter.decidedStatus`).
 package enum StoredResourceSQL {
-    /// A text expression for the whole resource. Each argument is an SQL expression: `head`, `tail` and
-    /// `afterStatus` evaluate to the record's parts, `versionId` to the decided version as text, `lastUpdated` to the
-    /// RFC 3339 instant, `status` to the decided status (NULL when the record has no status slot).
-    package static func compose(
-        head: String, tail: String, versionId: String, lastUpdated: String, status: String, afterStatus: String
-    ) -> String {
-        #"(\#(head) || '"versionId":"' || \#(versionId) || '","lastUpdated":"' || \#(lastUpdated) || '",' || \#(tail)"#
-            + #" || coalesce('"' || \#(status) || '"', '') || \#(afterStatus))"#
-    }
-
     /// The status a version-guarded write stores (docs/LIFECYCLE.md), as an SQL expression over the stored row's
     /// `status` and `clinical_value` (NULL for a new row) and the incoming record's; NULL without a status slot.
     ///

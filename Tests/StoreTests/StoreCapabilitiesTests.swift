@@ -20,7 +20,7 @@ import Testing
     }
 
     static let expected: [StoreKind: Set<String>] = [
-        .sqlite: ["finalize", "export", "schema", "migrate", "audit"],
+        .sqlite: ["versionReader", "finalize", "export", "schema", "migrate", "audit"],
         .postgres: ["versionReader", "finalize", "retention", "export", "schema", "migrate", "audit"],
         .postgresLanes: ["versionReader"],
         .fhir: ["server"],

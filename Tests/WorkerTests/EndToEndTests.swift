@@ -61,7 +61,8 @@ struct EndToEndTests {
             "/usr/bin/sqlite3",
             [
                 "\(harness.directory.path)/observations.sqlite",
-                "SELECT patient, metric, day, version, version_id, last_updated, resource FROM observation ORDER BY 1, 2, 3",
+                "SELECT patient, metric, day, version, version_id, last_updated, status, resource, hex(document) "
+                    + "FROM observation ORDER BY 1, 2, 3",
             ])
         #expect(before.status == 0, "\(before.stderr)")
 
@@ -79,7 +80,8 @@ struct EndToEndTests {
             "/usr/bin/sqlite3",
             [
                 "\(harness.directory.path)/observations.sqlite",
-                "SELECT patient, metric, day, version, version_id, last_updated, resource FROM observation ORDER BY 1, 2, 3",
+                "SELECT patient, metric, day, version, version_id, last_updated, status, resource, hex(document) "
+                    + "FROM observation ORDER BY 1, 2, 3",
             ])
         #expect(after.stdout == before.stdout, "the replay rewrote rows")
         let dump = try await harness.storeDump(store)

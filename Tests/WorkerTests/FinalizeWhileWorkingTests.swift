@@ -142,9 +142,7 @@ struct FinalizeWhileWorkingTests {
 
     /// Every stored day, read through the store (each row in one statement): the columns' version and versionId, and
     /// the resource as read back whole, with its own meta.versionId, status and value.
-    /// (SQLite, whose rows keep the whole resource: the columns and the resource of each row in one query.)
     private static func snapshot(_ kind: SQLStoreKind, _ store: String) async throws -> [String: StoredDay] {
-        if kind == .sqlite { return try await wholeRowSnapshot(kind, store) }
         var rows: [String: StoredDay] = [:]
         for (key, row) in try await kind.storedObservations(store) {
             guard let resource = try JSONSerialization.jsonObject(with: Data(row.resource.utf8)) as? [String: Any],
@@ -155,25 +153,6 @@ struct FinalizeWhileWorkingTests {
                 version: row.version, versionId: row.versionId, status: status,
                 resourceVersionId: (resource["meta"] as? [String: Any])?["versionId"] as? String,
                 resourceStatus: status, value: value?.doubleValue)
-        }
-        return rows
-    }
-
-    private static func wholeRowSnapshot(_ kind: SQLStoreKind, _ store: String) async throws -> [String: StoredDay] {
-        let text = try await kind.query(
-            store,
-            "SELECT patient || '/' || metric || '/' || day, version, version_id, status, resource FROM observation")
-        var rows: [String: StoredDay] = [:]
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, let version = Int64(fields[1]), let versionId = Int64(fields[2]),
-                let resource = try JSONSerialization.jsonObject(with: Data(fields[4].utf8)) as? [String: Any]
-            else { throw TestSetupError("unreadable row: \(line.prefix(300))") }
-            let value = (resource["valueQuantity"] as? [String: Any])?["value"] as? NSNumber
-            rows[String(fields[0])] = StoredDay(
-                version: version, versionId: versionId, status: String(fields[3]),
-                resourceVersionId: (resource["meta"] as? [String: Any])?["versionId"] as? String,
-                resourceStatus: resource["status"] as? String, value: value?.doubleValue)
         }
         return rows
     }
