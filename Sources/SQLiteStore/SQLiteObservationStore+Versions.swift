@@ -12,12 +12,11 @@ extension SQLiteObservationStore: ObservationVersionReader {
     ) async throws -> [ObservationIdentity: HeldVersion] {
         guard !identities.isEmpty else { return [:] }
         return try await withConnection { connection in
+            let reader = try SQLiteHeldReader(connection)
             var versions: [ObservationIdentity: HeldVersion] = [:]
             versions.reserveCapacity(identities.count)
             for identity in identities {
-                guard let held = try SQLiteRowWriter.held(SQLiteRowWriter.key(identity), on: connection) else {
-                    continue
-                }
+                guard let held = try reader.held(SQLiteRowWriter.key(identity)) else { continue }
                 // A value holds the version only in a row not marked entered-in-error (the ledger holds none).
                 let value = held.stored && held.status != "entered-in-error" ? held.digest : nil
                 versions[identity] = HeldVersion(version: held.version, clinicalDigest: value)

@@ -10,7 +10,8 @@ import StoreCore
 /// It runs inside the batch's `BEGIN IMMEDIATE` transaction, which holds the database's write lock: what it reads of
 /// a day cannot change before it writes, so it decides `meta.versionId` and the status here (the same rules as
 /// ``StoredResourceSQL/decidedStatus(storedStatus:storedValue:incomingStatus:incomingValue:)``) and binds them. Its
-/// statements are the connection's cached prepared ones: prepared once, reused by every batch.
+/// statements are the connection's cached prepared ones — prepared once, reused by every batch — looked up once per
+/// batch, not per row (the cache is keyed by the SQL text).
 struct SQLiteRowWriter {
     /// What a day holds: its row's version and what the next write decides against, or the retraction ledger's
     /// entry of a day not stored.
@@ -26,6 +27,9 @@ struct SQLiteRowWriter {
 
     private let connection: SQLiteConnection
     private let compressor: DocumentCompressor
+    private let reader: SQLiteHeldReader
+    private let insert: SQLiteStatement
+    private let update: SQLiteStatement
     /// `meta.lastUpdated` of every row this batch writes: SQLite's clock, read under the write lock (the export's
     /// mark relies on that: SQLiteObservationStore+Export).
     let stamp: String
@@ -33,30 +37,14 @@ struct SQLiteRowWriter {
     init(_ connection: SQLiteConnection, compressor: DocumentCompressor) throws {
         self.connection = connection
         self.compressor = compressor
+        reader = try SQLiteHeldReader(connection)
+        insert = try connection.statement(Self.insertSQL)
+        update = try connection.statement(Self.updateSQL)
         stamp = try connection.statement("SELECT \(SQLiteObservationStore.clock)").query { $0.text(0) }[0]
     }
 
     /// The version `record`'s day holds, if any: its row's, else the ledger's.
-    func held(_ record: ObservationRecord) throws -> Held? { try Self.held(Self.key(record), on: connection) }
-
-    /// The version the day of `key` (`patient, metric, day`) holds, if any: its row's, else the ledger's.
-    static func held(_ key: [SQLiteValue], on connection: SQLiteConnection) throws -> Held? {
-        let row = try connection.statement(
-            """
-            SELECT version, version_id, status, clinical_value, clinical_digest FROM observation
-            WHERE patient = ?1 AND metric = ?2 AND day = ?3
-            """
-        ).query(key) { row in
-            Held(
-                version: row.integer(0), versionId: row.integer(1), status: row.bytes(2).map(Self.string),
-                digest: row.bytes(3).map { ClinicalDigest.of($0) } ?? row.blob(4), stored: true)
-        }.first
-        if let row { return row }
-        return try connection.statement(
-            "SELECT version, coalesce(version_id, 0) FROM retraction WHERE patient = ?1 AND metric = ?2 AND day = ?3"
-        ).query(key) { Held(version: $0.integer(0), versionId: $0.integer(1), status: nil, digest: nil, stored: false) }
-            .first
-    }
+    func held(_ record: ObservationRecord) throws -> Held? { try reader.held(Self.key(record)) }
 
     /// Writes value `record` over `held` (a newer version than it holds): a new row, or the stored one replaced.
     /// - Returns: `inserted` or `updated`.
@@ -74,7 +62,7 @@ struct SQLiteRowWriter {
                 Self.real(facts?.max), Self.real(facts?.systolic), Self.real(facts?.diastolic),
                 facts.map { .integer($0.periodStart) } ?? .null, facts.map { .integer($0.periodEnd) } ?? .null,
             ]
-        try connection.statement(replacing ? Self.updateSQL : Self.insertSQL).run(parameters)
+        try (replacing ? update : insert).run(parameters)
         return replacing ? .updated : .inserted
     }
 
@@ -143,6 +131,4 @@ struct SQLiteRowWriter {
     }
 
     private static func real(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
-
-    private static func string(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 }
