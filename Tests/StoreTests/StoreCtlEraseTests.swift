@@ -78,6 +78,51 @@ struct StoreCtlEraseTests {
         }
     }
 
+    @Test("an incremental export after an erase lists the erased Observations as Bulk Data deletions", arguments: StoreKind.databases)
+    func exportListsDeletions(kind: StoreKind) async throws {
+        let directory = try TestEnvironment.temporaryDirectory("dvp-storectl-erase-export")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = try Self.keyFile(in: directory)
+        let person = ErasureTests.erased, keeper = ErasureTests.others[0]
+        try await TestStores.withFreshStore(kind) { store, location in
+            try await Self.seed(store, [person, keeper])
+            let ids = Set(try await store.observations(patient: person).map(\.resourceID))
+            let full = directory.appendingPathComponent("full").path
+            let first = try await Self.storectl(["export", "--store", Self.text(location), "--out", full])
+            #expect(first.status == 0, "\(first.stderr)")
+            let erase = try await Self.storectl(
+                ["erase", "--store", Self.text(location), "--id-key-file", key, "--patient", person, "--reference", "r"])
+            #expect(erase.status == 0, "\(erase.stderr)")
+            _ = try await store.upsert([try ErasureTests.record(keeper, "2026-10-09", version: 1)])
+            let next = directory.appendingPathComponent("next").path
+            let second = try await Self.storectl(
+                ["export", "--store", Self.text(location), "--out", next, "--since", full])
+            #expect(second.status == 0, "\(second.stderr)")
+            let manifest = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: next + "/manifest.json"))) as? [String: Any]
+            let deleted = try #require(manifest?["deleted"] as? [[String: Any]])
+            #expect(deleted.map { $0["type"] as? String } == ["Bundle"])
+            let file = try #require(deleted.first?["url"] as? String)
+            let text = try String(contentsOfFile: next + "/" + URL(fileURLWithPath: file).lastPathComponent, encoding: .utf8)
+            var urls: Set<String> = []
+            for line in text.split(separator: "\n") {
+                let bundle = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(bundle?["type"] as? String == "transaction")
+                for entry in bundle?["entry"] as? [[String: Any]] ?? [] {
+                    let request = entry["request"] as? [String: String]
+                    #expect(request?["method"] == "DELETE")
+                    urls.insert(request?["url"] ?? "")
+                }
+            }
+            #expect(urls == Set(ids.map { "Observation/" + $0 }))
+            let output = (manifest?["output"] as? [[String: Any]]) ?? []
+            #expect(output.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == 1, "only the keeper's new day")
+            for name in try FileManager.default.contentsOfDirectory(atPath: next) {
+                #expect(!(try String(contentsOfFile: next + "/" + name, encoding: .utf8)).contains(person))
+            }
+        }
+    }
+
     @Test("what it refuses exits 2 and says why without echoing the value")
     func refusals() async throws {
         let directory = try TestEnvironment.temporaryDirectory("dvp-storectl-erase-usage")
