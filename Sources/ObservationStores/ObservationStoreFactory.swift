@@ -15,12 +15,15 @@ import StoreCore
 ///     retractions in either mode).
 ///   - connections: PostgreSQL connections writing each batch's lanes at once (``LanedPostgresStore``; 1: one
 ///     ``PostgresObservationStore``). The other stores have one writer: more than 1 is a `usage` error.
+///   - erasureKey: the key events' persons are hashed with for the erasure ledger (the worker's id key or erasure
+///     key); nil: the store refuses to write while its ledger has entries. (FHIR store: replaces `fhir.erasureKey`
+///     when given.)
 /// - Throws: ``StoreError`` (`connection`, `timeout`, `schema`, `busy`, …) when the database cannot be opened or
 ///   migrated.
 public func makeObservationStore(
     _ location: StoreLocation, postgres: PostgresClientOptions = PostgresClientOptions(),
     fhir: FHIRStoreConfiguration = FHIRStoreConfiguration(baseURL: ""),
-    retractions: RetractionMode = .enteredInError, connections: Int = 1
+    retractions: RetractionMode = .enteredInError, connections: Int = 1, erasureKey: ErasureKey? = nil
 ) async throws -> any ObservationStore {
     if connections > 1 {
         guard case .postgres = location else {
@@ -40,6 +43,7 @@ public func makeObservationStore(
     case .fhir(let baseURL):
         var configuration = fhir
         configuration.baseURL = baseURL
+        if let erasureKey { configuration.erasureKey = erasureKey }
         return try await FHIRObservationStore(configuration: configuration)
     }
 }
