@@ -17,7 +17,8 @@ import StoreCore
 ///   `identifier` ``pseudonymSystem``|the pseudonym's 64 hex digits; extensions (``extensionBase`` + name) for the
 ///   operator's `reference`, the `requested` and `completed` instants, the `deleted-observations` count, the
 ///   `history-kept` count (deleted Observations whose versions the server still keeps) and the `key-fingerprint`.
-///   Entries are ordered by their `requested` instant, then id; an entry's sequence is its place in that order.
+///   Entries are ordered by their `requested` instant (the writer's clock), then id; an entry's sequence is its
+///   place in that order.
 /// - One state resource, ``stateID`` (tag ``system``|`ledger-state`), rewritten after every change of the entries,
 ///   with a fresh nonce so that no server skips the write as a no-op: its `meta.versionId` is the ledger's
 ///   generation. It is created before the first entry, so a server without it has an empty ledger.
@@ -64,8 +65,11 @@ struct FHIRErasureLedger {
         var extensions: [[String: Any]] = [
             ["url": extensionBase + "reference", "valueString": ledger.reference],
             ["url": extensionBase + "requested", "valueDateTime": ledger.requestedAt],
-            ["url": extensionBase + "deleted-observations", "valueInteger": Int(clamping: ledger.deleted.observations)],
-            ["url": extensionBase + "history-kept", "valueInteger": Int(clamping: entry.historyKept)],
+            [
+                "url": extensionBase + "deleted-observations",
+                "valueInteger": Int(Int32(clamping: ledger.deleted.observations)),
+            ],
+            ["url": extensionBase + "history-kept", "valueInteger": Int(Int32(clamping: entry.historyKept))],
         ]
         if let completed = ledger.completedAt {
             extensions.append(["url": extensionBase + "completed", "valueDateTime": completed])

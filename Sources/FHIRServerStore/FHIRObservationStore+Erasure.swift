@@ -19,10 +19,12 @@ import StoreCore
 /// the state changed may still land after the first delete, so ``erase(_:)`` searches again once
 /// ``FHIRStoreConfiguration/effectiveErasureSettle`` (at least the HTTP request timeout, by which such a Bundle was
 /// answered or abandoned) has passed since the state was written, and deletes what it finds, up to
-/// ``settleRounds`` times; what is still found then is reported as remaining (a rerun deletes it). Not covered: a
-/// server that applies a request later than its client's timeout, and a create race's restore (a rare second
-/// `PUT` after a conflict, FHIRObservationStore+CreateRace.swift) that starts before the entry and ends after the
-/// settle window.
+/// ``settleRounds`` times; what is still found then is reported as remaining (a rerun deletes it). A create race's
+/// restore (FHIRObservationStore+CreateRace.swift) reads the state again first. Not covered: a server that applies
+/// a request later than its client's timeout.
+///
+/// The server's access rules must let the workers read `Basic` (the ledger) and `storectl erase` write `Basic` and
+/// delete Observations (and run the history purge); a worker refused the ledger read fails as `unauthorized`.
 extension FHIRObservationStore: ObservationErasing {
     /// Searches for what a batch in flight at the erasure wrote, after the settle window.
     static let settleRounds = 3
@@ -88,8 +90,10 @@ extension FHIRObservationStore: ObservationErasing {
         let stateWritten = ContinuousClock.now
         guard request.mode == .erase else {
             return ErasureReport(
-                subjects: patients.map { ErasureReport.Subject(
-                    pseudonym: $0.pseudonym, recorded: written[$0.pseudonym] != nil, deleted: ErasureCounts()) })
+                subjects: patients.map {
+                    ErasureReport.Subject(
+                        pseudonym: $0.pseudonym, recorded: written[$0.pseudonym] != nil, deleted: ErasureCounts())
+                })
         }
 
         // Delete, wait out the batches in flight, search again; then complete each person's erase entry.

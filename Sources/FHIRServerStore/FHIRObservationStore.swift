@@ -16,6 +16,10 @@ import Synchronization
 /// replace guarded by `If-Match` on the server's version id, the event version carried on a `meta.tag`
 /// (``FHIRStoreConfiguration/versionTagSystem``) and compared exactly as the SQL stores compare their column.
 ///
+/// Erasure and consent withdrawal (`ObservationErasing`, FHIRObservationStore+Erasure.swift) keep their ledger on
+/// the server as `Basic` resources; every read Bundle also reads its state, and a refused person's records are
+/// `erased`, never sent.
+///
 /// The server owns `meta.versionId` and `meta.lastUpdated`. Outcome counters live in this process since the store
 /// was opened (the server has no place for them). Reads by patient and ``allVersions()`` page through every
 /// Observation carrying the version tag: tools and tests only, not the hot path.

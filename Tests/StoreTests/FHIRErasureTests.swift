@@ -64,8 +64,11 @@ struct FHIRErasureTests {
         #expect(subject.pseudonym == Self.key.pseudonym(of: Self.erased))
         // sekmet keeps every version of a deleted resource and cannot purge them: said, so storectl exits 1.
         #expect(!report.isComplete)
-        #expect(subject.remaining == ["the FHIR server keeps the history of 3 deleted Observations of this person "
-            + "(it has no history purge: delete them on the server, e.g. from its database)"])
+        #expect(
+            subject.remaining == [
+                "the FHIR server keeps the history of 3 deleted Observations of this person "
+                    + "(it has no history purge: delete them on the server, e.g. from its database)"
+            ])
 
         #expect(try await store.observations(patient: Self.erased).isEmpty)
         for record in mine {
@@ -78,7 +81,10 @@ struct FHIRErasureTests {
         // Later, replayed and new events of the person: `erased`, nothing written, through either store.
         let later = try Self.records(Self.erased, days: 1...5, version: 9)
         #expect(try await worker.upsert(later) == Array(repeating: .erased, count: 5))
-        #expect(try await store.upsert(mine + Self.records(Self.other, days: 5...5)) == [.erased, .erased, .erased, .inserted])
+        #expect(
+            try await store.upsert(mine + Self.records(Self.other, days: 5...5)) == [
+                .erased, .erased, .erased, .inserted,
+            ])
         #expect(try await store.observations(patient: Self.erased).isEmpty)
         #expect(try await worker.outcomeCounts().contains { $0.outcome == .erased && $0.count == 5 })
 
@@ -131,7 +137,8 @@ struct FHIRErasureTests {
         _ = try await store.upsert(try Self.records(Self.erased) + Self.records(Self.other))
         let before = try await store.allVersions()
         let report = try await store.erase(Self.request(.erase, [Self.erased, Self.other], dryRun: true))
-        #expect(report.subjects.map(\.deleted.observations) == [3, 3] && report.subjects.map(\.recorded) == [false, false])
+        #expect(
+            report.subjects.map(\.deleted.observations) == [3, 3] && report.subjects.map(\.recorded) == [false, false])
         #expect(try await store.erasureLedger().isEmpty)
         #expect(try await store.ledgerGeneration() == 0)
         #expect(try await store.allVersions() == before)
@@ -178,5 +185,41 @@ struct FHIRErasureTests {
         let usage = await #expect(throws: StoreError.self) { try await store.erase(byPseudonym) }
         #expect(usage?.code == .usage)
         for opened in [store, keyless, other] { await opened.close() }
+    }
+
+    /// A worker keeps writing the person while the erasure runs: what its batches in flight wrote before they saw
+    /// the entry is deleted by the search after the settle window; afterwards nothing of the person remains and
+    /// every later write is `erased`.
+    @Test func batchesInFlightDuringTheErasureLeaveNothingBehind() async throws {
+        let server = try await TestFHIRServer(validation: .strict)
+        let store = try await Self.open(server)
+        let worker = try await Self.open(server)
+        _ = try await store.upsert(try Self.records(Self.erased, days: 1...9, version: 1))
+        let writing = Task {
+            var outcomes: [UpsertResult] = []
+            for version in Int64(2)...Int64(40) {
+                let results = try await worker.upsert(try Self.records(Self.erased, days: 1...9, version: version))
+                outcomes += results
+                if outcomes.suffix(9) == Array(repeating: .erased, count: 9) { break }
+            }
+            return outcomes
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let report = try await store.erase(Self.request(.erase))
+        let outcomes = try await writing.value
+        #expect(outcomes.contains(.updated), "the worker wrote the person before the erasure")
+        #expect(outcomes.suffix(9) == Array(repeating: .erased, count: 9))
+        #expect(try await store.observations(patient: Self.erased).isEmpty)
+        #expect(report.subjects.first?.remaining.count == 1)  // only the history sekmet keeps
+        let later = try await worker.upsert(try Self.records(Self.erased, days: 1...9, version: 99))
+        #expect(later == Array(repeating: .erased, count: 9))
+        await store.close()
+        await worker.close()
+    }
+
+    @Test func theHistoryPurgeFollowsTheServerKind() {
+        #expect(FHIRHistoryPurge.detected(software: "HAPI FHIR Server 7.4.0") == .expunge)
+        #expect(FHIRHistoryPurge.detected(software: "Microsoft FHIR Server 4.0") == .hardDelete)
+        #expect(FHIRHistoryPurge.detected(software: "Sekmet 0.1.0") == FHIRHistoryPurge.none)
     }
 }
