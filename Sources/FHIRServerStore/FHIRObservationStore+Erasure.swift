@@ -29,9 +29,11 @@ extension FHIRObservationStore: ObservationErasing {
     /// Searches for what a batch in flight at the erasure wrote, after the settle window.
     static let settleRounds = 3
 
-    /// - Throws: ``StoreError``: `usage` for a key other than the ledger's or the store's, a `lift` of an erased
-    ///   person, or a `.pseudonym` subject (a FHIR server cannot be searched by a keyed hash of the subject);
-    ///   `connection`, `timeout`, `unauthorized`, `busy` or `query` when the server fails (a rerun continues).
+    /// A `.pseudonym` subject (`--reapply-ledger`) is found by one search through every Observation this store
+    /// wrote, hashing each patient (``persons(_:key:)``); one with no Observation then gets its entry only.
+    /// - Throws: ``StoreError``: `usage` for a key other than the ledger's or the store's, or a `lift` of an erased
+    ///   person; `connection`, `timeout`, `unauthorized`, `busy` or `query` when the server fails (a rerun
+    ///   continues where this one stopped).
     public func erase(_ request: ErasureRequest) async throws -> ErasureReport {
         try checkOpen()
         let state = try await ledgerState()
@@ -44,17 +46,7 @@ extension FHIRObservationStore: ObservationErasing {
                 "the erasure key (fingerprint \(key.fingerprint)) is not the one this store's workers hash persons "
                     + "with (\(own.fingerprint))")
         }
-        var patients: [(patient: String, pseudonym: PatientPseudonym)] = []
-        for subject in request.subjects {
-            guard case .patient(let patient) = subject else {
-                throw StoreError(
-                    .usage,
-                    "a FHIR server store cannot erase by pseudonym (--reapply-ledger): its Observations are found by "
-                        + "subject; erase the persons again by patient id")
-            }
-            let pseudonym = key.pseudonym(of: patient)
-            if !patients.contains(where: { $0.pseudonym == pseudonym }) { patients.append((patient, pseudonym)) }
-        }
+        let patients = try await persons(request.subjects, key: key)
         let erased = Set(entries.filter { $0.entry.mode == .erase }.map(\.entry.pseudonym))
         let refused = FHIRErasureLedger.refused(entries)
         if request.mode == .lift, let person = patients.first(where: { erased.contains($0.pseudonym) }) {
@@ -210,7 +202,7 @@ extension FHIRObservationStore: ObservationErasing {
     }
 
     /// What an erasure would delete: the Observations each person has now.
-    private func dryRun(_ mode: ErasureMode, _ patients: [(patient: String, pseudonym: PatientPseudonym)])
+    private func dryRun(_ mode: ErasureMode, _ patients: [(patient: String?, pseudonym: PatientPseudonym)])
         async throws -> ErasureReport
     {
         var subjects: [ErasureReport.Subject] = []

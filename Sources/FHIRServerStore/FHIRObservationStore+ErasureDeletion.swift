@@ -1,3 +1,4 @@
+import DailyValueContract
 import Essentials
 import HTTPClient
 import StoreCore
@@ -40,9 +41,47 @@ extension FHIRObservationStore {
         configuration.historyPurge ?? FHIRHistoryPurge.detected(software: serverCapabilities.software)
     }
 
+    /// The persons `subjects` name, each once, with their patient ids: a `.pseudonym` subject (`--reapply-ledger`
+    /// after a backup was restored) is found by hashing the patient of every Observation this store wrote (one
+    /// search through all of them, `_elements=identifier`); nil when none of them is the person's.
+    func persons(_ subjects: [ErasureRequest.Subject], key: ErasureKey) async throws
+        -> [(patient: String?, pseudonym: PatientPseudonym)]
+    {
+        let wanted = Set(subjects.compactMap { if case .pseudonym(let pseudonym) = $0 { pseudonym } else { nil } })
+        var found: [PatientPseudonym: String] = [:]
+        if !wanted.isEmpty {
+            var seen: Set<String> = []
+            let tag = Self.queryEncoded(configuration.versionTagSystem + "|")
+            for resource in try await searchResources(
+                "Observation?_tag=\(tag)&_elements=identifier&_count=500", type: "Observation",
+                headers: [("Cache-Control", "no-cache")])
+            {
+                let identifiers = resource["identifier"] as? [[String: Any]] ?? []
+                guard
+                    let value = identifiers.first(where: {
+                        $0["system"] as? String == configuration.identifierSystem
+                    })?["value"] as? String,
+                    let patient = FHIRCopy.identity(fromKey: value)?.patient, seen.insert(patient).inserted
+                else { continue }
+                let pseudonym = key.pseudonym(of: patient)
+                if wanted.contains(pseudonym) { found[pseudonym] = patient }
+            }
+        }
+        var persons: [(patient: String?, pseudonym: PatientPseudonym)] = []
+        for subject in subjects {
+            let person: (patient: String?, pseudonym: PatientPseudonym) =
+                switch subject {
+                case .patient(let patient): (patient, key.pseudonym(of: patient))
+                case .pseudonym(let pseudonym): (found[pseudonym], pseudonym)
+                }
+            if !persons.contains(where: { $0.pseudonym == person.pseudonym }) { persons.append(person) }
+        }
+        return persons
+    }
+
     /// Deletes every Observation of each of `patients` now, then again after the settle window that starts at
     /// `stateWritten` (when the ledger's new state was written), ``settleRounds`` searches at most.
-    func deleteObservations(of patients: [String], after stateWritten: ContinuousClock.Instant) async throws
+    func deleteObservations(of patients: [String?], after stateWritten: ContinuousClock.Instant) async throws
         -> [Deletion]
     {
         var deletions = Array(repeating: Deletion(), count: patients.count)
@@ -66,7 +105,8 @@ extension FHIRObservationStore {
 
     /// The ids of `patient`'s Observations written by this store (those with its version tag): every page, never
     /// from a cache.
-    func observationIDs(of patient: String) async throws -> [String] {
+    func observationIDs(of patient: String?) async throws -> [String] {
+        guard let patient else { return [] }
         let subject = Self.queryEncoded("Patient/" + patient)
         let tag = Self.queryEncoded(configuration.versionTagSystem + "|")
         return try await searchResources(

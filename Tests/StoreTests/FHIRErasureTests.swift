@@ -179,11 +179,6 @@ struct FHIRErasureTests {
         await #expect(throws: StoreError.self) { _ = try await other.upsert(try Self.records(Self.other)) }
         let request = ErasureRequest(subjects: [.patient(Self.other)], mode: .erase, reference: "T", key: otherKey)
         await #expect(throws: StoreError.self) { _ = try await store.erase(request) }
-        // A pseudonym alone cannot be found on a FHIR server.
-        let byPseudonym = ErasureRequest(
-            subjects: [.pseudonym(Self.key.pseudonym(of: Self.other))], mode: .erase, reference: "T", key: Self.key)
-        let usage = await #expect(throws: StoreError.self) { try await store.erase(byPseudonym) }
-        #expect(usage?.code == .usage)
         for opened in [store, keyless, other] { await opened.close() }
     }
 
@@ -221,5 +216,28 @@ struct FHIRErasureTests {
         #expect(FHIRHistoryPurge.detected(software: "HAPI FHIR Server 7.4.0") == .expunge)
         #expect(FHIRHistoryPurge.detected(software: "Microsoft FHIR Server 4.0") == .hardDelete)
         #expect(FHIRHistoryPurge.detected(software: "Sekmet 0.1.0") == FHIRHistoryPurge.none)
+    }
+
+    /// `--reapply-ledger` after a backup was restored: the ledger's pseudonyms alone find the persons by hashing
+    /// the patient of every Observation the store wrote.
+    @Test func aPseudonymAloneFindsThePersonByHashingThePatientsStored() async throws {
+        let server = try await TestFHIRServer(validation: .strict)
+        let store = try await Self.open(server)
+        _ = try await store.upsert(try Self.records(Self.erased) + Self.records(Self.other))
+        let othersBefore = try await store.observations(patient: Self.other)
+        let absent = Self.key.pseudonym(of: "never-stored-person")
+        let request = ErasureRequest(
+            subjects: [.pseudonym(Self.key.pseudonym(of: Self.erased)), .pseudonym(absent)], mode: .erase,
+            reference: "RESTORE-1", key: Self.key)
+        let dryRun = try await store.erase(
+            ErasureRequest(subjects: request.subjects, mode: .erase, reference: "R", dryRun: true, key: Self.key))
+        #expect(dryRun.subjects.map(\.deleted.observations) == [3, 0])
+        let report = try await store.erase(request)
+        #expect(report.subjects.map(\.recorded) == [true, true])
+        #expect(report.subjects.map(\.deleted.observations) == [3, 0])
+        #expect(try await store.observations(patient: Self.erased).isEmpty)
+        #expect(try await store.observations(patient: Self.other) == othersBefore)
+        #expect(try await store.upsert(try Self.records(Self.erased)) == Array(repeating: .erased, count: 3))
+        await store.close()
     }
 }
