@@ -84,12 +84,12 @@ extension FHIRObservationStore {
             // The read Bundle also reads the erasure ledger's state: a record of a person erased or withdrawn
             // before this round is `erased`, never sent (``erase(_:)`` deletes what a round before the entry wrote).
             let (copies, ledger) = try await currentCopiesAndLedger(pending.map { batch[$0].resourceID })
-            let refusedMask = try await refusedMask(pending.map { batch[$0].identity.patient }, ledger: ledger)
+            let erasedMask = try await refusedMask(pending.map { batch[$0].identity.patient }, ledger: ledger)
             var writes: [(index: Int, write: FHIRBundle.Write)] = []
             for (position, index) in pending.enumerated() {
                 let record = batch[index]
                 let copy = copies[record.resourceID]
-                if refusedMask?[position] == true {
+                if erasedMask?[position] == true {
                     decided[index] = .erased
                 } else if let copy, copy.eventVersion == nil {
                     refused[index] = Self.foreignCopyReason(

@@ -88,7 +88,11 @@ public final class FHIRObservationStore: ObservationStore {
             let mask = try await refusedMask(
                 retractions.map { batch[$0].identity.patient }, ledger: try await ledgerState())
             for (position, index) in retractions.enumerated() {
-                if mask?[position] == true { decided[index] = .erased } else { reasons[index] = Self.retractionsUnsupported }
+                if mask?[position] == true {
+                    decided[index] = .erased
+                } else {
+                    reasons[index] = Self.retractionsUnsupported
+                }
             }
         }
         let winners = plan.winners.filter { batch[$0].retractionReason == nil }
