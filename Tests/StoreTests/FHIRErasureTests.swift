@@ -113,6 +113,10 @@ struct FHIRErasureTests {
         #expect(try await store.upsert(try Self.records(Self.erased, days: 1...1, version: 6)) == [.erased])
         #expect(try await store.observations(patient: Self.erased) == before)
         #expect(try await store.refusedPseudonyms().pseudonyms == [Self.key.pseudonym(of: Self.erased)])
+        // A retraction of the person is `erased` too (not refused, which would dead-letter it with its content).
+        let retraction = ObservationRecord.retraction(
+            identity: stored[0].identity, version: 7, resourceID: stored[0].resourceID, reason: "test")
+        #expect(try await store.upsert([retraction]) == [.erased])
         // A second withdrawal records nothing.
         #expect(try await store.erase(Self.request(.withdraw)).subjects.map(\.recorded) == [false])
 
