@@ -164,7 +164,7 @@ let package = Package(
             name: "StoreCtl",
             dependencies: [
                 "PostgresClient", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract",
-                "Essentials",
+                "Essentials", "JSON",
             ],
             swiftSettings: swiftSettings),
 

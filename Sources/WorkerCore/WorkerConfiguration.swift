@@ -89,7 +89,7 @@ public struct WorkerConfiguration: Sendable {
     }
 
     /// The development HMAC key used when none is configured (ids are then guessable: never use it in production).
-    public static let developmentIDKey = Array("daily-values-pipeline development key".utf8)
+    public static let developmentIDKey = ParsedCommandLine.developmentIDKey
 
     /// Parses flags and environment.
     /// - Returns: nil when `--help` was asked for.
