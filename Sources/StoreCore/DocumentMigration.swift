@@ -2,8 +2,10 @@
 /// (docs/STORAGE.md): online, in batches, resumable (a run picks up whatever is still in the old shape).
 public protocol DocumentMigrating: Sendable {
     /// Rewrites rows still in the older shape, `batchSize` rows per short transaction in key order, calling
-    /// `progress` after each batch. Rows a writer holds are skipped (left to the next run), never waited for; the
-    /// stored values, `meta.versionId`, `meta.lastUpdated` and status do not change.
+    /// `progress` after each batch. Where rows are locked one by one (PostgreSQL) a row a writer holds is skipped
+    /// (left to the next run), never waited for; where the database has one write lock (SQLite) a batch waits for
+    /// it, and a writer for one batch at most. The stored values, `meta.versionId`, `meta.lastUpdated` and status do
+    /// not change.
     /// - Returns: the final progress; `left` counts rows still in the older shape after the run.
     func migrateDocuments(batchSize: Int, progress: @escaping @Sendable (DocumentMigrationProgress) -> Void)
         async throws
