@@ -1,13 +1,14 @@
 import DailyValueContract
 import Essentials
 import Foundation
-@testable import ObservationMapping
 import SQLiteClient
 import Synchronization
-@testable import SQLiteStore
-@testable import StoreCore
 import TestSupport
 import Testing
+
+@testable import ObservationMapping
+@testable import SQLiteStore
+@testable import StoreCore
 
 /// The online upgrade of a SQLite store to the lean row (migration 8, docs/STORAGE.md): a file written by the older
 /// build (the resource as text), opened by the new one (metadata only), written beside its old rows, then migrated
@@ -104,14 +105,16 @@ struct SQLiteLeanUpgradeTests {
                 .text(record.clinicalValue),
             ])
         }
-        try seed(SchemaFourUpgradeTests.steps("p-1", preliminary.day, 1, 8042, .preliminary), status: "preliminary",
+        try seed(
+            SchemaFourUpgradeTests.steps("p-1", preliminary.day, 1, 8042, .preliminary), status: "preliminary",
             versionId: 1)
         try seed(SchemaFourUpgradeTests.steps("p-1", final.day, 1, 9000, .final), status: "final", versionId: 1)
         try seed(SchemaFourUpgradeTests.steps("p-1", amended.day, 1, 7000, .final), status: "final", versionId: 1)
         try seed(
             SchemaFourUpgradeTests.steps("p-1", retracted.day, 1, 6000, .final), status: "entered-in-error",
             versionId: 2)
-        var event = ObservationSamples.value(for: MetricCatalog.builtin["blood_pressure"]!, patient: "p-2", day: panel.day)
+        var event = ObservationSamples.value(
+            for: MetricCatalog.builtin["blood_pressure"]!, patient: "p-2", day: panel.day)
         (event.version, event.status) = (1, .final)
         try seed(
             try Fixtures.mapper.map(event, recordTimestampMs: Fixtures.ms("2026-10-02T06:00:00Z")), status: "final",

@@ -1,7 +1,8 @@
 import DailyValueContract
+import Testing
+
 @testable import ObservationMapping
 @testable import StoreCore
-import Testing
 
 /// `storectl migrate` on SQLite cuts a stored resource's text into a document that must read back as the very
 /// same bytes (``StoredDocument/fromResourceText(_:metric:versionId:lastUpdated:status:)``), or refuse.
