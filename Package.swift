@@ -168,7 +168,7 @@ let package = Package(
             name: "StoreCtl",
             dependencies: [
                 "PostgresClient", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract",
-                "Essentials", "Kafka",
+                "Essentials", "JSON", "Kafka",
             ],
             swiftSettings: swiftSettings),
 

@@ -16,15 +16,14 @@ import StoreCore
 /// person was erased: a production tool must not silently resurrect one.
 enum ErasureCheck {
     static let options: [CommandLineOption] =
-        ErasureLedgerOptions.storeOptions(
+        ParsedCommandLine.storeLocationOptions(
             "--store",
             help: """
                 the workers' store (env DVP_STORE, as the worker's; sqlite:PATH or postgres://…):
                 the dead letters of persons its erasure ledger refuses are dropped, never
                 republished or quarantined (counted `erased`); required unless --no-erasure-check
                 """)
-        + [
-            ErasureLedgerOptions.idKeyFile, ErasureLedgerOptions.erasureKeyFile,
+        + ParsedCommandLine.erasureKeyOptions + [
             .flag(
                 "--no-erasure-check", environment: "DVP_NO_ERASURE_CHECK",
                 help: """
@@ -38,13 +37,14 @@ enum ErasureCheck {
     /// - Throws: ``UsageError`` without either, with both, for a bad location or key, or a ledger under another
     ///   key; ``StoreError`` when the store cannot be opened or read.
     static func open(_ arguments: ParsedCommandLine) async throws -> ErasureLedgerReader? {
-        let text = try arguments.storeLocationText("--store")
         if arguments.isSet("--no-erasure-check") {
-            guard text == nil else {
+            // A store from the environment (the workers' DVP_STORE, shared by a chart's Jobs) is not a contradiction.
+            guard arguments.given("--store") == nil, arguments.given("--store-file") == nil else {
                 throw UsageError(option: "--no-erasure-check", "--store and --no-erasure-check exclude each other")
             }
             return nil
         }
+        let text = try arguments.storeLocationText("--store")
         guard let text else {
             throw UsageError(
                 option: "--store",
@@ -66,7 +66,7 @@ enum ErasureCheck {
         default: break
         }
         let key = try erasureKey(arguments)
-        let store = try await makeObservationStore(location)
+        let store = try await makeObservationStore(location, erasureKey: key)
         do {
             let reader = try ErasureLedgerReader(store: store, key: key)
             try await reader.refresh()
@@ -80,14 +80,14 @@ enum ErasureCheck {
         }
     }
 
-    /// The ledger's key from `--erasure-key-file`, `--id-key-file` or `DVP_ID_KEY`; nil when none is given (enough
-    /// while the ledger is empty).
+    /// The ledger's key as `storectl erase` takes it (`--erasure-key-file`, `--id-key-file`, `DVP_ID_KEY`,
+    /// `--allow-development-key`); nil when none is given (enough while the ledger is empty).
     static func erasureKey(_ arguments: ParsedCommandLine) throws -> ErasureKey? {
-        guard let (bytes, source) = try arguments.erasureKeyBytes() else { return nil }
+        guard let bytes = try arguments.erasureKeyBytes() else { return nil }
         do {
             return try ErasureKey(key: bytes)
         } catch let error as StoreError {
-            throw UsageError(option: source, "\(source): \(error.message)")
+            throw UsageError(option: "--id-key-file", "the erasure key: \(error.message)")
         }
     }
 }

@@ -134,8 +134,9 @@ public struct RedriveRun: Sendable {
     }
 
     /// The records of `events` before their partition's end (which is forgotten once reached), each with its
-    /// action: the planner's, or ``RedriveAction/erased`` for a selected dead letter whose person the erasure
-    /// ledger refuses (one check per batch; a dead letter whose patient cannot be read keeps the planner's).
+    /// action: the planner's, or ``RedriveAction/erased`` for a selected dead letter that names a person the erasure
+    /// ledger refuses, by its payload's `patient` or its key (one check per batch; a dead letter that names no one
+    /// keeps the planner's).
     private func plan(_ events: [KafkaConsumerEvent], ends: inout [Int32: Int64]) async throws
         -> [(KafkaMessage, RedriveAction)]
     {
@@ -153,13 +154,21 @@ public struct RedriveRun: Sendable {
             if record.offset + 1 >= end { ends[record.partition] = nil }
         }
         guard let refusedPersons = settings.refusedPersons else { return planned }
-        var checked: [(index: Int, patient: String)] = []
+        // The persons a dead letter names: its payload's `patient` and its key, as the worker checks them.
+        var checked: [(index: Int, persons: [String])] = []
         for (index, (record, action)) in planned.enumerated() {
             if case .skip = action { continue }
-            if let patient = settings.planner.decoder.patient(of: record.value) { checked.append((index, patient)) }
+            let persons = EventPerson.candidates(payload: record.value, key: record.key)
+            if !persons.isEmpty { checked.append((index, persons)) }
         }
-        guard !checked.isEmpty, let mask = try await refusedPersons(checked.map(\.patient)) else { return planned }
-        for (entry, refused) in zip(checked, mask) where refused { planned[entry.index].1 = .erased }
+        guard !checked.isEmpty, let mask = try await refusedPersons(checked.flatMap(\.persons)) else {
+            return planned
+        }
+        var position = 0
+        for entry in checked {
+            defer { position += entry.persons.count }
+            if mask[position..<position + entry.persons.count].contains(true) { planned[entry.index].1 = .erased }
+        }
         return planned
     }
 

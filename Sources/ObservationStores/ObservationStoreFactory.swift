@@ -13,6 +13,8 @@ import StoreCore
 ///   - fhir: a FHIR store's settings; its `baseURL` is replaced by the location's (ignored for the others).
 ///   - retractions: what a winning retraction does to a stored day in SQLite and PostgreSQL (the FHIR store refuses
 ///     retractions in either mode).
+///   - erasureKey: the key persons are hashed with in the store's erasure ledger (the worker's id key, or its
+///     erasure key); without one a store refuses to write while its ledger has entries.
 ///   - connections: PostgreSQL connections writing each batch's lanes at once (``LanedPostgresStore``; 1: one
 ///     ``PostgresObservationStore``). The other stores have one writer: more than 1 is a `usage` error.
 /// - Throws: ``StoreError`` (`connection`, `timeout`, `schema`, `busy`, …) when the database cannot be opened or
@@ -20,7 +22,7 @@ import StoreCore
 public func makeObservationStore(
     _ location: StoreLocation, postgres: PostgresClientOptions = PostgresClientOptions(),
     fhir: FHIRStoreConfiguration = FHIRStoreConfiguration(baseURL: ""),
-    retractions: RetractionMode = .enteredInError, connections: Int = 1
+    retractions: RetractionMode = .enteredInError, erasureKey: ErasureKey? = nil, connections: Int = 1
 ) async throws -> any ObservationStore {
     if connections > 1 {
         guard case .postgres = location else {
@@ -29,14 +31,15 @@ public func makeObservationStore(
     }
     switch location {
     case .sqlite(let path):
-        return try await SQLiteObservationStore(path: path, retractionMode: retractions)
+        return try await SQLiteObservationStore(path: path, retractionMode: retractions, erasureKey: erasureKey)
     case .postgres(let connectionString) where connections > 1:
         return try await LanedPostgresStore(
             connectionString: connectionString, connections: connections, options: postgres,
-            retractionMode: retractions)
+            retractionMode: retractions, erasureKey: erasureKey)
     case .postgres(let connectionString):
         return try await PostgresObservationStore(
-            connectionString: connectionString, options: postgres, retractionMode: retractions)
+            connectionString: connectionString, options: postgres, retractionMode: retractions,
+            erasureKey: erasureKey)
     case .fhir(let baseURL):
         var configuration = fhir
         configuration.baseURL = baseURL

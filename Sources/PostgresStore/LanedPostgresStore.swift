@@ -23,7 +23,7 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
     /// - Throws: ``StoreError`` as ``PostgresObservationStore/init(connectionString:options:retractionMode:counterShard:)``.
     public init(
         connectionString: String, connections: Int, options: PostgresClientOptions = PostgresClientOptions(),
-        retractionMode: RetractionMode = .enteredInError
+        retractionMode: RetractionMode = .enteredInError, erasureKey: ErasureKey? = nil
     ) async throws {
         precondition(connections >= 1, "at least one connection")
         let firstShard = Int16.random(in: 0..<16)
@@ -33,6 +33,7 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
                 lanes.append(
                     try await PostgresObservationStore(
                         connectionString: connectionString, options: options, retractionMode: retractionMode,
+                        erasureKey: erasureKey,
                         counterShard: (firstShard + Int16(lane)) % 16))
             }
         } catch {
@@ -45,8 +46,9 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
     /// The lane of `patient`'s records.
     package func lane(of patient: String) -> Int { Int(FNV1a.hash(patient.utf8) % UInt64(lanes.count)) }
 
-    /// Upserts and version reads; the maintenance operations open a single-connection store.
-    public var capabilities: StoreCapabilities { StoreCapabilities(versionReader: self) }
+    /// Upserts, version reads and the erasure ledger (lane 0); the other maintenance operations open a
+    /// single-connection store.
+    public var capabilities: StoreCapabilities { StoreCapabilities(versionReader: self, erasure: lanes[0]) }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard lanes.count > 1 else { return try await lanes[0].upsert(batch) }

@@ -33,6 +33,8 @@ public final class PostgresObservationStore: ObservationStore, ObservationFinali
     let counterShard: Int16
     /// What a winning retraction does to a stored day.
     public let retractionMode: RetractionMode
+    /// The erasure ledger as batches check it.
+    let erasure: ErasureGuard
     /// The document compressor and decompressor, used only on the state's queue (inside ``withConnection(_:)``).
     let codecs = DocumentCodecs()
 
@@ -40,13 +42,15 @@ public final class PostgresObservationStore: ObservationStore, ObservationFinali
     /// or migrates the schema.
     /// - Parameters:
     ///   - retractionMode: mark a retracted day `entered-in-error` (default) or delete its row.
+    ///   - erasureKey: the key persons are hashed with in the erasure ledger (the worker's id key); without one the
+    ///     store refuses to write while its ledger has entries.
     ///   - counterShard: the `outcome_count` shard this connection adds to (0-15; default random), distinct per
     ///     connection of one process so that their counter rows never wait for each other.
     /// - Throws: ``StoreError`` (`usage` for an unparsable connection string, `connection` or `timeout` when the
     ///   server is unreachable, `schema` when migration fails).
     public init(
         connectionString: String, options: PostgresClientOptions = PostgresClientOptions(),
-        retractionMode: RetractionMode = .enteredInError, counterShard: Int16? = nil
+        retractionMode: RetractionMode = .enteredInError, erasureKey: ErasureKey? = nil, counterShard: Int16? = nil
     ) async throws {
         let parameters = try StoreError.mapping {
             try PostgresConnectionParameters(
@@ -56,6 +60,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationFinali
         self.options = options
         self.counterShard = counterShard ?? Int16.random(in: 0..<16)
         self.retractionMode = retractionMode
+        erasure = ErasureGuard(key: erasureKey)
         state = QueueConfined(label: "dvp.postgres-store", State())
         try await state.run { state in
             try StoreError.mapping {
@@ -99,17 +104,18 @@ public final class PostgresObservationStore: ObservationStore, ObservationFinali
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
             versionReader: self, finalize: self, retention: self, export: self, schema: self, migrate: self,
-            audit: self)
+            audit: self, erasure: self)
     }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard !batch.isEmpty else { return [] }
-        let (shard, mode, codecs) = (counterShard, retractionMode, codecs)
+        let (shard, mode, codecs, erasure) = (counterShard, retractionMode, codecs, erasure)
         return try await withConnection { connection in
             let write = {
                 try connection.transaction {
                     try PostgresUpsert.run(
-                        batch, counterShard: shard, retractionMode: mode, compressor: codecs.compressor, on: connection)
+                        batch, counterShard: shard, retractionMode: mode, compressor: codecs.compressor,
+                        erasure: erasure, on: connection)
                 }
             }
             do {

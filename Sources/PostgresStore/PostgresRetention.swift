@@ -14,14 +14,20 @@ enum PostgresRetention {
     /// is created for a month it is about to expire.
     static let partitionLockKey = "4923418417094643022"
 
-    /// The horizon (nil: none set), read at the start of a batch's transaction under the shared lock. Two statements
-    /// in one round trip: under READ COMMITTED each takes its own snapshot, so the read, made once the lock is
-    /// granted, sees a horizon a retention run committed while this batch waited (one statement's snapshot would
-    /// predate the wait).
-    static func horizon(on connection: PostgresConnection) throws -> String? {
+    /// What a batch reads first, under the shared lock: the horizon (nil: none set) and the erasure ledger's
+    /// generation (``PostgresErasure``). Two statements in one round trip: under READ COMMITTED each takes its own
+    /// snapshot, so the read, made once the lock is granted, sees a horizon or a ledger entry committed while this
+    /// batch waited (one statement's snapshot would predate the wait).
+    static func batchGuards(on connection: PostgresConnection) throws -> (horizon: String?, erasureGeneration: Int64) {
         let result = try connection.executeScript(
-            "SELECT pg_advisory_xact_lock_shared(\(lockKey)); SELECT keep_from FROM retention_horizon")
-        return result.rowCount == 0 ? nil : result.bytes(0, 0).map { String(decoding: $0, as: UTF8.self) }
+            """
+            SELECT pg_advisory_xact_lock_shared(\(lockKey));
+            SELECT (SELECT keep_from FROM retention_horizon), (SELECT generation FROM erasure_state)
+            """)
+        return (
+            result.bytes(0, 0).map { String(decoding: $0, as: UTF8.self) },
+            result.bytes(0, 1) == nil ? 0 : try result.integer(0, 1)
+        )
     }
 
     /// How long a partition's `DROP` waits for its lock: it needs ACCESS EXCLUSIVE on `observation`, and every batch

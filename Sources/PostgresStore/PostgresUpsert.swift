@@ -138,24 +138,27 @@ enum PostgresUpsert {
         ON CONFLICT (metric, outcome, shard) DO UPDATE SET count = c.count + EXCLUDED.count
         """
 
-    /// Upserts `batch`: records of days before the retention horizon are `expired` (not written), the others
-    /// decided by ``decide(_:retractionMode:compressor:on:)``; the outcome counters get them all.
+    /// Upserts `batch`: records of days before the retention horizon are `expired` and records of persons the
+    /// erasure ledger refuses are `erased` (neither written), the others decided by
+    /// ``decide(_:retractionMode:compressor:on:)``; the outcome counters get them all.
     static func run(
         _ batch: [ObservationRecord], counterShard: Int16, retractionMode: RetractionMode,
-        compressor: DocumentCompressor, on connection: PostgresConnection
+        compressor: DocumentCompressor, erasure: ErasureGuard, on connection: PostgresConnection
     ) throws -> [UpsertOutcome] {
-        let outcomes: [UpsertOutcome]
-        if let horizon = try PostgresRetention.horizon(on: connection),
-            batch.contains(where: { $0.identity.day < horizon })
+        let guards = try PostgresRetention.batchGuards(on: connection)
+        var preset: [UpsertOutcome?]?
+        if let horizon = guards.horizon, batch.contains(where: { $0.identity.day < horizon }) {
+            preset = batch.map { $0.identity.day < horizon ? .expired : nil }
+        }
+        if let refused = try erasure.refusedMask(
+            batch, generation: guards.erasureGeneration, load: { try PostgresErasure.refused(on: connection) })
         {
-            let live = batch.indices.filter { batch[$0].identity.day >= horizon }
-            var merged = [UpsertOutcome](repeating: .expired, count: batch.count)
-            let decided = try decide(
-                live.map { batch[$0] }, retractionMode: retractionMode, compressor: compressor, on: connection)
-            for (index, outcome) in zip(live, decided) { merged[index] = outcome }
-            outcomes = merged
-        } else {
-            outcomes = try decide(batch, retractionMode: retractionMode, compressor: compressor, on: connection)
+            preset = zip(preset ?? [UpsertOutcome?](repeating: nil, count: batch.count), refused).map {
+                $0 ?? ($1 ? .erased : nil)
+            }
+        }
+        let outcomes = try PresetOutcomes.merge(batch, preset: preset) {
+            try decide($0, retractionMode: retractionMode, compressor: compressor, on: connection)
         }
         let counts = UpsertPlan.counts(of: batch, outcomes: outcomes)
         _ = try connection.executePrepared(

@@ -6,6 +6,7 @@ package enum SQLiteValue {
     /// Text given as its UTF-8 bytes (e.g. a slice of a larger buffer), bound with its length: no `String` made.
     case utf8(ArraySlice<UInt8>)
     case integer(Int64)
+    case blob([UInt8])
     case null
 }
 
@@ -54,6 +55,13 @@ package final class SQLiteStatement {
                     }
                 }
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+            case .blob(let bytes):
+                // A zero-length blob with a null pointer would bind NULL: give it a pointer to nothing.
+                code = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob(
+                        handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                        Self.transient)
+                }
             case .null: code = sqlite3_bind_null(handle, index)
             }
             guard code == SQLITE_OK else {
@@ -98,6 +106,17 @@ package final class SQLiteStatement {
     }
 
     package func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// The column's blob bytes, nil for NULL.
+    package func blob(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
+    /// True when the column is NULL.
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     /// The column's text as UTF-8 bytes, nil for NULL.
     package func bytes(_ column: Int32) -> [UInt8]? {

@@ -22,17 +22,23 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     let busyTimeoutMilliseconds: Int32
     /// What a winning retraction does to a stored day.
     public let retractionMode: RetractionMode
+    /// The erasure ledger as batches check it.
+    let erasure: ErasureGuard
 
     /// Opens (creating if missing) the database at `path` and creates or migrates its schema.
     /// - Parameters:
     ///   - busyTimeout: how long a batch waits for another writer's lock before throwing `busy`.
     ///   - retractionMode: mark a retracted day `entered-in-error` (default) or delete its row.
+    ///   - erasureKey: the key persons are hashed with in the erasure ledger (the worker's id key); without one the
+    ///     store refuses to write while its ledger has entries.
     /// - Throws: ``StoreError`` (`connection` when the file cannot be opened, `schema` when migration fails).
     public init(
-        path: String, busyTimeout: Duration = .seconds(5), retractionMode: RetractionMode = .enteredInError
+        path: String, busyTimeout: Duration = .seconds(5), retractionMode: RetractionMode = .enteredInError,
+        erasureKey: ErasureKey? = nil
     ) async throws {
         self.path = path
         self.retractionMode = retractionMode
+        erasure = ErasureGuard(key: erasureKey)
         let milliseconds = Int32(clamping: busyTimeout.milliseconds)
         busyTimeoutMilliseconds = milliseconds
         state = QueueConfined(label: "dvp.sqlite-store", nil)
@@ -59,15 +65,22 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     // MARK: - ObservationStore
 
     public var capabilities: StoreCapabilities {
-        StoreCapabilities(finalize: self, export: self, schema: self, audit: self)
+        StoreCapabilities(finalize: self, export: self, schema: self, audit: self, erasure: self)
     }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard !batch.isEmpty else { return [] }
-        let mode = retractionMode
+        let mode = retractionMode, erasure = erasure
         return try await withConnection { connection in
             try connection.transaction {
-                try Self.upsert(batch, retractionMode: mode, on: connection)
+                let refused = try erasure.refusedMask(
+                    batch, generation: try SQLiteErasure.generation(on: connection),
+                    load: { try SQLiteErasure.refused(on: connection) })
+                let outcomes = try PresetOutcomes.merge(batch, preset: PresetOutcomes.erased(refused)) {
+                    try Self.upsert($0, retractionMode: mode, on: connection)
+                }
+                try Self.count(batch, outcomes, on: connection)
+                return outcomes
             }
         }.map(UpsertResult.init)
     }
@@ -132,7 +145,13 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
             ? upsertStaged(batch, winners: plan.winners, held: held, heldValues: &heldValues, on: connection)
             : upsertRowByRow(
                 batch, plan: plan, held: held, heldValues: &heldValues, retractionMode: retractionMode, on: connection)
-        let outcomes = plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
+        return plan.outcomes(for: batch, winnerOutcomes: winnerOutcomes, heldValues: heldValues)
+    }
+
+    /// Adds the batch's outcomes to the counters.
+    private static func count(
+        _ batch: [ObservationRecord], _ outcomes: [UpsertOutcome], on connection: SQLiteConnection
+    ) throws {
         let count = try connection.statement(
             """
             INSERT INTO outcome_count (metric, outcome, count) VALUES (?, ?, ?)
@@ -141,7 +160,6 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
         for total in UpsertPlan.counts(of: batch, outcomes: outcomes) {
             try count.run([.text(total.metric), .text(total.outcome.rawValue), .integer(total.count)])
         }
-        return outcomes
     }
 
     /// Batches with a retraction among the winners: row by row in plan order (a retraction's identity may have its

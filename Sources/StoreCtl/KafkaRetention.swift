@@ -17,7 +17,7 @@ import Kafka
 /// deny it), `--topic-retention-ms` states the retention; without it the expiry is printed as unknown, never
 /// guessed. Without `--brokers` nothing is asked and the statement says so.
 ///
-/// Wiring: add ``options`` to the command's options and print ``statement(_:now:)``'s lines after the erase.
+/// Wiring: add ``options`` to the command's options and print ``lastCopyNotice(_:)`` after the erase.
 enum KafkaRetention {
     static let options: [CommandLineOption] = [
         .value(
@@ -38,7 +38,10 @@ enum KafkaRetention {
         ).typed(.integer(-1...Int.max)),
         .value(
             "-X", "KEY=VALUE", repeatable: true,
-            help: "librdkafka property for the DescribeConfigs client (SASL, TLS; env DVP_X_<PROPERTY>)"
+            help: """
+                librdkafka property for the DescribeConfigs client (SASL, TLS; env
+                DVP_X_<PROPERTY>, or DVP_XFILE_<PROPERTY>=PATH for a secret in a file)
+                """
         ).secret(),
     ]
 
@@ -68,6 +71,16 @@ enum KafkaRetention {
         }
     }
 
+    /// What `storectl erase` prints about the copies Kafka still holds: ``statement(_:now:)``'s lines, or why they
+    /// could not be made (a bad `--brokers-file` or `-X`: the erasure itself is done by then).
+    static func lastCopyNotice(_ arguments: ParsedCommandLine) async -> String {
+        do {
+            return try await statement(arguments).joined(separator: "\n")
+        } catch {
+            return "kafka: cannot say when the topics' copies expire: \(error)"
+        }
+    }
+
     /// The lines to print after an erasure: one per topic, or one saying Kafka was not asked.
     /// - Throws: ``UsageError`` for a bad `--brokers-file`, `-X` or `--topic-retention-ms`.
     static func statement(_ arguments: ParsedCommandLine, now: Date = Date()) async throws -> [String] {
@@ -93,6 +106,8 @@ enum KafkaRetention {
         } catch {
             throw UsageError.invalid("-X", "expected key=value")
         }
+        // Secrets mounted as files, as the workers read them (`DVP_XFILE_SASL_PASSWORD=PATH`).
+        properties = try arguments.kafkaPropertyFiles(adding: properties)
         let stated = try arguments.integer("--topic-retention-ms", in: -1...Int.max)
         let topic = arguments.value("--topic") ?? "daily-values"
         let deadLetters = arguments.value("--dlq-topic") ?? topic + ".dlq"

@@ -57,6 +57,18 @@ enum StoreCtl {
             summary: "Drop the months (PostgreSQL partitions) wholly older than N days; later events of them expire.",
             options: Retention.options, run: Retention.run),
         command(
+            name: "erase",
+            usage: """
+                erase [--store S] --patient ID [--patient ID …] [--patient-file FILE] --reference TEXT \
+                [--mode erase|withdraw|lift] [--dry-run] [--reapply-ledger FILE]
+                """,
+            summary: "Erase persons, or record their consent withdrawal (lift ends it); exit 1 if something remains.",
+            options: Erase.options, run: Erase.run),
+        command(
+            name: "erasures", usage: "erasures [--store S] [--json]",
+            summary: "The erasure ledger (no patient ids); --json for erase --reapply-ledger after a restore.",
+            options: Erasures.options, run: Erasures.run),
+        command(
             name: "audit-install", usage: "audit-install [--store S]",
             summary: "Install a trigger logging every version update into version_audit.",
             run: Audit.install),

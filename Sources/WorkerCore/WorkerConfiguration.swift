@@ -39,6 +39,8 @@ public struct WorkerConfiguration: Sendable {
     /// True when `--id-key-file` may be read by others or by a group the worker is not in (warned and exported as
     /// `dvp_id_key_file_insecure`; see ``SecretFile/isExposed()``).
     public var idKeyFileExposed = false
+    /// The key persons are hashed with in the store's erasure ledger (`--erasure-key-file`); nil: the id key.
+    public var erasureKey: [UInt8]?
     public var metaSource: String?
     /// URL of the HealthKit source extension (`--source-extension-url`); nil keeps the mapper's development default.
     public var sourceExtensionURL: String?
@@ -87,7 +89,7 @@ public struct WorkerConfiguration: Sendable {
     }
 
     /// The development HMAC key used when none is configured (ids are then guessable: never use it in production).
-    public static let developmentIDKey = Array("daily-values-pipeline development key".utf8)
+    public static let developmentIDKey = ParsedCommandLine.developmentIDKey
 
     /// Parses flags and environment.
     /// - Returns: nil when `--help` was asked for.
@@ -122,6 +124,9 @@ public struct WorkerConfiguration: Sendable {
             brokers: brokers, dlqTopic: value("dlq-topic") ?? topic + ".dlq", idKey: idKey,
             usesDevelopmentIDKey: usesDevelopmentKey, workerID: value("worker-id") ?? ProcessInfo.processInfo.hostName)
         config.idKeyFileExposed = idKeyFileExposed
+        if let path = value("erasure-key-file") {
+            config.erasureKey = try SecretFile(option: "--erasure-key-file", path: path).bytes()
+        }
         config.topic = topic
         if let v = value("group") { config.group = v }
         if let v = try storeLocation(args) { config.store = v }

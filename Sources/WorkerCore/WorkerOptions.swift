@@ -129,6 +129,13 @@ enum WorkerOptions {
                 production) and a warning logged
                 """),
         .flag("--allow-development-key", help: "run without an id key against any broker (development only)"),
+        .value(
+            "--erasure-key-file", "PATH",
+            help: """
+                secret key persons are hashed with in the store's erasure ledger
+                (docs/PRIVACY.md); default: the id key. storectl erase, dlq redrive and
+                the ingest gateway must use the same key
+                """),
         .value("--meta-source", "URI", help: "Observation.meta.source"),
         .value("--source-extension-url", "URI", help: "URL of the HealthKit source provenance extension"),
         .value(

@@ -67,12 +67,14 @@ extension WorkerService {
         } catch {
             throw WorkerError.configuration("--store: \(error)")
         }
+        let erasureKey = try erasureKey()
         var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(10))
         while !stop.isRequested {
             do {
                 let store = try await makeObservationStore(
                     location, postgres: postgresOptions, fhir: fhirConfiguration,
-                    retractions: configuration.retractionMode, connections: storeConnections(location))
+                    retractions: configuration.retractionMode, erasureKey: erasureKey,
+                    connections: storeConnections(location))
                 if backoff.attempt > 0 { health.storeRecovered() }
                 if let server = store.capabilities.server {
                     logger.info("FHIR server", [("server", .string(server.serverSummary))])
@@ -97,6 +99,15 @@ extension WorkerService {
         }
         logger.info("stopped while waiting for the store; nothing was consumed")
         return nil
+    }
+
+    /// The key of the store's erasure ledger: `--erasure-key-file`, else the id key.
+    func erasureKey() throws -> ErasureKey {
+        do {
+            return try ErasureKey(key: configuration.erasureKey ?? configuration.idKey)
+        } catch {
+            throw WorkerError.configuration("--erasure-key-file: \(error)")
+        }
     }
 
     /// `--store-connections`, or its default for the kind of store (an explicit N > 1 on SQLite or a FHIR server is

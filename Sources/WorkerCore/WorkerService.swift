@@ -109,7 +109,8 @@ public final class WorkerService: Sendable {
              ("worker_version", .string(Self.version))])
 
         let pipeline = makePipeline(
-            consumer: consumer, processor: processor, store: store, deadLetterProducer: deadLetterProducer)
+            consumer: consumer, processor: processor, store: store, deadLetterProducer: deadLetterProducer,
+            erasureKey: try erasureKey())
         let progress = configuration.untilCaughtUp && configuration.progressIntervalSeconds > 0
             ? ProgressReporter(
                 interval: .milliseconds(Int64(configuration.progressIntervalSeconds * 1000)), metrics: metrics,
@@ -165,17 +166,19 @@ public final class WorkerService: Sendable {
     /// The pipeline, stage by stage, each given only its collaborators.
     private func makePipeline(
         consumer: KafkaConsumer, processor: BatchProcessor, store: any ObservationStore,
-        deadLetterProducer: KafkaProducer
+        deadLetterProducer: KafkaProducer, erasureKey: ErasureKey
     ) -> BatchPipeline {
+        let erasure = ErasureCheck(ledger: store.capabilities.erasure, refusedPersons: ErasureGuard(key: erasureKey))
         let writer = BatchWriter(
             consumer: consumer,
             upserts: UpsertStage(
                 store: faults.wrapStore(store), deadLetter: processor.deadLetter, versionCache: versionCache,
                 health: health, metrics: metrics, logger: logger,
                 conflicts: VersionConflicts(
-                    action: configuration.onVersionConflict, deadLetter: processor.deadLetter, logger: logger)),
+                    action: configuration.onVersionConflict, deadLetter: processor.deadLetter, logger: logger),
+                erasure: erasure),
             deadLetters: DeadLetterStage(producer: deadLetterProducer, health: health, metrics: metrics, logger: logger),
-            metrics: metrics, logger: logger)
+            erasure: erasure, metrics: metrics, logger: logger)
         return BatchPipeline(
             settings: .init(
                 batchSize: configuration.batchSize, batchWindow: .milliseconds(configuration.batchMilliseconds),

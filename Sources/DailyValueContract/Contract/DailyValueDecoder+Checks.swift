@@ -31,6 +31,13 @@ extension DailyValueDecoder {
         return scanner.string(token)
     }
 
+    /// Whether `id` is a patient id the contract accepts (what ``checkPatient(_:_:)`` checks), for tools that take
+    /// one on the command line (`storectl erase`).
+    public static func isValidPatientID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        return (1...64).contains(bytes.count) && bytes.allSatisfy(isPatientByte) && bytes.contains(where: isAlphanumeric)
+    }
+
     private static func isPatientByte(_ b: UInt8) -> Bool { isAlphanumeric(b) || b == 0x2E || b == 0x2D }
 
     private static func isAlphanumeric(_ b: UInt8) -> Bool {

@@ -22,10 +22,9 @@ extension IngestConfiguration {
     /// `--erasure-store` (or `--erasure-store-file`) with the key flags and `--erasure-refresh`; nil without a store.
     /// - Throws: ``IngestConfigurationError`` for a bad location or key, or a key flag without a store.
     static func erasure(_ args: ParsedCommandLine) throws -> Erasure? {
-        let keyBytes = try args.erasureKeyBytes()
         guard let text = try args.storeLocationText("--erasure-store") else {
-            if let source = keyBytes?.source, source != "DVP_ID_KEY" {
-                throw IngestConfigurationError("\(source): only used with --erasure-store")
+            for option in ["--id-key-file", "--erasure-key-file"] where args.given(option) != nil {
+                throw IngestConfigurationError("\(option): only used with --erasure-store")
             }
             return nil
         }
@@ -39,11 +38,11 @@ extension IngestConfiguration {
             throw IngestConfigurationError("--erasure-store: the gateway reads an SQLite or PostgreSQL store's ledger")
         }
         var erasure = Erasure(location: location, key: nil)
-        if let (bytes, source) = keyBytes {
+        if let bytes = try args.erasureKeyBytes() {
             do {
                 erasure.key = try ErasureKey(key: bytes)
             } catch let error as StoreError {
-                throw IngestConfigurationError("\(source): \(error.message)")
+                throw IngestConfigurationError("the erasure key: \(error.message)")
             }
         }
         erasure.refreshInterval = try seconds(args, "--erasure-refresh") ?? erasure.refreshInterval

@@ -186,7 +186,7 @@ enum IngestOptions {
     ]
 
     static let erasure: [CommandLineOption] =
-        ErasureLedgerOptions.storeOptions(
+        ParsedCommandLine.storeLocationOptions(
             "--erasure-store",
             help: """
                 the workers' store (sqlite:PATH or postgres://…): a request with a record of a
@@ -194,8 +194,7 @@ enum IngestOptions {
                 403 patient-erased and nothing is published; without it such events are
                 published and the workers refuse them (docs/PRIVACY.md)
                 """)
-        + [
-            ErasureLedgerOptions.idKeyFile, ErasureLedgerOptions.erasureKeyFile,
+        + ParsedCommandLine.erasureKeyOptions + [
             .value(
                 "--erasure-refresh", "SECONDS",
                 help: """

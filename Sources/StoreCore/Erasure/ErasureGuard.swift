@@ -28,29 +28,45 @@ package final class ErasureGuard: Sendable {
     /// The key, for erasures made through this store.
     package var erasureKey: ErasureKey? { key }
 
-    /// For each of `patients`, whether the person is refused (nil when none is). `generation` is the ledger's, read
-    /// under the batch's lock; `load` reads the refused set, in the same transaction, when it changed.
+    /// For each record of `batch`, whether its person is refused (nil when none is). `generation` is the ledger's,
+    /// read under the batch's lock; `load` reads the refused set, in the same transaction, when it changed. With an
+    /// empty ledger no patient id is read.
     /// - Throws: ``StoreError`` (`usage`) when the ledger has entries and the store has no key, or another key's.
     package func refusedMask(
-        _ patients: [String], generation: Int64, load: () throws -> RefusedPersons
+        _ batch: [ObservationRecord], generation: Int64, load: () throws -> RefusedPersons
     ) throws -> [Bool]? {
         if state.withLock({ $0?.generation != generation }) { install(try load(), generation: generation) }
-        return try mask(patients)
+        return try mask(count: batch.count) { batch[$0].identity.patient }
     }
 
-    /// ``refusedMask(_:generation:load:)`` with a ledger read that suspends (a caller outside the store).
+    /// For each of `patients`, whether the person is refused (nil when none is), with a ledger read that suspends
+    /// (callers outside a store: the worker's version cache, dead letters, redrive, the gateway).
     package func refusedMask(
         _ patients: [String], generation: Int64, load: () async throws -> RefusedPersons
     ) async throws -> [Bool]? {
         if state.withLock({ $0?.generation != generation }) { install(try await load(), generation: generation) }
-        return try mask(patients)
+        return try mask(count: patients.count) { patients[$0] }
+    }
+
+    /// For each of `patients`, whether the person is refused (nil when none is), by a ledger already read at
+    /// `generation` (the ingest gateway: requests are checked from memory, never waiting for the store).
+    package func refusedMask(_ patients: [String], generation: Int64, loaded: RefusedPersons) throws -> [Bool]? {
+        if state.withLock({ $0?.generation != generation }) { install(loaded, generation: generation) }
+        return try mask(count: patients.count) { patients[$0] }
+    }
+
+    /// Whether the ledger at `generation` refuses anyone (reading it with `load` when the generation changed): a
+    /// caller with nothing refused skips gathering patient ids.
+    package func refusesAnyone(generation: Int64, load: () async throws -> RefusedPersons) async throws -> Bool {
+        if state.withLock({ $0?.generation != generation }) { install(try await load(), generation: generation) }
+        return state.withLock { !($0?.refused.pseudonyms.isEmpty ?? true) }
     }
 
     private func install(_ refused: RefusedPersons, generation: Int64) {
         state.withLock { $0 = State(generation: generation, refused: refused) }
     }
 
-    private func mask(_ patients: [String]) throws -> [Bool]? {
+    private func mask(count: Int, patient: (Int) -> String) throws -> [Bool]? {
         try state.withLock { state -> [Bool]? in
             guard var current = state, !current.refused.pseudonyms.isEmpty else { return nil }
             state = nil  // the verdicts are edited in place (no copy of the dictionary)
@@ -58,7 +74,8 @@ package final class ErasureGuard: Sendable {
             let key = try Self.checked(key, against: current.refused.keyFingerprint)
             if current.verdicts.count > Self.verdictLimit { current.verdicts = [:] }
             var any = false
-            let mask = patients.map { patient in
+            let mask = (0..<count).map { index in
+                let patient = patient(index)
                 if let known = current.verdicts[patient] {
                     any = any || known
                     return known
@@ -93,16 +110,23 @@ package final class ErasureGuard: Sendable {
 
 /// Runs a store's decision on the records that get no outcome beforehand (erased persons, expired days).
 package enum PresetOutcomes {
-    /// `preset[i]` when set, else the outcome `decide` gives record `i`; `decide` sees only the others, in order.
+    /// `preset[i]` when set, else the outcome `decide` gives record `i`; `decide` sees only the others, in order
+    /// (the whole batch when `preset` is nil).
     package static func merge(
-        _ batch: [ObservationRecord], preset: [UpsertOutcome?],
+        _ batch: [ObservationRecord], preset: [UpsertOutcome?]?,
         decide: ([ObservationRecord]) throws -> [UpsertOutcome]
     ) rethrows -> [UpsertOutcome] {
+        guard let preset else { return try decide(batch) }
         let open = batch.indices.filter { preset[$0] == nil }
         guard open.count < batch.count else { return try decide(batch) }
         var merged = preset
-        let decided = try decide(open.map { batch[$0] })
+        let decided = open.isEmpty ? [] : try decide(open.map { batch[$0] })
         for (index, outcome) in zip(open, decided) { merged[index] = outcome }
         return merged.map { $0! }
+    }
+
+    /// The preset of an erasure mask (``ErasureGuard/refusedMask(_:generation:load:)``): `erased` where refused.
+    package static func erased(_ mask: [Bool]?) -> [UpsertOutcome?]? {
+        mask.map { $0.map { $0 ? .erased : nil } }
     }
 }

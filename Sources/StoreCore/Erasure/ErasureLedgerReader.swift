@@ -58,7 +58,7 @@ public final class ErasureLedgerReader: Sendable {
         guard let current = loaded.withLock({ $0 }) else {
             throw StoreError(.connection, "the erasure ledger was not read yet")
         }
-        return try verdicts.refusedMask(patients, generation: current.generation) { current.refused }
+        return try verdicts.refusedMask(patients, generation: current.generation, loaded: current.refused)
     }
 
     /// ``refresh()``, then ``refusedMask(_:)``: the ledger as it is now (one or two small reads).

@@ -1,5 +1,6 @@
 import Essentials
 import Kafka
+import StoreCore
 import Observability
 
 /// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then completes it with the
@@ -22,6 +23,7 @@ struct BatchWriter: Sendable {
     let consumer: KafkaConsumer
     let upserts: UpsertStage
     let deadLetters: DeadLetterStage
+    let erasure: ErasureCheck
     let metrics: Metrics
     let logger: Logger
 
@@ -35,7 +37,18 @@ struct BatchWriter: Sendable {
         let consumer = self.consumer
         let abandoned: @Sendable () -> Bool = { !consumer.holdsCurrentPartition(fence) }
 
-        async let deadLettered = deadLetters.deliver(output.deadLetters, abandoned: abandoned)
+        let letters: [DeadLetterRecord]
+        do {
+            letters = try await withoutRefusedPersons(output.deadLetters)
+        } catch {
+            consumer.abandon(fence)
+            guard error.isRetriable else { return .failed(.store(error)) }
+            logger.warning(
+                "the erasure ledger could not be read for the batch's dead letters; it will be read again",
+                [("error", .string("\(error)"))])
+            return .abandoned
+        }
+        async let deadLettered = deadLetters.deliver(letters, abandoned: abandoned)
         let upserted = await upserts.upsert(output.mapped, abandoned: abandoned)
         if case .failed(let error) = upserted.ending {
             // Leaving the scope cancels the dead letters' retries.
@@ -59,6 +72,9 @@ struct BatchWriter: Sendable {
             consumer.abandon(fence)
             return .abandoned
         }
+        if letters.count < output.deadLetters.count {
+            metrics.increment(.erasedDeadLetters, by: Double(output.deadLetters.count - letters.count))
+        }
         metrics.countSkipped(output.skippedTotals)
         for counts in output.omittedSourceFields.values {
             for (field, n) in counts {
@@ -72,6 +88,21 @@ struct BatchWriter: Sendable {
             [("records", .int(Int64(output.mapped.count + output.deadLetters.count))),
              ("dead_lettered", .int(Int64(output.deadLetters.count)))])
         return .durable
+    }
+
+    /// `letters` without the records of persons the erasure ledger refuses: those are dropped, never dead-lettered
+    /// with their content (docs/PRIVACY.md).
+    private func withoutRefusedPersons(_ letters: [DeadLetterRecord]) async throws(StoreError) -> [DeadLetterRecord] {
+        let refused: [Bool]?
+        do {
+            refused = try await erasure.refused(letters.map(\.original))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.usage, "unexpected \(type(of: error)): \(error)")
+        }
+        guard let refused else { return letters }
+        return zip(letters, refused).filter { !$0.1 }.map(\.0)
     }
 
     private func report(_ completion: KafkaBatchCompletion) {

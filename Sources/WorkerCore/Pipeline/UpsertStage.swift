@@ -1,3 +1,4 @@
+import DailyValueContract
 import Essentials
 import Kafka
 import Observability
@@ -27,17 +28,19 @@ struct UpsertStage: Sendable {
     let metrics: Metrics
     let logger: Logger
     let conflicts: VersionConflicts
+    let erasure: ErasureCheck
 
     /// Makes `mapped` durable in the store (every record decided or refused).
     func upsert(_ mapped: [BatchProcessor.Mapped], abandoned: @Sendable () -> Bool) async -> Result {
         guard !mapped.isEmpty else { return Result(ending: .done) }
         // The previous batch may have raised bounds since this one was prepared.
         let bounds = versionCache.storedAtLeast(mapped.map(\.versionKey))
+        let refusedPersons = await refusedAmongCached(mapped, bounds)
         var toStore: [BatchProcessor.Mapped] = []
         toStore.reserveCapacity(mapped.count)
         var skipped: [UpsertOutcome: Int] = [:]
-        for (item, bound) in zip(mapped, bounds) {
-            if let known = bound?.outcome(of: item.record) {
+        for (index, (item, bound)) in zip(mapped, bounds).enumerated() {
+            if refusedPersons?[index] != true, let known = bound?.outcome(of: item.record) {
                 skipped[known, default: 0] += 1
             } else {
                 toStore.append(item)
@@ -76,6 +79,23 @@ struct UpsertStage: Sendable {
         // is still down, pausing again).
         if case .abandoned = ending { health.storeRecovered() }
         return Result(ending: ending, refused: refused)
+    }
+
+    /// Which of `mapped` belong to persons the erasure ledger refuses, when the version cache could answer any
+    /// record (nil: none refused, or nothing to answer). Those go to the store, which decides them `erased`. When the
+    /// ledger cannot be read, every record goes to the store.
+    private func refusedAmongCached(
+        _ mapped: [BatchProcessor.Mapped], _ bounds: [VersionCache.Bound?]
+    ) async -> [Bool]? {
+        guard bounds.contains(where: { $0 != nil }) else { return nil }
+        do {
+            return try await erasure.refused(count: mapped.count) { mapped[$0].record.identity.patient }
+        } catch {
+            logger.warning(
+                "the erasure ledger could not be read; the version cache answers nothing this batch",
+                [("error", .string("\(error)"))])
+            return [Bool](repeating: true, count: mapped.count)
+        }
     }
 
     /// Learns the decided records (``learn(_:_:)``) and returns the dead-letter records of the refused ones (with the

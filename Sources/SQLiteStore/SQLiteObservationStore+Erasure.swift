@@ -1,0 +1,50 @@
+import SQLiteClient
+import StoreCore
+
+/// Erasure and consent withdrawal on SQLite (``SQLiteErasure``, docs/PRIVACY.md).
+extension SQLiteObservationStore: ObservationErasing {
+    public func erase(_ request: ErasureRequest) async throws -> ErasureReport {
+        try await withConnection { connection in
+            let subjects = try SQLiteErasure.resolve(request, on: connection)
+            if request.dryRun {
+                _ = try ErasureGuard.checked(request.key, against: try SQLiteErasure.fingerprint(on: connection))
+                return ErasureReport(
+                    subjects: try subjects.map { subject in
+                        let counts =
+                            try request.mode == .erase
+                            ? subject.patient.map { try SQLiteErasure.counts(of: $0, on: connection) } : nil
+                        return ErasureReport.Subject(
+                            pseudonym: subject.pseudonym, recorded: false, deleted: counts ?? ErasureCounts())
+                    })
+            }
+            let recorded = try SQLiteErasure.record(subjects, request, on: connection)
+            guard request.mode == .erase else {
+                return ErasureReport(
+                    subjects: zip(subjects, recorded).map {
+                        ErasureReport.Subject(pseudonym: $0.pseudonym, recorded: $1, deleted: ErasureCounts())
+                    })
+            }
+            // Deleted cells are overwritten with zeros; the file is rewritten afterwards anyway (``scrub``).
+            try connection.execute("PRAGMA secure_delete = ON")
+            defer { try? connection.execute("PRAGMA secure_delete = OFF") }
+            let deleted = try subjects.map { try SQLiteErasure.delete($0, on: connection) }
+            return ErasureReport(
+                subjects: zip(subjects, zip(recorded, deleted)).map {
+                    ErasureReport.Subject(pseudonym: $0.pseudonym, recorded: $1.0, deleted: $1.1)
+                },
+                remaining: SQLiteErasure.scrub(on: connection))
+        }
+    }
+
+    public func erasureLedger() async throws -> [ErasureLedgerEntry] {
+        try await withConnection { try SQLiteErasure.ledger(on: $0) }
+    }
+
+    public func refusedPseudonyms() async throws -> RefusedPersons {
+        try await withConnection { try SQLiteErasure.refused(on: $0) }
+    }
+
+    public func ledgerGeneration() async throws -> Int64 {
+        try await withConnection { try SQLiteErasure.generation(on: $0) }
+    }
+}
