@@ -657,7 +657,8 @@ def check_redrive(chart: Chart) -> str:
     assert args == ["redrive", "--error-class", "ValueOutOfRange", "--origin-partition", "0", "--origin-partition", "3",
                     "--since", "2026-12-01", "--max", "1000", "--rate", "50", "--max-redrives", "3"], args
     env = {e["name"]: e for e in pods["redrive"]["spec"]["containers"][0]["env"]}
-    assert "secretKeyRef" in env["DVP_STORE"]["valueFrom"] and "DVP_ID_KEY_FILE" in env, "the erasure check's store/key"
+    store = env.get("DVP_STORE_FILE") or env["DVP_STORE"]
+    assert ("value" in store or "secretKeyRef" in store["valueFrom"]) and "DVP_ID_KEY_FILE" in env, "the erasure check's store/key"
     unchecked = render_ok(chart, merge(BASE, merge(REDRIVE, {"redrive": {"erasureCheck": False}})))
     (unchecked_job,) = [o for o in by_kind(unchecked, "Job") if o["metadata"]["labels"]["app.kubernetes.io/component"] == "redrive"]
     assert unchecked_job["spec"]["template"]["spec"]["containers"][0]["args"][-1] == "--no-erasure-check"
