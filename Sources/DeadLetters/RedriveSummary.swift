@@ -64,13 +64,13 @@ public struct RedriveSummary: Sendable, Equatable {
             "selected         \(selected)",
             "\(verb)republish".padded(to: 17) + "\(republished)",
             "\(verb)quarantine".padded(to: 17) + "\(quarantinedTotal)",
-            // Dropped (would be, in a dry run): neither republished nor quarantined.
-            "erased".padded(to: 17) + "\(erased)",
         ]
         for reason in QuarantineReason.allCases where quarantined[reason] != nil {
             lines.append(
                 "  \(reason.rawValue.padded(to: 15))\(quarantined[reason]!)")
         }
+        // Dropped (would be, in a dry run): an erased or withdrawn person's, neither republished nor quarantined.
+        lines.append("erased".padded(to: 17) + "\(erased)")
         if stoppedAtMax { lines.append("stopped at --max: run again to continue") }
         if !reasons.isEmpty {
             lines.append(dryRun ? "would fail again or cannot be restored:" : "quarantined because:")

@@ -1,5 +1,4 @@
 import CommandLineOptions
-import Essentials
 import Kafka
 
 #if canImport(FoundationEssentials)
@@ -64,9 +63,10 @@ enum KafkaRetention {
             guard let bound = retention.worstCaseMs else {
                 return "kafka \(topic): retention.ms -1 (\(source)): the person's events are kept until deleted"
             }
-            let expires = now.addingTimeInterval(Double(bound) / 1000)
+            // Whole seconds, rounded up: a bound, not a measurement.
+            let expires = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + Double(bound) / 1000).rounded(.up))
             return "kafka \(topic): the last copy of events published up to now expires by "
-                + "\(RFC3339.string(expires)) (retention.ms \(retention.retentionMs ?? -1) + segment.ms "
+                + "\(expires.formatted(.iso8601)) (retention.ms \(retention.retentionMs ?? -1) + segment.ms "
                 + "\(retention.segmentMs ?? KafkaTopicRetention.defaultSegmentMs), \(source))"
         }
     }

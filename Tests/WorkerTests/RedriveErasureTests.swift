@@ -77,6 +77,34 @@ struct RedriveErasureTests {
         #expect(Set(dump.keys.map { $0.split(separator: "/")[0] }) == ["pat-1", "pat-3", "pat-4"], "\(dump)")
     }
 
+    /// Issue 38 item 6: `storectl erase --brokers` says when the topics' last copies expire. devbroker's mock cluster
+    /// has no DescribeConfigs, so without `--topic-retention-ms` the expiry is unknown (never guessed); with it the
+    /// date is `now + retention.ms + segment.ms` (Kafka deletes whole segments).
+    @Test func storectlEraseSaysWhenTheTopicsCopiesExpire() async throws {
+        let harness = try PipelineHarness(partitions: 2)
+        try await harness.startBroker()
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let erase = ["erase", "--store", store, "--reference", "ticket-1", "--brokers", harness.bootstrap]
+        let unknown = try await runCommand(
+            TestEnvironment.binary("storectl"), erase + ["--patient", "pat-1"], environment: Self.key)
+        #expect(unknown.status == 0, "\(unknown.stdout) \(unknown.stderr)")
+        #expect(
+            unknown.stdout.contains(
+                "kafka daily-values: expiry unknown: the brokers did not describe the topic (_TIMED_OUT); "
+                    + "give --topic-retention-ms"), "\(unknown.stdout)")
+        let stated = try await runCommand(
+            TestEnvironment.binary("storectl"), erase + ["--patient", "pat-2", "--topic-retention-ms", "86400000"],
+            environment: Self.key)
+        #expect(stated.status == 0, "\(stated.stdout) \(stated.stderr)")
+        let line = try #require(stated.stdout.split(separator: "\n").first { $0.hasPrefix("kafka daily-values.dlq:") })
+        #expect(line.contains("the last copy of events published up to now expires by "), "\(line)")
+        #expect(line.contains("(retention.ms 86400000 + segment.ms 604800000, --topic-retention-ms"), "\(line)")
+        let expires = try #require(line.split(separator: " ").first { $0.hasSuffix("Z") }.map(String.init))
+        let date = try #require(ISO8601DateFormatter().date(from: expires), "\(expires)")
+        #expect(abs(date.timeIntervalSinceNow - 8 * 86_400) < 120, "now + 1 d + 7 d: \(expires)")
+        #expect(!(stated.stdout + unknown.stdout).contains("pat-"), "no patient id printed")
+    }
+
     @Test func noErasureCheckRedrivesWithoutAStore() async throws {
         let harness = try PipelineHarness(partitions: 2)
         try await harness.startBroker()
