@@ -29,7 +29,7 @@ enum ErasureCheck {
                 help: """
                     redrive without a store: no dead letter is dropped for an erased person (only
                     when no one was ever erased or withdrew; the workers still refuse their events)
-                    """),
+                    """)
         ]
 
     /// The ledger of the store `--store` names, read once (so a wrong key fails here, exit 2); nil with

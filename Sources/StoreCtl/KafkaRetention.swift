@@ -121,9 +121,11 @@ enum KafkaRetention {
                 let retention = try await KafkaTopicRetention.describe(
                     topic: name, bootstrapServers: brokers, properties: properties, timeout: .seconds(5))
                 expiries.append(TopicExpiry(topic: name, retention: retention, source: "the brokers"))
-            } catch where error.code == .unknownTopicOrPartition {
-                expiries.append(TopicExpiry(topic: name, retention: nil, source: "no such topic: nothing to expire"))
             } catch {
+                if error.code == .unknownTopicOrPartition {
+                    expiries.append(TopicExpiry(topic: name, retention: nil, source: "no such topic: nothing kept"))
+                    continue
+                }
                 refusal = error
                 guard let stated else {
                     expiries.append(

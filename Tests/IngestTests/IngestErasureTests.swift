@@ -37,7 +37,8 @@ struct IngestErasureTests {
         let mixed = [byPatient[kept]![0], byPatient[erased]![0], byPatient[later]![0], byPatient[erased]![1]]
         let refused = try await stack.curl(
             CurlResponse.post(
-                stack.url, file: try stack.file("mixed.json", TestEvents.array(mixed)), contentType: "application/json"))
+                stack.url, file: try stack.file("mixed.json", TestEvents.array(mixed)), contentType: "application/json")
+        )
         #expect(refused.status == 403, "\(refused.text)")
         #expect(refused.contentType == "application/problem+json")
         #expect(refused.json?["type"] as? String == "urn:dvp:ingest:patient-erased", "\(refused.text)")
@@ -78,8 +79,10 @@ struct IngestErasureTests {
         for environment in [[:], ["DVP_ID_KEY": "another-key-0123456789abcdef"]] {
             let gateway = try ChildProcess(
                 TestEnvironment.binary("ingest"),
-                ["--brokers-file", stack.bootstrapFile.path, "--http-port", "0", "--admin-port", "0",
-                 "--insecure-no-auth", "--erasure-store", store],
+                [
+                    "--brokers-file", stack.bootstrapFile.path, "--http-port", "0", "--admin-port", "0",
+                    "--insecure-no-auth", "--erasure-store", store,
+                ],
                 directory: stack.directory, name: "ingest", environment: environment)
             #expect(await gateway.waitForExit(timeout: .seconds(20)) == 2, "\(gateway.stderr)")
             #expect(gateway.stderr.contains("erasure ledger"), "\(gateway.stderr)")

@@ -95,7 +95,8 @@ struct RedriveEndToEndTests {
             ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange", "--max", "2", "--store", store])
         #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
         #expect(first.stdout.contains("republish        2") && first.stdout.contains("stopped at --max"))
-        let redrive = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
+        let redrive = try await Self.dlq(
+            harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
         #expect(redrive.status == 0, "\(redrive.stdout) \(redrive.stderr)")
         #expect(redrive.stdout.contains("republish        1"), "the rest after --max: \(redrive.stdout)")
         let again = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])

@@ -201,7 +201,7 @@ enum IngestOptions {
                     how often the ledger is re-read in the background (default 5): an erasure
                     reaches the gateway within this; a request never waits for the store
                     """
-            ).typed(.number(0.1...3600), default: "5"),
+            ).typed(.number(0.1...3600), default: "5")
         ]
 
     static let operations: [CommandLineOption] = [
