@@ -538,6 +538,18 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
         value = ingest["settings"][key]
         got = env.get(name, {}).get("value")
         assert got == (None if value is None else str(value)), f"{name} is {got!r}, ingest.settings.{key} {value!r}"
+    # The erasure check: the workers' DSN and id key as files of their Secrets, exactly when it is on.
+    erasure = ingest["erasureCheck"]
+    if erasure["enabled"]:
+        postgres = values["store"]["postgres"]
+        found = secret_file(env["DVP_ERASURE_STORE_FILE"]["value"], mounts, volumes)
+        assert found == (postgres["existingSecret"], postgres["dsnKey"]), f"DVP_ERASURE_STORE_FILE is {found}"
+        found = secret_file(env["DVP_ID_KEY_FILE"]["value"], mounts, volumes)
+        assert found == (values["idKey"]["existingSecret"], values["idKey"]["key"]), f"DVP_ID_KEY_FILE is {found}"
+        refresh = erasure["refreshSeconds"]
+        assert env.get("DVP_ERASURE_REFRESH", {}).get("value") == (None if refresh is None else str(refresh))
+    else:
+        assert not {"DVP_ERASURE_STORE_FILE", "DVP_ID_KEY_FILE", "DVP_ERASURE_REFRESH"} & set(env), "erasure env"
     catalog = env.get("DVP_CATALOG", {}).get("value")
     assert catalog == (f"/etc/daily-values/catalog/{values['worker']['catalog']['key']}"
                        if values["worker"]["catalog"]["configMap"] else None), "not the workers' catalog"
@@ -952,6 +964,16 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
         "erase.enabled needs store.type=postgres",
     ),
     ("erase mode storectl rejects", {"erase": {"mode": "purge"}}, "at '/erase/mode': value must be one of"),
+    (
+        "gateway erasure check on SQLite",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "ingest": {"erasureCheck": {"enabled": True}}},
+        "ingest.erasureCheck.enabled needs store.type=postgres",
+    ),
+    (
+        "gateway erasure refresh below 0.1 s",
+        {"ingest": {"erasureCheck": {"refreshSeconds": 0.01}}},
+        "at '/ingest/erasureCheck/refreshSeconds': minimum",
+    ),
     (
         "retention watch without a Pushgateway",
         {"redrive": {"retentionWatch": {"enabled": True}}},
