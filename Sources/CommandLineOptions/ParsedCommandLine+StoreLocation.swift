@@ -22,7 +22,10 @@ extension ParsedCommandLine {
         if let location = given(option) { return location }
         if let path = given(fileOption) { return try firstLine(of: path, fileOption) }
         if let location = fromEnvironment(option) { return location }
-        if let path = fromEnvironment(fileOption) { return try firstLine(of: path, fileOption) }
+        if let path = fromEnvironment(fileOption) {
+            let twin = declaration(fileOption)?.environment.map { " (\($0))" } ?? ""
+            return try firstLine(of: path, fileOption + twin)
+        }
         return nil
     }
 
