@@ -17,11 +17,15 @@ struct IngestErasureTests {
         guard result.status == 0 else { throw TestSetupError("storectl erase: \(result.stdout) \(result.stderr)") }
     }
 
-    @Test("403 patient-erased by index, nothing published; 202 for the others; a later erasure reaches the gateway")
-    func erasedPersonsAreRefused() async throws {
+    @Test(
+        "403 patient-erased by index, nothing published; 202 for the others; a later erasure reaches the gateway",
+        arguments: ["sqlite", "postgres"])
+    func erasedPersonsAreRefused(_ kind: String) async throws {
         let stack = try GatewayStack()
         try await stack.startBroker()
-        let store = "sqlite:\(stack.directory.path)/observations.sqlite"
+        let store =
+            kind == "sqlite"
+            ? "sqlite:\(stack.directory.path)/observations.sqlite" : try await TestPostgres.freshDatabase("dvp_ingest")
         let events = try await TestEvents.lines(100, in: stack.directory)
         var byPatient: [String: [String]] = [:]
         for line in events { byPatient[TestEvents.patient(line), default: []].append(line) }

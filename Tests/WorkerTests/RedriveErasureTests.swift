@@ -19,10 +19,13 @@ struct RedriveErasureTests {
             environment: environment)
     }
 
-    @Test func anErasedPersonsDeadLettersAreDroppedAndCountedTheOthersRepublished() async throws {
+    @Test(arguments: ["sqlite", "postgres"])
+    func anErasedPersonsDeadLettersAreDroppedAndCountedTheOthersRepublished(_ kind: String) async throws {
         let harness = try PipelineHarness(partitions: 3)
         try await harness.startBroker()
-        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        let store =
+            kind == "sqlite"
+            ? "sqlite:\(harness.directory.path)/observations.sqlite" : try await TestPostgres.freshDatabase("dvp_redrive")
         let erased = "pat-erased-77"
         let patients = ["pat-1", erased, "pat-3", "pat-4"]
         // Out of range with the built-in catalog (dead-lettered); the person erased later sends two versions.
