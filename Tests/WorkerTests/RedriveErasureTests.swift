@@ -25,7 +25,8 @@ struct RedriveErasureTests {
         try await harness.startBroker()
         let store =
             kind == "sqlite"
-            ? "sqlite:\(harness.directory.path)/observations.sqlite" : try await TestPostgres.freshDatabase("dvp_redrive")
+            ? "sqlite:\(harness.directory.path)/observations.sqlite"
+            : try await TestPostgres.freshDatabase("dvp_redrive")
         let erased = "pat-erased-77"
         let patients = ["pat-1", erased, "pat-3", "pat-4"]
         // Out of range with the built-in catalog (dead-lettered); the person erased later sends two versions.
