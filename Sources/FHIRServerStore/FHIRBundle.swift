@@ -35,14 +35,28 @@ enum FHIRBundle {
         var ifMatch: String?
     }
 
-    /// A batch of `GET Observation/{id}`.
-    static func reads(_ ids: [String]) -> [UInt8] {
+    /// A batch of `GET Observation/{id}`, then (`ledgerState`) a read of the erasure ledger's state resource
+    /// (``FHIRErasureLedger/stateID``): a batch learns the ledger's generation in the same round trip.
+    static func reads(_ ids: [String], ledgerState: Bool = false) -> [UInt8] {
+        requests("GET", ids, also: ledgerState ? ["Basic/" + FHIRErasureLedger.stateID] : [])
+    }
+
+    /// A batch of `DELETE Observation/{id}`.
+    static func deletes(_ ids: [String]) -> [UInt8] {
+        requests("DELETE", ids)
+    }
+
+    /// A batch of bodiless requests: `method Observation/{id}` for each of `ids`, then `GET` each of `also`.
+    private static func requests(_ method: String, _ ids: [String], also: [String] = []) -> [UInt8] {
         var out = Array(#"{"resourceType":"Bundle","type":"batch","entry":["#.utf8)
-        for (n, id) in ids.enumerated() {
+        let urls = ids.map { (method, "Observation/" + $0) } + also.map { ("GET", $0) }
+        for (n, (method, url)) in urls.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            out += Array(#"{"request":{"method":"GET","url":"Observation/"#.utf8)
-            out += Array(id.utf8)
-            out += Array(#""}}"#.utf8)
+            out += Array(#"{"request":{"method":""#.utf8)
+            out += Array(method.utf8)
+            out += Array(#"","url":"#.utf8)
+            JSONWriter.appendQuoted(url, to: &out)
+            out += Array("}}".utf8)
         }
         out += Array("]}".utf8)
         return out

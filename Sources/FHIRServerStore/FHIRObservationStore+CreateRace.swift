@@ -55,6 +55,11 @@ extension FHIRObservationStore {
             if let version, version <= record.version {
                 return .decided(version == record.version ? .unchanged : .updated)
             }
+            // Not over a person erased since the batch's read: the erasure deletes what we wrote (its settle
+            // window); a restore could land after it.
+            if try await refusedMask([record.identity.patient], ledger: try await ledgerState())?.first == true {
+                return .decided(.erased)
+            }
             do { try await restore(replaced, replacing: ours, of: record) } catch let error as StoreError {
                 return .refused(Self.unrestoredReason(id, replaced: version, error))
             }

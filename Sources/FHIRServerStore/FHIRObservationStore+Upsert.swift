@@ -81,12 +81,17 @@ extension FHIRObservationStore {
                     .busy, nativeCode: code,
                     "\(pending.count) Observations still \(state) after \(configuration.conflictAttempts) rounds")
             }
-            let copies = try await currentCopies(pending.map { batch[$0].resourceID })
+            // The read Bundle also reads the erasure ledger's state: a record of a person erased or withdrawn
+            // before this round is `erased`, never sent (``erase(_:)`` deletes what a round before the entry wrote).
+            let (copies, ledger) = try await currentCopiesAndLedger(pending.map { batch[$0].resourceID })
+            let erasedMask = try await refusedMask(pending.map { batch[$0].identity.patient }, ledger: ledger)
             var writes: [(index: Int, write: FHIRBundle.Write)] = []
-            for index in pending {
+            for (position, index) in pending.enumerated() {
                 let record = batch[index]
                 let copy = copies[record.resourceID]
-                if let copy, copy.eventVersion == nil {
+                if erasedMask?[position] == true {
+                    decided[index] = .erased
+                } else if let copy, copy.eventVersion == nil {
                     refused[index] = Self.foreignCopyReason(
                         record.resourceID, versionTagSystem: configuration.versionTagSystem)
                 } else if let stored = copy?.eventVersion, stored >= record.version {
@@ -137,9 +142,23 @@ extension FHIRObservationStore {
 
     /// The current copies of `ids` that the server has (one `batch` Bundle of reads).
     func currentCopies(_ ids: [String]) async throws -> [String: FHIRCopy] {
-        let response = try await rest.send("POST", "", body: FHIRBundle.reads(ids))
+        try await currentCopies(ids, ledgerState: false).copies
+    }
+
+    /// ``currentCopies(_:)`` and the erasure ledger's state, read in the same Bundle.
+    func currentCopiesAndLedger(_ ids: [String]) async throws -> ([String: FHIRCopy], FHIRErasureLedger.State) {
+        let (copies, ledger) = try await currentCopies(ids, ledgerState: true)
+        return (copies, ledger ?? FHIRErasureLedger.State(generation: 0))
+    }
+
+    private func currentCopies(_ ids: [String], ledgerState: Bool) async throws
+        -> (copies: [String: FHIRCopy], ledger: FHIRErasureLedger.State?)
+    {
+        let response = try await rest.send("POST", "", body: FHIRBundle.reads(ids, ledgerState: ledgerState))
+        var entries = try FHIRBundle.entries(of: response, expected: ids.count + (ledgerState ? 1 : 0))
+        let ledger = ledgerState ? try Self.ledgerState(entries.removeLast()) : nil
         var copies: [String: FHIRCopy] = [:]
-        for (id, entry) in zip(ids, try FHIRBundle.entries(of: response, expected: ids.count)) {
+        for (id, entry) in zip(ids, entries) {
             switch entry.status {
             case 200..<300:
                 guard let resource = entry.resource, var copy = copy(resource) else {
@@ -157,6 +176,6 @@ extension FHIRObservationStore {
                     nativeCode: String(entry.status), "GET Observation/\(id): \(entry.status), \(entry.outcomeSummary)")
             }
         }
-        return copies
+        return (copies, ledger)
     }
 }

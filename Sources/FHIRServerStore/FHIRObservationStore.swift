@@ -16,6 +16,10 @@ import Synchronization
 /// replace guarded by `If-Match` on the server's version id, the event version carried on a `meta.tag`
 /// (``FHIRStoreConfiguration/versionTagSystem``) and compared exactly as the SQL stores compare their column.
 ///
+/// Erasure and consent withdrawal (`ObservationErasing`, FHIRObservationStore+Erasure.swift) keep their ledger on
+/// the server as `Basic` resources; every read Bundle also reads its state, and a refused person's records are
+/// `erased`, never sent.
+///
 /// The server owns `meta.versionId` and `meta.lastUpdated`. Outcome counters live in this process since the store
 /// was opened (the server has no place for them). Reads by patient and ``allVersions()`` page through every
 /// Observation carrying the version tag: tools and tests only, not the hot path.
@@ -24,6 +28,8 @@ public final class FHIRObservationStore: ObservationStore {
     /// What the server's CapabilityStatement said at start-up.
     public let serverCapabilities: FHIRCapabilities
     let rest: FHIRRestClient
+    /// The refused persons, cached per ledger generation (``FHIRStoreConfiguration/erasureKey``).
+    let erasureGuard: ErasureGuard
     private let http: HTTPClient
     private let counts = Mutex<[CounterKey: Int64]>([:])
     private let closed = Atomic(false)
@@ -41,6 +47,7 @@ public final class FHIRObservationStore: ObservationStore {
             throw StoreError(.usage, "FHIR store HTTP client: \(error.message)")
         }
         self.configuration = configuration
+        erasureGuard = ErasureGuard(key: configuration.erasureKey)
         rest = FHIRRestClient(
             http: http, token: FHIRAccessToken(configuration.authorization, http: http), configuration: configuration)
         let metadata = try await rest.send("GET", "metadata")
@@ -66,7 +73,7 @@ public final class FHIRObservationStore: ObservationStore {
 
     // MARK: - ObservationStore
 
-    public var capabilities: StoreCapabilities { StoreCapabilities(server: self) }
+    public var capabilities: StoreCapabilities { StoreCapabilities(server: self, erasure: self) }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         try checkOpen()
@@ -74,9 +81,20 @@ public final class FHIRObservationStore: ObservationStore {
         let plan = UpsertPlan(batch)
         var decided: [Int: UpsertOutcome] = [:]
         var reasons: [Int: String] = [:]
-        // Not supported yet: a retraction needs an entered-in-error write and a ledger on the server.
+        // Not supported yet: a retraction needs an entered-in-error write and a ledger on the server. One of a
+        // refused person is `erased` (never dead-lettered with its content).
         let retractions = plan.winners.filter { batch[$0].retractionReason != nil }
-        for index in retractions { reasons[index] = Self.retractionsUnsupported }
+        if !retractions.isEmpty {
+            let mask = try await refusedMask(
+                retractions.map { batch[$0].identity.patient }, ledger: try await ledgerState())
+            for (position, index) in retractions.enumerated() {
+                if mask?[position] == true {
+                    decided[index] = .erased
+                } else {
+                    reasons[index] = Self.retractionsUnsupported
+                }
+            }
+        }
         let winners = plan.winners.filter { batch[$0].retractionReason == nil }
         let chunks = stride(from: 0, to: winners.count, by: configuration.batchSize).map {
             Array(winners[$0..<min($0 + configuration.batchSize, winners.count)])
@@ -84,7 +102,11 @@ public final class FHIRObservationStore: ObservationStore {
         try await decideConcurrently(chunks, of: batch, into: &decided, refused: &reasons)
         for index in reasons.keys { decided[index] = .stale }  // placeholders: refused below
         let planned = plan.outcomes(for: batch, winnerOutcomes: decided)
-        let outcomes: [UpsertOutcome?] = batch.indices.map { reasons[plan.winner(of: $0)] == nil ? planned[$0] : nil }
+        let outcomes: [UpsertOutcome?] = batch.indices.map { index in
+            let winner = plan.winner(of: index)
+            guard reasons[winner] == nil else { return nil }
+            return decided[winner] == .erased ? .erased : planned[index]  // every record of an erased person
+        }
         count(batch, outcomes)
         return batch.indices.map { index in
             if let reason = reasons[plan.winner(of: index)] { return .refused(reason: reason) }
@@ -137,7 +159,14 @@ public final class FHIRObservationStore: ObservationStore {
 
     /// The Observations of a search, every page.
     func search(_ path: String) async throws -> [FHIRCopy] {
-        var copies: [FHIRCopy] = []
+        try await searchResources(path, type: "Observation").compactMap(copy)
+    }
+
+    /// The resources of `type` a search matched, every page; `headers` go with every page's request.
+    func searchResources(_ path: String, type: String, headers: [(name: String, value: String)] = []) async throws
+        -> [[String: Any]]
+    {
+        var resources: [[String: Any]] = []
         var next: String? = path
         var followed: Set<String> = []
         while let page = next {
@@ -146,7 +175,7 @@ public final class FHIRObservationStore: ObservationStore {
                 throw StoreError(
                     .query, "GET \(Redaction.withoutQuery(page)): the search's `next` links repeat or exceed \(Self.maxSearchPages) pages")
             }
-            let response = try await rest.send("GET", page)
+            let response = try await rest.send("GET", page, headers: headers)
             guard (200..<300).contains(response.status),
                 let bundle = JSONValue.anyObject(response.body)
             else {
@@ -155,16 +184,14 @@ public final class FHIRObservationStore: ObservationStore {
                     "GET \(Redaction.withoutQuery(page)): \(FHIRRestClient.answerSummary(response))")
             }
             for entry in bundle["entry"] as? [[String: Any]] ?? [] {
-                guard let resource = entry["resource"] as? [String: Any],
-                    resource["resourceType"] as? String == "Observation",
-                    let copy = copy(resource)
+                guard let resource = entry["resource"] as? [String: Any], resource["resourceType"] as? String == type
                 else { continue }
-                copies.append(copy)
+                resources.append(resource)
             }
             let links = bundle["link"] as? [[String: Any]] ?? []
             next = links.first { $0["relation"] as? String == "next" }?["url"] as? String
         }
-        return copies
+        return resources
     }
 
     func copy(_ resource: [String: Any]) -> FHIRCopy? {
@@ -175,7 +202,7 @@ public final class FHIRObservationStore: ObservationStore {
 
     // MARK: - Helpers
 
-    private func checkOpen() throws {
+    func checkOpen() throws {
         if closed.load(ordering: .acquiring) {
             throw StoreError(.usage, "the FHIR store \(Redaction.withoutQuery(configuration.baseURL)) is closed")
         }
@@ -190,7 +217,7 @@ public final class FHIRObservationStore: ObservationStore {
         }
     }
 
-    private static func queryEncoded(_ text: String) -> String {
+    static func queryEncoded(_ text: String) -> String {
         PercentEncoding.encoded(text)
     }
 }

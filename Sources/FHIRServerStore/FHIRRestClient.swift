@@ -20,13 +20,15 @@ struct FHIRRestClient: Sendable {
 
     /// Sends a request to `path` (relative to the base URL, or absolute; "" is the base itself, for Bundles) and
     /// returns a response whose status is 2xx, 3xx or a 4xx other than 401/403/429 (the caller decides those per
-    /// record or per call).
+    /// record or per call). `headers` are added to the request (`Cache-Control: no-cache` for the erasure's reads:
+    /// HAPI serves a repeated search from its cache for a minute).
     /// - Throws: ``StoreError``: `connection` for network failures and 5xx answers, `timeout`, `busy` when throttling
     ///   outlasted ``FHIRStoreConfiguration/throttleAttempts``, `unauthorized` for 401/403, `usage` for TLS or URL
     ///   problems, `query` for a response above ``HTTPClientConfiguration/maxResponseBytes``.
-    func send(_ method: String, _ path: String, body: [UInt8]? = nil, ifMatch: String? = nil) async throws
-        -> HTTPResponse
-    {
+    func send(
+        _ method: String, _ path: String, body: [UInt8]? = nil, ifMatch: String? = nil,
+        headers extra: [(name: String, value: String)] = []
+    ) async throws -> HTTPResponse {
         let url: String
         if path.hasPrefix("http://") || path.hasPrefix("https://") {
             // An absolute URL from the server (a Bundle's `next` link) gets our credentials only on our own base:
@@ -44,7 +46,7 @@ struct FHIRRestClient: Sendable {
         var throttled = 0
         var refreshedToken = false
         while true {
-            var headers: [(name: String, value: String)] = [("Accept", "application/fhir+json")]
+            var headers: [(name: String, value: String)] = [("Accept", "application/fhir+json")] + extra
             if body != nil {
                 // HAPI carries a copy's old tags into an update unless tags are a snapshot: without the header a
                 // copy would collect every event version it was ever written at.

@@ -30,6 +30,20 @@ public struct FHIRStoreConfiguration: Sendable {
     public var authorization: FHIRAuthorization = .none
     /// `User-Agent`: `daily-values-pipeline/<version>`.
     public var userAgent = "daily-values-pipeline"
+    /// The key events' persons are hashed with for the erasure ledger (the worker's id key or erasure key); nil: a
+    /// store that refuses to write while its ledger has entries (docs/PRIVACY.md).
+    public var erasureKey: ErasureKey?
+    /// How long an erasure keeps deleting what a batch already in flight may still write (the server has no lock
+    /// an erasure could take): after its ledger entry is visible it deletes, waits until this has passed, and
+    /// searches again. The longer of this and the HTTP request timeout is used (``effectiveErasureSettle``).
+    public var erasureSettle: Duration = .seconds(45)
+    /// How an erasure purges the deleted Observations' history; nil: from the server's software
+    /// (``FHIRHistoryPurge/detected(software:)``).
+    public var historyPurge: FHIRHistoryPurge?
+
+    /// ``erasureSettle``, at least the HTTP request timeout (``HTTPClientConfiguration/requestTimeout``): a write
+    /// Bundle sent before the ledger entry was visible has been answered, or abandoned, by then.
+    public var effectiveErasureSettle: Duration { max(erasureSettle, http.requestTimeout) }
 
     /// The product's code system for the event version tag.
     public static let defaultVersionTagSystem =

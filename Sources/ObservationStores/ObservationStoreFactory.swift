@@ -13,10 +13,11 @@ import StoreCore
 ///   - fhir: a FHIR store's settings; its `baseURL` is replaced by the location's (ignored for the others).
 ///   - retractions: what a winning retraction does to a stored day in SQLite and PostgreSQL (the FHIR store refuses
 ///     retractions in either mode).
-///   - erasureKey: the key persons are hashed with in the store's erasure ledger (the worker's id key, or its
-///     erasure key); without one a store refuses to write while its ledger has entries.
 ///   - connections: PostgreSQL connections writing each batch's lanes at once (``LanedPostgresStore``; 1: one
 ///     ``PostgresObservationStore``). The other stores have one writer: more than 1 is a `usage` error.
+///   - erasureKey: the key events' persons are hashed with for the erasure ledger (the worker's id key or erasure
+///     key); nil: the store refuses to write while its ledger has entries. (FHIR store: replaces `fhir.erasureKey`
+///     when given.)
 /// - Throws: ``StoreError`` (`connection`, `timeout`, `schema`, `busy`, …) when the database cannot be opened or
 ///   migrated.
 public func makeObservationStore(
@@ -43,6 +44,7 @@ public func makeObservationStore(
     case .fhir(let baseURL):
         var configuration = fhir
         configuration.baseURL = baseURL
+        if let erasureKey { configuration.erasureKey = erasureKey }
         return try await FHIRObservationStore(configuration: configuration)
     }
 }

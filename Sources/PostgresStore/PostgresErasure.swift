@@ -120,13 +120,19 @@ enum PostgresErasure {
         let result = try connection.execute(
             """
             SELECT (SELECT count(*) FROM observation WHERE patient = $1),
-                (SELECT count(*) FROM retraction WHERE patient = $1),
-                CASE WHEN to_regclass('version_audit') IS NULL THEN 0
-                    ELSE (SELECT count(*) FROM version_audit WHERE patient = $1) END
+                (SELECT count(*) FROM retraction WHERE patient = $1)
             """, [patient])
+        let auditRows =
+            try hasAuditTable(connection)
+            ? try connection.execute("SELECT count(*) FROM version_audit WHERE patient = $1", [patient]).integer(0, 0)
+            : 0
         return ErasureCounts(
-            observations: try result.integer(0, 0), retractions: try result.integer(0, 1),
-            auditRows: try result.integer(0, 2))
+            observations: try result.integer(0, 0), retractions: try result.integer(0, 1), auditRows: auditRows)
+    }
+
+    /// Whether `storectl audit-install` created the audit log (the statement naming it is planned only then).
+    private static func hasAuditTable(_ connection: PostgresConnection) throws -> Bool {
+        try connection.execute("SELECT to_regclass('version_audit') IS NOT NULL").text(0, 0) == "t"
     }
 
     /// Deletes everything stored of `subject` (every partition, the retraction ledger, the audit log), keeps the
@@ -146,7 +152,7 @@ enum PostgresErasure {
                 }
                 deleted.observations = try delete("DELETE FROM observation WHERE patient = $1")
                 deleted.retractions = try delete("DELETE FROM retraction WHERE patient = $1")
-                if try connection.execute("SELECT to_regclass('version_audit') IS NOT NULL").text(0, 0) == "t" {
+                if try hasAuditTable(connection) {
                     deleted.auditRows = try delete("DELETE FROM version_audit WHERE patient = $1")
                 }
             }

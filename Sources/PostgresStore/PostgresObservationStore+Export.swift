@@ -14,7 +14,8 @@ extension PostgresObservationStore: ObservationExporting {
     static let markKind = "postgres-snapshot"
 
     public func exportObservations(
-        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void
+        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void,
+        deleted: @escaping @Sendable ([String]) throws -> Void
     ) async throws -> ExportMark {
         let previous = try since.map(Self.snapshot(of:))
         let codecs = codecs
@@ -36,6 +37,16 @@ extension PostgresObservationStore: ObservationExporting {
                     let result = try connection.execute("FETCH \(chunkSize) FROM observation_export")
                     guard result.rowCount > 0 else { break }
                     try chunk(try result.rows { try Self.stored(result, $0, codecs.decompressor) })
+                }
+                if let previous {
+                    // The ids erased by transactions the earlier snapshot does not see: after it, by this one.
+                    let ids = try connection.execute(
+                        "SELECT resource_id FROM erased_resource WHERE "
+                            + Self.changed(since: previous, readAt: current) + " ORDER BY resource_id")
+                    let all = ids.rows { ids.text($0, 0) }
+                    for start in stride(from: 0, to: all.count, by: chunkSize) {
+                        try deleted(Array(all[start..<min(start + chunkSize, all.count)]))
+                    }
                 }
                 return ExportMark(Self.markKind + ":" + current.text)
             }

@@ -18,6 +18,10 @@ package final class SQLiteConnection {
     /// ~2500 pages (two random-keyed indexes), so the default copied every batch back into the database file (and
     /// synced it) at its commit; a longer WAL copies a page dirtied by several batches once. The WAL file then
     /// stays up to ~32 MB (plus one batch).
+    ///
+    /// `secure_delete=ON`: deleted and replaced content is overwritten with zeros, so an erased person's bytes do not
+    /// outlive their rows in the file (docs/PRIVACY.md). Debian's SQLite is built with it on by default; this makes
+    /// every build behave the same.
     /// - Throws: ``SQLiteError`` (`unavailable` when the database cannot be opened).
     package init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var db: OpaquePointer?
@@ -36,6 +40,7 @@ package final class SQLiteConnection {
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
+        try execute("PRAGMA secure_delete = ON")
     }
 
     /// WAL pages after which a commit copies the WAL back into the database file (SQLite's default is 1000).

@@ -6,9 +6,9 @@ import StoreCore
 ///
 /// Every batch reads `erasure_state.generation` inside its `BEGIN IMMEDIATE` transaction, which holds the database's
 /// write lock; an erasure writes its ledger entry and bumps the generation in a write transaction of its own, so a
-/// batch either committed before the entry or sees it. Deleted rows are overwritten (`secure_delete`), the file is
-/// rewritten (`VACUUM`, which leaves no old row versions in free space) and the WAL truncated, so that neither the file
-/// nor its WAL keeps the person's bytes.
+/// batch either committed before the entry or sees it. Every connection runs with `secure_delete` (deleted and
+/// replaced content is overwritten with zeros, in pages and on the freelist) and an erasure truncates the WAL, so
+/// that neither the file nor its WAL keeps the person's bytes.
 enum SQLiteErasure {
     static let generationSQL = "SELECT generation FROM erasure_state"
 
@@ -161,25 +161,17 @@ enum SQLiteErasure {
         }
     }
 
-    /// Rewrites the file and truncates the WAL, so that no deleted row survives in free pages, in the slack of a page,
-    /// or in WAL frames. Returns what could not be done (another connection held a lock past the busy timeout).
-    static func scrub(on connection: SQLiteConnection) -> [String] {
-        var remaining: [String] = []
-        do {
-            try connection.execute("VACUUM")
-        } catch {
-            remaining.append(
-                "the database file was not rewritten (VACUUM: \(error)): deleted rows may remain in free pages; rerun")
-        }
+    /// Truncates the WAL, so that no frame of a page as it was before the deletes survives there (the connection
+    /// runs with `secure_delete`, so the file's pages hold no deleted bytes). Returns what could not be done: another
+    /// connection kept the WAL in use past the busy timeout.
+    static func truncateWAL(on connection: SQLiteConnection) -> [String] {
         do {
             let busy = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)").query { $0.integer(0) }.first ?? 1
-            if busy != 0 {
-                remaining.append("another connection kept the WAL from being truncated: it may hold deleted rows; rerun")
-            }
+            return busy == 0
+                ? [] : ["another connection kept the WAL from being truncated: it may hold deleted rows; rerun"]
         } catch {
-            remaining.append("the WAL was not truncated (\(error)): it may hold deleted rows; rerun")
+            return ["the WAL was not truncated (\(error)): it may hold deleted rows; rerun"]
         }
-        return remaining
     }
 
     private static func hasAuditTable(_ connection: SQLiteConnection) throws -> Bool {

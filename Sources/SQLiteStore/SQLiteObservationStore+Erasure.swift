@@ -24,15 +24,12 @@ extension SQLiteObservationStore: ObservationErasing {
                         ErasureReport.Subject(pseudonym: $0.pseudonym, recorded: $1, deleted: ErasureCounts())
                     })
             }
-            // Deleted cells are overwritten with zeros; the file is rewritten afterwards anyway (``scrub``).
-            try connection.execute("PRAGMA secure_delete = ON")
-            defer { try? connection.execute("PRAGMA secure_delete = OFF") }
             let deleted = try subjects.map { try SQLiteErasure.delete($0, on: connection) }
             return ErasureReport(
                 subjects: zip(subjects, zip(recorded, deleted)).map {
                     ErasureReport.Subject(pseudonym: $0.pseudonym, recorded: $1.0, deleted: $1.1)
                 },
-                remaining: SQLiteErasure.scrub(on: connection))
+                remaining: SQLiteErasure.truncateWAL(on: connection))
         }
     }
 

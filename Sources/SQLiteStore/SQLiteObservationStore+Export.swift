@@ -23,7 +23,8 @@ extension SQLiteObservationStore: ObservationExporting {
     static let markKind = "sqlite-last-updated"
 
     public func exportObservations(
-        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void
+        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void,
+        deleted: @escaping @Sendable ([String]) throws -> Void
     ) async throws -> ExportMark {
         let previous = try since.map(Self.instant(of:))
         let (path, busyTimeout, chunkSize) = (path, busyTimeoutMilliseconds, max(1, chunkSize))
@@ -46,6 +47,15 @@ extension SQLiteObservationStore: ObservationExporting {
                     }
                 }
                 if !rows.isEmpty { try chunk(rows) }
+                if let previous {
+                    // Erasures stamp `erased_at` under the write lock, as writers stamp `last_updated`.
+                    let ids = try connection.statement(
+                        "SELECT resource_id FROM erased_resource WHERE erased_at > ? ORDER BY resource_id"
+                    ).query([.text(previous)]) { $0.text(0) }
+                    for start in stride(from: 0, to: ids.count, by: chunkSize) {
+                        try deleted(Array(ids[start..<min(start + chunkSize, ids.count)]))
+                    }
+                }
                 try connection.execute("COMMIT")
                 return ExportMark(Self.markKind + ":" + mark)
             } catch {

@@ -18,6 +18,9 @@ package struct ExportManifest: Codable, Equatable {
     package var output: [ExportedFile]
     /// Always empty: a resource that cannot be exported fails the export.
     package var error: [ExportedFile] = []
+    /// Incremental exports only (Bulk Data's `deleted`): files of `transaction` Bundles whose entries `DELETE` the
+    /// Observations erased since the mark (`storectl erase`, docs/PRIVACY.md); nil in a full export.
+    package var deleted: [ExportedFile]?
     /// The store's high-water mark of this export's snapshot: pass this manifest to `--since` to export only what
     /// changed after it.
     package var highWaterMark: String
@@ -29,11 +32,13 @@ package struct ExportManifest: Codable, Equatable {
     package var bytes: Int
 
     package init(
-        transactionTime: String, request: String, output: [ExportedFile], highWaterMark: String, since: String?
+        transactionTime: String, request: String, output: [ExportedFile], highWaterMark: String, since: String?,
+        deleted: [ExportedFile]? = nil
     ) {
         self.transactionTime = transactionTime
         self.request = request
         self.output = output
+        self.deleted = deleted
         self.highWaterMark = highWaterMark
         self.since = since
         resources = output.reduce(0) { $0 + $1.count }

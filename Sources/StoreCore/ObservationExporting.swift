@@ -8,9 +8,22 @@ public protocol ObservationExporting: Sendable {
     /// however large the store.
     /// - Returns: the mark of the snapshot read; an export `since` it holds exactly what changed after this one.
     /// - Throws: ``StoreError`` (`usage` for a mark of another kind of store), or what `chunk` throws.
+    ///
+    /// With `since`, `deleted` gets (in chunks, from the same snapshot) the ids of the Observations erased after that
+    /// export's snapshot (`storectl erase`, docs/PRIVACY.md): a platform loaded from the exports deletes them too.
     func exportObservations(
-        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void
+        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void,
+        deleted: @escaping @Sendable ([String]) throws -> Void
     ) async throws -> ExportMark
+}
+
+extension ObservationExporting {
+    /// ``exportObservations(since:chunkSize:_:deleted:)`` without the erased ids.
+    public func exportObservations(
+        since: ExportMark?, chunkSize: Int, _ chunk: @escaping @Sendable ([StoredObservation]) throws -> Void
+    ) async throws -> ExportMark {
+        try await exportObservations(since: since, chunkSize: chunkSize, chunk, deleted: { _ in })
+    }
 }
 
 /// Where an export's snapshot stands: the text a manifest keeps as its high-water mark.

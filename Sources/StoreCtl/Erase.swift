@@ -39,7 +39,12 @@ enum Erase {
                 throw StoreError(.usage, "this store keeps no erasure ledger")
             }
             var reports: [ErasureReport] = []
-            for request in requests { reports.append(try await erasure.erase(request)) }
+            do {
+                for request in requests { reports.append(try await erasure.erase(request)) }
+            } catch let error as StoreError where error.code == .usage {
+                // Another key than the ledger's, a lift of an erasure: the request is wrong, not the store.
+                throw UsageError(error.message)
+            }
             return reports
         }
         for (report, request) in zip(reports, requests) {

@@ -1,4 +1,5 @@
 import CommandLineOptions
+import JSON
 import StoreCore
 
 #if canImport(FoundationEssentials)
@@ -46,18 +47,21 @@ enum Export {
         }
         let directory = try emptyDirectory(out)
         let files = NDJSONFileSet(directory: directory, resourceType: "Observation", maxFileBytes: limit)
+        let deletions = NDJSONFileSet(directory: directory, resourceType: "Bundle", maxFileBytes: limit)
         let progress = ExportProgress()
         let mark = try await StoreCtl.withStore(arguments) { store -> ExportMark in
             guard let exporting = store.capabilities.export else {
                 throw StoreError(.usage, "this store cannot be exported")
             }
-            let transfer = ExportTransfer(files: files, progress: progress)
+            let transfer = ExportTransfer(files: files, deletions: deletions, progress: progress)
             return try await exporting.exportObservations(
-                since: since.map { ExportMark($0.highWaterMark) }, chunkSize: chunkSize, transfer.write)
+                since: since.map { ExportMark($0.highWaterMark) }, chunkSize: chunkSize, transfer.write,
+                deleted: transfer.delete)
         }
         let manifest = ExportManifest(
             transactionTime: progress.startedAt, request: request(arguments), output: try files.finish(),
-            highWaterMark: mark.text, since: since?.highWaterMark)
+            highWaterMark: mark.text, since: since?.highWaterMark,
+            deleted: since == nil ? nil : try deletions.finish())
         try manifest.write(into: directory)
         progress.report(files, final: true)
         print("manifest: \(directory.appendingPathComponent(ExportManifest.fileName).path)")
@@ -99,11 +103,36 @@ enum Export {
 /// Hands the store's chunks to the files; runs on the store's queue, one chunk at a time.
 private final class ExportTransfer: @unchecked Sendable {
     private let files: NDJSONFileSet
+    private let deletions: NDJSONFileSet
     private let progress: ExportProgress
 
-    init(files: NDJSONFileSet, progress: ExportProgress) {
+    init(files: NDJSONFileSet, deletions: NDJSONFileSet, progress: ExportProgress) {
         self.files = files
+        self.deletions = deletions
         self.progress = progress
+    }
+
+    /// One `transaction` Bundle per chunk of erased ids, each entry a `DELETE` (Bulk Data's `deleted` files).
+    @Sendable func delete(_ ids: [String]) throws {
+        try deletions.append(
+            JSONWriter.string { w in
+                w.beginObject()
+                w.member("resourceType", "Bundle")
+                w.member("type", "transaction")
+                w.key("entry")
+                w.beginArray()
+                for id in ids {
+                    w.beginObject()
+                    w.key("request")
+                    w.beginObject()
+                    w.member("method", "DELETE")
+                    w.member("url", "Observation/" + id)
+                    w.endObject()
+                    w.endObject()
+                }
+                w.endArray()
+                w.endObject()
+            })
     }
 
     @Sendable func write(_ chunk: [StoredObservation]) throws {

@@ -49,7 +49,7 @@ extension Metrics.LabelledCounter {
     /// `dvp_upserts_total{outcome}`: an `UpsertOutcome` raw value.
     public static let upserts = Self(
         "dvp_upserts_total", label: "outcome",
-        help: "Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict).")
+        help: "Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict, expired, erased).")
     /// `dvp_dead_lettered_total{class}`: dead letters by error class.
     public static let deadLettered = Self(
         "dvp_dead_lettered_total", label: "class", help: "Records sent to the dead-letter topic, by error class.")

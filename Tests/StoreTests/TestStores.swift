@@ -82,6 +82,9 @@ enum TestStores {
         }
     }
 
+    /// The erasure ledger's key of the test stores (the mapper's id key, as a worker's would be).
+    static let erasureKey = try! ErasureKey(key: Fixtures.idKey)
+
     /// Runs `body` with a new, empty store of `kind` (with `retractions` mode), closed afterwards.
     static func withFreshStore<Result>(
         _ kind: StoreKind, retractions: RetractionMode = .enteredInError,
@@ -89,7 +92,7 @@ enum TestStores {
     ) async throws -> Result {
         try await withFreshLocation(kind) { location in
             let store = try await makeObservationStore(
-                location, retractions: retractions, connections: kind.connections)
+                location, retractions: retractions, erasureKey: erasureKey, connections: kind.connections)
             do {
                 let result = try await body(store, location)
                 await store.close()
