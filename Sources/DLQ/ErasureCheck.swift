@@ -19,7 +19,8 @@ enum ErasureCheck {
         ParsedCommandLine.storeLocationOptions(
             "--store",
             help: """
-                the workers' store (env DVP_STORE, as the worker's; sqlite:PATH or postgres://…):
+                the workers' store (env DVP_STORE, as the worker's; sqlite:PATH, postgres://…
+                or fhir+https://… with the worker's --fhir-* flags):
                 the dead letters of persons its erasure ledger refuses are dropped, never
                 republished or quarantined (counted `erased`); required unless --no-erasure-check
                 """)
@@ -30,7 +31,7 @@ enum ErasureCheck {
                     redrive without a store: no dead letter is dropped for an erased person (only
                     when no one was ever erased or withdrew; the workers still refuse their events)
                     """)
-        ]
+        ] + FHIRStoreOptions.options
 
     /// The ledger of the store `--store` names, read once (so a wrong key fails here, exit 2); nil with
     /// `--no-erasure-check`.
@@ -57,16 +58,13 @@ enum ErasureCheck {
         } catch let error as StoreError {
             throw UsageError.invalid("--store", error.message)
         }
-        switch location {
-        case .fhir:
-            throw UsageError.invalid("--store", "the erasure check reads an SQLite or PostgreSQL store's ledger")
-        case .sqlite(let path) where !FileManager.default.fileExists(atPath: path):
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
             // Opening would create an empty store, whose empty ledger would let every erased person through.
             throw UsageError.invalid("--store", "no SQLite store at that path (give the workers' store)")
-        default: break
         }
         let key = try erasureKey(arguments)
-        let store = try await makeObservationStore(location, erasureKey: key)
+        let fhir = try FHIRStoreOptions.configuration(for: location, arguments)
+        let store = try await makeObservationStore(location, fhir: fhir, erasureKey: key)
         do {
             let reader = try ErasureLedgerReader(store: store, key: key)
             try await reader.refresh()

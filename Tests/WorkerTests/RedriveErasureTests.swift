@@ -81,6 +81,31 @@ struct RedriveErasureTests {
         #expect(Set(dump.keys.map { $0.split(separator: "/")[0] }) == ["pat-1", "pat-3", "pat-4"], "\(dump)")
     }
 
+    /// A FHIR store keeps its erasure ledger on the server (`Basic` resources): `dlq redrive --store fhir+…` reads it
+    /// there. (The dead letters come from a SQLite worker: which store wrote them does not matter to the redrive.)
+    @Test func aFHIRStoresLedgerDropsTheDeadLettersToo() async throws {
+        let harness = try PipelineHarness(partitions: 2)
+        try await harness.startBroker()
+        let server = try await TestFHIRServer(validation: .off)
+        let fhir = "fhir+" + server.baseURL
+        let store = "sqlite:\(harness.directory.path)/observations.sqlite"
+        try await RedriveEndToEndTests.publish(
+            harness,
+            ["pat-1", "pat-fhir-erased"].map { RedriveEndToEndTests.heartRate($0, 320, version: 1) }, name: "bad")
+        try await RedriveEndToEndTests.runWorker(harness, store)
+        let erase = try await runCommand(
+            TestEnvironment.binary("storectl"),
+            ["erase", "--store", fhir, "--patient", "pat-fhir-erased", "--reference", "ticket-9"], environment: Self.key)
+        #expect(erase.status == 0, "\(erase.stdout) \(erase.stderr)")
+        let catalog = try RedriveEndToEndTests.catalogFix(harness)
+        let redrive = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--store", fhir])
+        #expect(redrive.status == 0, "\(redrive.stdout) \(redrive.stderr)")
+        #expect(redrive.stdout.contains("republish        1") && redrive.stdout.contains("erased           1"))
+        let redriven = try await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap)
+            .filter { RedriveEndToEndTests.headers($0)[DeadLetterHeaders.redriveCount] != nil }
+        #expect(redriven.map { String(decoding: $0.key ?? [], as: UTF8.self) } == ["pat-1"])
+    }
+
     /// Issue 38 item 6: `storectl erase --brokers` says when the topics' last copies expire. devbroker's mock cluster
     /// has no DescribeConfigs, so without `--topic-retention-ms` the expiry is unknown (never guessed); with it the
     /// date is `now + retention.ms + segment.ms` (Kafka deletes whole segments).
