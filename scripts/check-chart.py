@@ -945,7 +945,7 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
     (
         "redrive on SQLite with the erasure check",
         {"store": {"type": "sqlite"}, "replicaCount": 1, "redrive": {"enabled": True, "run": "r"}},
-        "redrive.erasureCheck needs store.type=postgres",
+        "redrive.erasureCheck needs a shared store",
     ),
     ("erase without a run name", {"erase": {"enabled": True}}, "erase.run is required when erase.enabled"),
     (

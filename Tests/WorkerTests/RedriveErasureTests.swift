@@ -95,7 +95,8 @@ struct RedriveErasureTests {
         try await RedriveEndToEndTests.runWorker(harness, store)
         let erase = try await runCommand(
             TestEnvironment.binary("storectl"),
-            ["erase", "--store", fhir, "--patient", "pat-fhir-erased", "--reference", "ticket-9"], environment: Self.key)
+            ["erase", "--store", fhir, "--patient", "pat-fhir-erased", "--reference", "ticket-9"], environment: Self.key
+        )
         #expect(erase.status == 0, "\(erase.stdout) \(erase.stderr)")
         let catalog = try RedriveEndToEndTests.catalogFix(harness)
         let redrive = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--store", fhir])
