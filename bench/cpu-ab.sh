@@ -3,6 +3,7 @@
 # machine, where wall-clock rates swing with other load.
 #
 #   bench/cpu-ab.sh --a DIR --b DIR [--patients N] [--rounds R] [--store postgres|sqlite] [--processes 1|2]
+#                   [--b-ledger N]
 #
 #   --a / --b      two release build directories (each with worker, producer, devbroker), e.g. a clone's
 #                  `.build/release` checked out at another commit
@@ -10,6 +11,8 @@
 #   --rounds R     alternating rounds (default 3)
 #   --store        postgres (default: a throwaway cluster, also measured) or sqlite
 #   --processes    worker processes per run, in one consumer group (default 1; 2 needs postgres)
+#   --b-ledger N   B's stores start with N persons (none of the data set's) withdrawn in the erasure ledger, so that
+#                  its batches check every event against a non-empty ledger (needs storectl in B's directory)
 #
 # Per run: a fresh database, a new consumer group, first load, then higher versions (every event + 1 h); prints the
 # workers' user+sys CPU per event (/usr/bin/time) and, on PostgreSQL, the cluster's (postmaster + children, reaped
@@ -17,7 +20,7 @@
 # process's first "caught up" − the first partition assignment), as bench/run.sh takes it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-a="" b="" patients=300 rounds=3 store=postgres processes=1
+a="" b="" patients=300 rounds=3 store=postgres processes=1 ledger=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --a) a=${2:?}; shift 2 ;;
@@ -26,7 +29,8 @@ while [ $# -gt 0 ]; do
         --rounds) rounds=${2:?}; shift 2 ;;
         --store) store=${2:?}; shift 2 ;;
         --processes) processes=${2:?}; shift 2 ;;
-        *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        --b-ledger) ledger=${2:?}; shift 2 ;;
+        *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 for dir in "$a" "$b"; do
@@ -34,6 +38,8 @@ for dir in "$a" "$b"; do
 done
 [[ "$store" =~ ^(postgres|sqlite)$ ]] || { echo "error: --store is postgres or sqlite" >&2; exit 2; }
 [[ "$processes" =~ ^[12]$ ]] || { echo "error: --processes is 1 or 2" >&2; exit 2; }
+[[ "$ledger" =~ ^[0-9]+$ ]] || { echo "error: --b-ledger takes a number" >&2; exit 2; }
+[ "$ledger" = 0 ] || [ -x "$b/storectl" ] || { echo "error: --b-ledger needs storectl in $b" >&2; exit 2; }
 [ "$processes" = 1 ] || [ "$store" = postgres ] || { echo "error: --processes 2 needs --store postgres" >&2; exit 2; }
 
 out=$(mktemp -d /var/tmp/dvp-cpu-ab.XXXXXX)
@@ -74,7 +80,7 @@ steady_rate() {
     awk -v f="$first" -v l="$last" -v n="$events" 'BEGIN { if (f == "" || l == "") print "-"; else printf "%.0f", n / (l - f) }'
 }
 
-echo "events $events per run; store $store; processes $processes; A=$a B=$b"
+echo "events $events per run; store $store; processes $processes; A=$a B=$b; B's ledger: $ledger persons"
 printf '%-6s %-8s %-3s %8s %12s %12s %10s\n' round phase run wall_s worker_us_ev store_us_ev steady_ev_s
 for round in $(seq 1 "$rounds"); do
     for side in A B; do
@@ -88,6 +94,11 @@ for round in $(seq 1 "$rounds"); do
             target=$(echo "$url" | sed "s#/postgres?#/$db?#")
         else
             target="sqlite:$out/ab-$side-$round.sqlite"
+        fi
+        if [ "$side" = B ] && [ "$ledger" != 0 ]; then
+            seq 1 "$ledger" | sed 's/^/withdrawn-bench-/' > "$out/ledger-ids"
+            "$b/storectl" erase --store "$target" --allow-development-key --patient-file "$out/ledger-ids" \
+                --mode withdraw --reference bench >/dev/null
         fi
         for phase in load replace; do
             sleep 1
