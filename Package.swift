@@ -128,7 +128,7 @@ let package = Package(
             name: "IngestGateway",
             dependencies: [
                 "JSON", "CommandLineOptions", "DailyValueContract", "Essentials", "Hashing", "HTTPServer",
-                "IngestAuth", "Kafka", "Observability", "Producer", "ServiceLifecycle",
+                "IngestAuth", "Kafka", "Observability", "Producer", "ServiceLifecycle", "StoreCore",
             ],
             swiftSettings: swiftSettings
         ),
@@ -157,14 +157,18 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "DLQ",
-            dependencies: ["CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient"],
+            dependencies: [
+                "CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient", "StoreCore",
+                "ObservationStores",
+            ],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "Ingest", dependencies: ["IngestGateway"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "Ingest", dependencies: ["IngestGateway", "ObservationStores"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "StoreCtl",
             dependencies: [
                 "PostgresClient", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract",
-                "Essentials", "JSON",
+                "Essentials", "JSON", "Kafka",
             ],
             swiftSettings: swiftSettings),
 

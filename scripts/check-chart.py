@@ -538,6 +538,18 @@ def check_ingest(gateway: list[dict[str, Any]], workers: list[dict[str, Any]], v
         value = ingest["settings"][key]
         got = env.get(name, {}).get("value")
         assert got == (None if value is None else str(value)), f"{name} is {got!r}, ingest.settings.{key} {value!r}"
+    # The erasure check: the workers' DSN and id key as files of their Secrets, exactly when it is on.
+    erasure = ingest["erasureCheck"]
+    if erasure["enabled"]:
+        postgres = values["store"]["postgres"]
+        found = secret_file(env["DVP_ERASURE_STORE_FILE"]["value"], mounts, volumes)
+        assert found == (postgres["existingSecret"], postgres["dsnKey"]), f"DVP_ERASURE_STORE_FILE is {found}"
+        found = secret_file(env["DVP_ID_KEY_FILE"]["value"], mounts, volumes)
+        assert found == (values["idKey"]["existingSecret"], values["idKey"]["key"]), f"DVP_ID_KEY_FILE is {found}"
+        refresh = erasure["refreshSeconds"]
+        assert env.get("DVP_ERASURE_REFRESH", {}).get("value") == (None if refresh is None else str(refresh))
+    else:
+        assert not {"DVP_ERASURE_STORE_FILE", "DVP_ID_KEY_FILE", "DVP_ERASURE_REFRESH"} & set(env), "erasure env"
     catalog = env.get("DVP_CATALOG", {}).get("value")
     assert catalog == (f"/etc/daily-values/catalog/{values['worker']['catalog']['key']}"
                        if values["worker"]["catalog"]["configMap"] else None), "not the workers' catalog"
@@ -656,9 +668,65 @@ def check_redrive(chart: Chart) -> str:
     args = pods["redrive"]["spec"]["containers"][0]["args"]
     assert args == ["redrive", "--error-class", "ValueOutOfRange", "--origin-partition", "0", "--origin-partition", "3",
                     "--since", "2026-12-01", "--max", "1000", "--rate", "50", "--max-redrives", "3"], args
+    env = {e["name"]: e for e in pods["redrive"]["spec"]["containers"][0]["env"]}
+    store = env.get("DVP_STORE_FILE") or env["DVP_STORE"]
+    assert ("value" in store or "secretKeyRef" in store["valueFrom"]) and "DVP_ID_KEY_FILE" in env, "the erasure check's store/key"
+    unchecked = render_ok(chart, merge(BASE, merge(REDRIVE, {"redrive": {"erasureCheck": False}})))
+    (unchecked_job,) = [o for o in by_kind(unchecked, "Job") if o["metadata"]["labels"]["app.kubernetes.io/component"] == "redrive"]
+    assert unchecked_job["spec"]["template"]["spec"]["containers"][0]["args"][-1] == "--no-erasure-check"
     stats_args = pods["dlq-stats"]["spec"]["containers"][0]["args"]
     assert stats_args == ["stats", "--retention", "7d", "--pushgateway", "http://pushgateway.monitoring:9091"], stats_args
     return f"{len(objects)} objects; redrive args {len(args)}"
+
+
+ERASE = {
+    "erase": {"enabled": True, "run": "ticket-4711", "reference": "ticket 4711", "dryRun": False,
+              "patients": {"existingSecret": "erase-ticket-4711"}, "topicRetentionMs": 604800000},
+}
+
+
+def check_erase(chart: Chart) -> str:
+    """The erase Job: `storectl erase` with the patients from their Secret (never a value), the workers' store DSN
+    Secret, id key and Kafka connection; locked down like the worker's pods, outside the Deployment's selector; exit 2
+    ends the Job, exit 1 (something remains) is retried."""
+    objects = render_ok(chart, merge(BASE, ERASE))
+    values = chart.values_with(merge(BASE, ERASE))
+    (deployment,) = by_kind(objects, "Deployment")
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    (job,) = [o for o in by_kind(objects, "Job") if o["metadata"]["labels"]["app.kubernetes.io/component"] == "erase"]
+    assert job["metadata"]["name"].endswith("-erase-ticket-4711"), job["metadata"]["name"]
+    assert job["spec"]["parallelism"] == 1
+    assert job["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"] == [2]
+    pod = job["spec"]["template"]
+    spec = pod["spec"]
+    assert spec["restartPolicy"] == "Never" and spec["automountServiceAccountToken"] is False
+    assert spec["securityContext"]["runAsNonRoot"] is True
+    assert not (selector.items() <= pod["metadata"]["labels"].items()), "erase pods match the Deployment selector"
+    (container,) = spec["containers"]
+    assert container["name"] == "erase" and container["command"] == ["/usr/local/bin/storectl"]
+    context = container["securityContext"]
+    assert context["readOnlyRootFilesystem"] is True and context["capabilities"] == {"drop": ["ALL"]}
+    assert container["args"] == [
+        "erase", "--patient-file", "/etc/daily-values/erase/patients", "--reference", "ticket 4711", "--mode", "erase",
+        "--topic-retention-ms", "604800000"], container["args"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["DVP_STORE"]["valueFrom"]["secretKeyRef"] == {
+        "name": values["store"]["postgres"]["existingSecret"], "key": values["store"]["postgres"]["dsnKey"]}
+    assert env["DVP_ID_KEY_FILE"]["value"] == f"/etc/daily-values/id-key/{values['idKey']['key']}"
+    assert env["DVP_BROKERS"]["value"] == values["kafka"]["brokers"]
+    for key, entry in env.items():
+        if SECRET_ENV.match(key) and key != "DVP_ID_KEY_FILE":
+            assert "value" not in entry, f"erase: {key} carries a literal value"
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert mounts["erase-patients"] == "/etc/daily-values/erase"
+    assert volumes["erase-patients"]["secret"]["secretName"] == "erase-ticket-4711"
+    assert volumes["id-key"]["secret"]["secretName"] == values["idKey"]["existingSecret"]
+    dry = render_ok(chart, merge(BASE, merge(ERASE, {"erase": {"dryRun": True, "topicRetentionMs": 0}})))
+    (dry_job,) = [o for o in by_kind(dry, "Job") if o["metadata"]["labels"]["app.kubernetes.io/component"] == "erase"]
+    dry_args = dry_job["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert dry_args[-1] == "--dry-run" and "--topic-retention-ms" not in dry_args, dry_args
+    return f"{len(objects)} objects; erase args {len(container['args'])}"
 
 
 def value_paths(node: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -874,6 +942,38 @@ SCHEMA_VIOLATIONS: list[tuple[str, dict[str, Any], str | tuple[str, ...]]] = [
     ),
     ("backfill without a group", {"backfill": {"enabled": True}}, "backfill.group is required"),
     ("redrive without a run name", {"redrive": {"enabled": True}}, "redrive.run is required when redrive.enabled"),
+    (
+        "redrive on SQLite with the erasure check",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "redrive": {"enabled": True, "run": "r"}},
+        "redrive.erasureCheck needs a shared store",
+    ),
+    ("erase without a run name", {"erase": {"enabled": True}}, "erase.run is required when erase.enabled"),
+    (
+        "erase without a reference",
+        {"erase": {"enabled": True, "run": "r", "patients": {"existingSecret": "p"}}},
+        "erase.reference is required when erase.enabled",
+    ),
+    (
+        "erase without the patients' Secret",
+        {"erase": {"enabled": True, "run": "r", "reference": "t"}},
+        "erase.patients.existingSecret is required when erase.enabled",
+    ),
+    (
+        "erase on SQLite",
+        {"store": {"type": "sqlite"}, "erase": {"enabled": True, "run": "r", "reference": "t", "patients": {"existingSecret": "p"}}},
+        "erase.enabled needs store.type=postgres",
+    ),
+    ("erase mode storectl rejects", {"erase": {"mode": "purge"}}, "at '/erase/mode': value must be one of"),
+    (
+        "gateway erasure check on SQLite",
+        {"store": {"type": "sqlite"}, "replicaCount": 1, "ingest": {"erasureCheck": {"enabled": True}}},
+        "ingest.erasureCheck.enabled needs store.type=postgres",
+    ),
+    (
+        "gateway erasure refresh below 0.1 s",
+        {"ingest": {"erasureCheck": {"refreshSeconds": 0.01}}},
+        "at '/ingest/erasureCheck/refreshSeconds': minimum",
+    ),
     (
         "retention watch without a Pushgateway",
         {"redrive": {"retentionWatch": {"enabled": True}}},
@@ -1352,6 +1452,8 @@ def main() -> int:
     check.run("large integers render exactly (no 1e+06)", lambda: check_large_numbers(chart))
     check.run("render redrive Job + dlq-stats CronJob + dead-letter rules", lambda: check_redrive(chart))
     check.run("helm lint --strict (redrive + retention watch)", lambda: helm_lint(merge(BASE, REDRIVE)))
+    check.run("render the erase Job (storectl erase)", lambda: check_erase(chart))
+    check.run("helm lint --strict (erase Job)", lambda: helm_lint(merge(BASE, ERASE)))
     files_off = {"store": {"postgres": {"mountAsFile": False}}, "kafka": {"sasl": {"mountPasswordAsFile": False}}}
     check.run(
         "render ci/keda-sasl-tls-values.yaml with the DSN and SASL password as env vars (mountAsFile false)",

@@ -4,7 +4,7 @@ import CommandLineOptions
 enum DLQ {
     static let exitStatuses = """
         exit status: 0 done; 1 done, some records quarantined (or would be, with --dry-run); 2 bad arguments;
-        3 Kafka failure (nothing past the last committed batch counts as done: run again to continue).
+        3 Kafka or store failure (nothing past the last committed batch counts as done: run again to continue).
         """
 
     static let commands: [CommandLineSubcommand] = [
@@ -16,9 +16,10 @@ enum DLQ {
         CommandLineSubcommand(
             name: "redrive",
             usage: "redrive [--dry-run] [--error-class C]... [--since T] [--until T] [--origin-partition N]... "
-                + "[--key K] [--max N] [--rate N] [--catalog FILE]",
+                + "[--key K] [--max N] [--rate N] [--catalog FILE] (--store LOCATION | --no-erasure-check)",
             summary: "Re-validate the selected dead letters with the current catalog; republish those that pass to "
-                + "their origin topic, quarantine the rest.",
+                + "their origin topic, quarantine the rest; drop (count `erased`, never republish or quarantine) "
+                + "those of persons the store's erasure ledger refuses.",
             options: RedriveCommand.options, footer: exitStatuses, run: RedriveCommand.run),
     ]
 

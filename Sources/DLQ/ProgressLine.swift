@@ -17,6 +17,7 @@ final class ProgressLine: Sendable {
         StandardError.print(
             #"{"level":"info","msg":"redrive progress","read":\#(summary.read),"skipped":\#(summary.skipped),"#
                 + #""republished":\#(summary.republished),"quarantined":\#(summary.quarantinedTotal),"#
+                + #""erased":\#(summary.erased),"#
                 + #""dryRun":\#(summary.dryRun)}"#)
     }
 }

@@ -1,6 +1,7 @@
 import CommandLineOptions
 import DailyValueContract
 import DeadLetters
+import StoreCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -9,7 +10,8 @@ import DeadLetters
 #endif
 
 /// `dlq redrive [--dry-run]`: re-validates the selected dead letters with the current catalog and rules, sends
-/// those that pass back to their origin topic and the rest to the quarantine topic (see ``RedriveRun``).
+/// those that pass back to their origin topic and the rest to the quarantine topic (see ``RedriveRun``); drops those
+/// of persons the store's erasure ledger refuses (``ErasureCheck``).
 enum RedriveCommand {
     static let defaultGroup = "dvp-dlq-redrive"
 
@@ -33,7 +35,7 @@ enum RedriveCommand {
                 "--catalog", "FILE", environment: "DVP_CATALOG",
                 help: "metric catalog overrides (JSON), as the worker's --catalog"),
             .flag("--from-beginning", help: "ignore the group's committed offsets and read the whole topic"),
-        ]
+        ] + ErasureCheck.options
 
     static func run(_ arguments: ParsedCommandLine) async throws -> Int32 {
         let filter = try filter(arguments)
@@ -55,8 +57,17 @@ enum RedriveCommand {
         settings.max = try arguments.integer("--max", in: 1...Int.max)
         settings.rate = try arguments.number("--rate", in: 0.1...1_000_000)
         settings.fromBeginning = arguments.isSet("--from-beginning")
+        let ledger = try await ErasureCheck.open(arguments)
+        if let ledger { settings.refusedPersons = { try await ledger.currentMask($0) } }
         let progress = ProgressLine()
-        let summary = try await RedriveRun(settings: settings) { progress.report($0) }.run()
+        let summary: RedriveSummary
+        do {
+            summary = try await RedriveRun(settings: settings) { progress.report($0) }.run()
+        } catch {
+            await ledger?.close()
+            throw error
+        }
+        await ledger?.close()
         print(arguments.isSet("--json") ? summary.json : summary.plainText)
         return summary.exitStatus
     }

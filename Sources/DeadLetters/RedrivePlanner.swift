@@ -9,6 +9,10 @@ public enum RedriveAction: Sendable {
     case republish(KafkaOutgoingMessage)
     /// Cannot or must not be republished: copied to the quarantine topic with the reason in a header.
     case quarantine(QuarantineReason, detail: String, KafkaOutgoingMessage)
+    /// Its person is erased or has withdrawn consent (the store's erasure ledger): dropped, neither republished nor
+    /// quarantined (no copy of it is made); the group's offsets move past it, so no later run sees it again, and the
+    /// dead letter itself goes with the dead-letter topic's retention.
+    case erased
 }
 
 /// Why a dead letter goes to quarantine instead of back to its topic.

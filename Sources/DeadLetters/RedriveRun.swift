@@ -1,3 +1,4 @@
+import DailyValueContract
 import Essentials
 import Kafka
 
@@ -27,6 +28,10 @@ public struct RedriveRun: Sendable {
         public var batchSize = 500
         /// How long to wait for records the topic's end says exist before giving up.
         public var idleTimeout: Duration = .seconds(60)
+        /// For the patients of a batch's selected dead letters, whether each person is erased or has withdrawn
+        /// consent (the store's erasure ledger; nil when none is). Those dead letters are dropped
+        /// (``RedriveAction/erased``). nil: no check (`dlq redrive --no-erasure-check`).
+        public var refusedPersons: (@Sendable ([String]) async throws -> [Bool]?)?
 
         public init(bootstrapServers: String, topic: String, group: String, planner: RedrivePlanner) {
             self.bootstrapServers = bootstrapServers
@@ -46,9 +51,10 @@ public struct RedriveRun: Sendable {
     }
 
     /// Runs to the end of the topic as of the start (or to `--max`).
-    /// - Throws: ``KafkaError`` when the topic cannot be read, a record is not acknowledged, or a commit fails;
-    ///   nothing after the last committed batch counts as done, and the next run starts there.
-    public func run() async throws(KafkaError) -> RedriveSummary {
+    /// - Throws: ``KafkaError`` when the topic cannot be read, a record is not acknowledged, or a commit fails; the
+    ///   error of ``Settings/refusedPersons`` (the store); nothing after the last committed batch counts as done,
+    ///   and the next run starts there.
+    public func run() async throws -> RedriveSummary {
         var configuration = KafkaConsumerConfiguration(
             bootstrapServers: settings.bootstrapServers, groupId: settings.group)
         configuration.clientId = "dvp-dlq-redrive"
@@ -59,7 +65,7 @@ public struct RedriveRun: Sendable {
         configuration.extra = settings.properties
         let consumer = try KafkaConsumer(configuration: configuration)
         var producer: KafkaProducer?
-        do throws(KafkaError) {
+        do {
             if !settings.dryRun {
                 var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.bootstrapServers)
                 producerConfiguration.clientId = "dvp-dlq-redrive"
@@ -80,8 +86,7 @@ public struct RedriveRun: Sendable {
 
     // MARK: - The loop
 
-    private func drain(_ consumer: KafkaConsumer, _ producer: KafkaProducer?) async throws(KafkaError) -> RedriveSummary
-    {
+    private func drain(_ consumer: KafkaConsumer, _ producer: KafkaProducer?) async throws -> RedriveSummary {
         var summary = RedriveSummary(dryRun: settings.dryRun, group: settings.group)
         var ends = try await startPositions(consumer)
         guard !ends.isEmpty else { return summary }
@@ -90,10 +95,10 @@ public struct RedriveRun: Sendable {
         while !ends.isEmpty, !summary.stoppedAtMax {
             let events: [KafkaConsumerEvent]
             switch await consumer.next(upTo: batchLimit, timeout: .seconds(1)) {
-            case .finished: throw .state("redrive: the consumer stopped before the end of \(settings.topic)")
+            case .finished: throw KafkaError.state("redrive: the consumer stopped before the end of \(settings.topic)")
             case .timedOut:
                 if ContinuousClock.now - idleSince > settings.idleTimeout {
-                    throw .timedOut("redrive: no records from \(settings.topic) for \(settings.idleTimeout)")
+                    throw KafkaError.timedOut("redrive: no records from \(settings.topic) for \(settings.idleTimeout)")
                 }
                 continue
             case .events(let batch): events = batch
@@ -101,18 +106,7 @@ public struct RedriveRun: Sendable {
             idleSince = .now
             var outgoing: [KafkaOutgoingMessage] = []
             var last: [Int32: KafkaMessage] = [:]
-            for event in events {
-                // The end of a partition with a gap before its high watermark (e.g. transaction markers) is seen
-                // as an end-of-partition event rather than a record.
-                if case .partitionEOF(_, let partition, let offset, _) = event, let end = ends[partition],
-                    offset >= end
-                {
-                    ends[partition] = nil
-                }
-                guard case .message(let record) = event, let end = ends[record.partition], record.offset < end else {
-                    continue
-                }
-                let action = settings.planner.plan(DeadLetterView(record))
+            for (record, action) in try await plan(events, ends: &ends) {
                 if case .skip = action {
                 } else if let max = settings.max, summary.selected >= max {
                     summary.stoppedAtMax = true
@@ -120,14 +114,13 @@ public struct RedriveRun: Sendable {
                 }
                 summary.count(action)
                 switch action {
-                case .skip: break
+                case .skip, .erased: break
                 case .republish(let message):
                     await limiter?.admit()
                     outgoing.append(message)
                 case .quarantine(_, _, let message): outgoing.append(message)
                 }
                 last[record.partition] = record
-                if record.offset + 1 >= end { ends[record.partition] = nil }
             }
             if let producer {
                 try await deliver(outgoing, with: producer)
@@ -138,6 +131,45 @@ public struct RedriveRun: Sendable {
             progress(summary)
         }
         return summary
+    }
+
+    /// The records of `events` before their partition's end (which is forgotten once reached), each with its
+    /// action: the planner's, or ``RedriveAction/erased`` for a selected dead letter that names a person the erasure
+    /// ledger refuses, by its payload's `patient` or its key (one check per batch; a dead letter that names no one
+    /// keeps the planner's).
+    private func plan(_ events: [KafkaConsumerEvent], ends: inout [Int32: Int64]) async throws
+        -> [(KafkaMessage, RedriveAction)]
+    {
+        var planned: [(KafkaMessage, RedriveAction)] = []
+        for event in events {
+            // The end of a partition with a gap before its high watermark (e.g. transaction markers) is seen
+            // as an end-of-partition event rather than a record.
+            if case .partitionEOF(_, let partition, let offset, _) = event, let end = ends[partition], offset >= end {
+                ends[partition] = nil
+            }
+            guard case .message(let record) = event, let end = ends[record.partition], record.offset < end else {
+                continue
+            }
+            planned.append((record, settings.planner.plan(DeadLetterView(record))))
+            if record.offset + 1 >= end { ends[record.partition] = nil }
+        }
+        guard let refusedPersons = settings.refusedPersons else { return planned }
+        // The persons a dead letter names: its payload's `patient` and its key, as the worker checks them.
+        var checked: [(index: Int, persons: [String])] = []
+        for (index, (record, action)) in planned.enumerated() {
+            if case .skip = action { continue }
+            let persons = EventPerson.candidates(payload: record.value, key: record.key)
+            if !persons.isEmpty { checked.append((index, persons)) }
+        }
+        guard !checked.isEmpty, let mask = try await refusedPersons(checked.flatMap(\.persons)) else {
+            return planned
+        }
+        var position = 0
+        for entry in checked {
+            defer { position += entry.persons.count }
+            if mask[position..<position + entry.persons.count].contains(true) { planned[entry.index].1 = .erased }
+        }
+        return planned
     }
 
     private var batchLimit: Int {

@@ -20,6 +20,9 @@ public struct RedriveSummary: Sendable, Equatable {
     public var republished = 0
     /// Copied to the quarantine topic, per reason (would be, in a dry run).
     public var quarantined: [QuarantineReason: Int] = [:]
+    /// Dropped because their person is erased or has withdrawn consent (would be, in a dry run): never republished
+    /// or quarantined.
+    public var erased = 0
     /// The detail of each quarantine (e.g. the validation error), with counts; never a value or a key.
     public var reasons: [String: Int] = [:]
     /// Whether the run stopped at `--max` before the end of the topic.
@@ -30,8 +33,8 @@ public struct RedriveSummary: Sendable, Equatable {
         self.group = group
     }
 
-    /// Selected records: republished plus quarantined.
-    public var selected: Int { republished + quarantinedTotal }
+    /// Selected records: republished, quarantined, or dropped as erased.
+    public var selected: Int { republished + quarantinedTotal + erased }
     public var quarantinedTotal: Int { quarantined.values.reduce(0, +) }
 
     /// Counts `action`.
@@ -40,6 +43,7 @@ public struct RedriveSummary: Sendable, Equatable {
         switch action {
         case .skip: skipped += 1
         case .republish: republished += 1
+        case .erased: erased += 1
         case .quarantine(let reason, let detail, _):
             quarantined[reason, default: 0] += 1
             reasons["\(reason.rawValue): \(detail)", default: 0] += 1
@@ -65,6 +69,8 @@ public struct RedriveSummary: Sendable, Equatable {
             lines.append(
                 "  \(reason.rawValue.padded(to: 15))\(quarantined[reason]!)")
         }
+        // Dropped (would be, in a dry run): an erased or withdrawn person's, neither republished nor quarantined.
+        lines.append("erased".padded(to: 17) + "\(erased)")
         if stoppedAtMax { lines.append("stopped at --max: run again to continue") }
         if !reasons.isEmpty {
             lines.append(dryRun ? "would fail again or cannot be restored:" : "quarantined because:")
@@ -83,6 +89,7 @@ public struct RedriveSummary: Sendable, Equatable {
             w.key("skipped"); w.value(Int64(skipped))
             w.key("selected"); w.value(Int64(selected))
             w.key("republished"); w.value(Int64(republished))
+            w.key("erased"); w.value(Int64(erased))
             w.key("quarantined"); w.beginObject()
             for reason in QuarantineReason.allCases where quarantined[reason] != nil {
                 w.key(text: reason.rawValue); w.value(Int64(quarantined[reason]!))

@@ -7,15 +7,7 @@ extension WorkerConfiguration {
     /// The store location: `--store`, else the first line of `--store-file`, else `DVP_STORE`, else the first line
     /// of `DVP_STORE_FILE`; nil when none is given (the default store).
     static func storeLocation(_ args: ParsedCommandLine) throws -> String? {
-        if let store = args.given("--store") { return store }
-        if let path = args.given("--store-file") {
-            return try SecretFile(option: "--store-file", path: path).firstLine()
-        }
-        if let store = args.fromEnvironment("--store") { return store }
-        if let path = args.fromEnvironment("--store-file") {
-            return try SecretFile(option: "--store-file (DVP_STORE_FILE)", path: path).firstLine()
-        }
-        return nil
+        try args.storeLocationText("--store")
     }
 
     /// `properties` plus the librdkafka properties read from files (`DVP_XFILE_*`, `--kafka-property-file`).

@@ -112,6 +112,9 @@ struct IngestChartOptionTests {
             #expect(auth.apiKeysFile == launch.environment["DVP_API_KEYS"])
             #expect(auth.jwksFile == launch.environment["DVP_JWKS"])
             #expect(auth.insecureNoAuth == (auth.apiKeysFile == nil && auth.jwksFile == nil))
+            // The erasure ledger: the workers' store and id key, exactly when the chart turns the check on.
+            #expect((configuration.erasure != nil) == (launch.environment["DVP_ERASURE_STORE_FILE"] != nil))
+            #expect(configuration.erasure.map { $0.key != nil } ?? true, "the workers' id key reaches the gateway")
             for variable in container.environment {
                 guard let prefix = ChartOptionTests.propertyPrefixes.first(where: { variable.name.hasPrefix($0) })
                 else { continue }

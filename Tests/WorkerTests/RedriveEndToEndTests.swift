@@ -34,10 +34,13 @@ struct RedriveEndToEndTests {
         #expect(await worker.waitForExit(timeout: .seconds(120)) == 0, "worker: \(worker.stderr.suffix(2000))")
     }
 
+    /// `dlq COMMAND --brokers …`; a redrive without `--store` says `--no-erasure-check` (RedriveErasureTests has the
+    /// erasure check).
     static func dlq(_ harness: PipelineHarness, _ arguments: [String]) async throws -> ProcessResult {
-        try await runCommand(
+        let unchecked = arguments[0] == "redrive" && !arguments.contains("--store") ? ["--no-erasure-check"] : []
+        return try await runCommand(
             TestEnvironment.binary("dlq"),
-            [arguments[0], "--brokers", harness.bootstrap] + arguments.dropFirst())
+            [arguments[0], "--brokers", harness.bootstrap] + arguments.dropFirst() + unchecked)
     }
 
     static func headers(_ record: KafkaMessage) -> [String: String] {
@@ -88,10 +91,12 @@ struct RedriveEndToEndTests {
         #expect(withoutFix.stdout.contains("would-republish  0"), "\(withoutFix.stdout)")
 
         let first = try await Self.dlq(
-            harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange", "--max", "2"])
+            harness,
+            ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange", "--max", "2", "--store", store])
         #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
         #expect(first.stdout.contains("republish        2") && first.stdout.contains("stopped at --max"))
-        let redrive = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
+        let redrive = try await Self.dlq(
+            harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
         #expect(redrive.status == 0, "\(redrive.stdout) \(redrive.stderr)")
         #expect(redrive.stdout.contains("republish        1"), "the rest after --max: \(redrive.stdout)")
         let again = try await Self.dlq(harness, ["redrive", "--catalog", catalog, "--error-class", "ValueOutOfRange"])
@@ -126,7 +131,7 @@ struct RedriveEndToEndTests {
         let catalog = try Self.catalogFix(harness)
         let slow = try ChildProcess(
             TestEnvironment.binary("dlq"),
-            ["redrive", "--brokers", harness.bootstrap, "--catalog", catalog, "--rate", "10"],
+            ["redrive", "--brokers", harness.bootstrap, "--catalog", catalog, "--rate", "10", "--store", store],
             directory: harness.directory)
         let started = await eventually(timeout: .seconds(30)) {
             (try? await KafkaConsumer.readAll(topic: harness.topic, bootstrapServers: harness.bootstrap).count)

@@ -83,6 +83,7 @@ extension IngestConfiguration {
             try args.declaredInteger("--idempotency-max-records") ?? config.idempotency.maxRecords
 
         config.authentication = try authentication(args)
+        config.erasure = try erasure(args)
         config.drainTimeout = try seconds(args, "--drain-timeout") ?? config.drainTimeout
         if let v = args.value("--log-level") {
             guard let level = Logger.Level(name: v) else {

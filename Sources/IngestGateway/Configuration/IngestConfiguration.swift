@@ -92,6 +92,8 @@ public struct IngestConfiguration: Sendable {
     public var limits = Limits()
     public var idempotency = Idempotency()
     public var authentication = Authentication()
+    /// `--erasure-store`: the erasure ledger requests are checked against (nil: none).
+    public var erasure: Erasure?
     /// One deadline for the whole stop.
     public var drainTimeout: Duration = .seconds(30)
     public var logLevel = Logger.Level.info

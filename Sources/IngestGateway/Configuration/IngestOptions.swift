@@ -185,6 +185,25 @@ enum IngestOptions {
                 """),
     ]
 
+    static let erasure: [CommandLineOption] =
+        ParsedCommandLine.storeLocationOptions(
+            "--erasure-store",
+            help: """
+                the workers' store (sqlite:PATH or postgres://…): a request with a record of a
+                person its erasure ledger refuses (erased, or consent withdrawn) is answered
+                403 patient-erased and nothing is published; without it such events are
+                published and the workers refuse them (docs/PRIVACY.md)
+                """)
+        + ParsedCommandLine.erasureKeyOptions + [
+            .value(
+                "--erasure-refresh", "SECONDS",
+                help: """
+                    how often the ledger is re-read in the background (default 5): an erasure
+                    reaches the gateway within this; a request never waits for the store
+                    """
+            ).typed(.number(0.1...3600), default: "5")
+        ]
+
     static let operations: [CommandLineOption] = [
         .value(
             "--drain-timeout", "SECONDS",
@@ -211,7 +230,7 @@ enum IngestOptions {
     static let parser = CommandLineParser(sections: [
         .init("HTTP", http.map(twin)), .init("Kafka", kafka.map(twin)), .init("Validation", validation.map(twin)),
         .init("Flow control", flow.map(twin)), .init("Authentication (one is required)", authentication.map(twin)),
-        .init("Operations", operations.map(twin)),
+        .init("Erasure", erasure.map(twin)), .init("Operations", operations.map(twin)),
     ])
 
     private static func twin(_ option: CommandLineOption) -> CommandLineOption {

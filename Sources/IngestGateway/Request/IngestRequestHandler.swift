@@ -19,6 +19,8 @@ struct IngestRequestHandler: Sendable {
     let log: IngestRequestLog
     /// Where request deadlines fire (one serial queue for every request).
     let deadlines: DispatchQueue
+    /// The erasure ledger (`--erasure-store`), nil without one.
+    let erasure: IngestErasureLedger?
 
     func handle(_ request: HTTPServer.Request, admission: IngestAdmission, responder: HTTPServer.Responder) {
         let answer = IngestAnswer(responder: responder, admission: admission, metrics: metrics, log: log)
@@ -66,13 +68,15 @@ struct IngestRequestHandler: Sendable {
                     return answer.send(receipt.response(replayed: true))
                 }
             }
-            if let problem = IngestValidation.problem(records, scope: admission.scope) { throw problem }
+            if let problem = try IngestValidation.problem(records, scope: admission.scope, erasure: erasure) {
+                throw problem
+            }
             publish(records.batch(publisher: publisher), answer: answer, reservation: reservation)
             // From here the records are held (by the producer), not the body (released on return).
             admission.hold(bytes: records.recordBytes + overhead)
         } catch {
             reservation.map { $0.table.abandon($0.key) }
-            if let reason = Self.rejectionReason(error.status), !error.errors.isEmpty {
+            if let reason = Self.rejectionReason(error), !error.errors.isEmpty {
                 metrics.increment(
                     .ingestRecordsRejected, labels: reason, admission.scope.tenant, by: Double(error.errors.count))
             }
@@ -104,10 +108,10 @@ struct IngestRequestHandler: Sendable {
     }
 
     /// The `dvp_ingest_records_rejected_total` reason of a refused request's records.
-    private static func rejectionReason(_ status: Int) -> String? {
-        switch status {
+    private static func rejectionReason(_ problem: IngestProblem) -> String? {
+        switch problem.status {
         case 400: "malformed"
-        case 403: "out-of-scope"
+        case 403: problem.slug == "patient-erased" ? "erased" : "out-of-scope"
         case 422: "invalid"
         default: nil
         }

@@ -24,6 +24,11 @@ extension Metrics.LabelledCounter {
     public static let ingestConnectionsCut = Self(
         "dvp_ingest_connections_cut_total", label: "reason",
         help: "Connections cut off as too slow (slow-head: --head-timeout, slow-body: --min-body-rate, deadline).")
+    /// `dvp_ingest_erasure_ledger_reads_total{result}`: background reads of the erasure ledger (`--erasure-store`).
+    public static let ingestErasureLedgerReads = Self(
+        "dvp_ingest_erasure_ledger_reads_total", label: "result",
+        help: "Background reads of the erasure ledger (--erasure-store): read, or failed (the last one read stays in "
+            + "use).")
     /// `dvp_ingest_unavailable_total{reason}`: 503 answers, by why.
     public static let ingestUnavailable = Self(
         "dvp_ingest_unavailable_total", label: "reason",
@@ -35,7 +40,8 @@ extension Metrics.TwoLabelCounter {
     /// the credential's tenant.
     public static let ingestRecordsRejected = Self(
         "dvp_ingest_records_rejected_total", labels: "reason", "tenant",
-        help: "Records of refused requests, by reason (invalid, malformed, out-of-scope, not-acknowledged) and tenant.")
+        help: "Records of refused requests, by reason (invalid, malformed, out-of-scope, erased, not-acknowledged) and "
+            + "tenant.")
 }
 
 extension Metrics.Counter {
@@ -72,6 +78,14 @@ extension Metrics.Gauge {
     /// `dvp_ingest_ready`: 1 when ready.
     public static let ingestReady = Self(
         "dvp_ingest_ready", help: "1 when the gateway is ready (the brokers answer; the producer is usable).")
+    /// `dvp_ingest_erasure_refused_persons`: persons the erasure ledger refuses, as last read.
+    public static let ingestErasureRefusedPersons = Self(
+        "dvp_ingest_erasure_refused_persons",
+        help: "Persons the erasure ledger (--erasure-store) refuses, as last read: erased, or consent withdrawn.")
+    /// `dvp_ingest_erasure_ledger_read_timestamp_seconds`: when the erasure ledger was last read.
+    public static let ingestErasureLedgerReadTime = Self(
+        "dvp_ingest_erasure_ledger_read_timestamp_seconds",
+        help: "When the erasure ledger (--erasure-store) was last read, in seconds since the epoch (0: never).")
     /// `dvp_ingest_insecure_no_auth`: 1 when running without authentication.
     public static let ingestInsecureNoAuth = Self(
         "dvp_ingest_insecure_no_auth", help: "1 when the gateway runs with --insecure-no-auth (no authentication).")
@@ -88,6 +102,8 @@ extension Metrics {
         LabelledCounter.ingestConnectionsCut.family, LabelledCounter.ingestCredentialReloads.family,
         Counter.ingestIdempotentReplays.family, Counter.ingestIdempotencyEvictions.family,
         Gauge.ingestReady.family, Gauge.ingestInsecureNoAuth.family,
+        LabelledCounter.ingestErasureLedgerReads.family, Gauge.ingestErasureRefusedPersons.family,
+        Gauge.ingestErasureLedgerReadTime.family,
     ]
 
     /// The gateway's registry: every family of ``ingestFamilies``, empty.

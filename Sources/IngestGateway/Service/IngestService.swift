@@ -30,21 +30,34 @@ public final class IngestService: Sendable {
     private let flow: IngestFlowControl
     private let health = IngestHealth(probeInterval: .seconds(2))
     private let authentication: IngestAuthentication
+    private let erasure: IngestErasureLedger?
     private let logger: Logger
     private let stopSignal: AsyncStream<Void>
     private let stopContinuation: AsyncStream<Void>.Continuation
     /// When the stop began (its deadlines count from here).
     private let stopStarted = Mutex<ContinuousClock.Instant?>(nil)
 
-    /// Creates the producer and starts serving on the configured address.
+    /// Creates the producer and starts serving on the configured address, without an erasure ledger.
     /// - Throws: ``IngestConfigurationError`` (the catalog), `KafkaError` (the producer's configuration),
     ///   `HTTPServerError` (the address).
-    public init(
+    public convenience init(
         configuration: IngestConfiguration, authentication: IngestAuthentication, logger: Logger,
         metrics: Metrics = .ingest()
     ) throws {
+        try self.init(
+            configuration: configuration, authentication: authentication, logger: logger, metrics: metrics,
+            erasure: nil)
+    }
+
+    /// Creates the producer and starts serving on the configured address.
+    /// - Parameter erasure: the erasure ledger read once already (``IngestProcess``), re-read while serving.
+    init(
+        configuration: IngestConfiguration, authentication: IngestAuthentication, logger: Logger,
+        metrics: Metrics, erasure: IngestErasureLedger?
+    ) throws {
         self.configuration = configuration
         self.authentication = authentication
+        self.erasure = erasure
         self.logger = logger
         self.metrics = metrics
         (stopSignal, stopContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -74,7 +87,7 @@ public final class IngestService: Sendable {
                 idempotency: IdempotencyTable(
                     ttl: idempotency.ttl, maxKeys: idempotency.maxKeys, maxRecords: idempotency.maxRecords),
                 metrics: metrics, log: IngestRequestLog(logger: logger),
-                deadlines: DispatchQueue(label: "dvp.ingest-deadlines")),
+                deadlines: DispatchQueue(label: "dvp.ingest-deadlines"), erasure: erasure),
             metrics: metrics, log: IngestRequestLog(logger: logger))
         let server = try HTTPServer(
             address: configuration.httpAddress, port: configuration.httpPort, limits: Self.httpLimits(configuration),
@@ -107,6 +120,7 @@ public final class IngestService: Sendable {
         if insecure { warnInsecure() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.probeBrokers() }
+            if let erasure { group.addTask { await erasure.run() } }
             if insecure {
                 group.addTask {
                     while (try? await Task.sleep(for: .seconds(60))) != nil { self.warnInsecure() }
@@ -172,6 +186,7 @@ public final class IngestService: Sendable {
                 continuation.resume()
             }
         }
+        await erasure?.close()
         logger.info("stopped", [("producer_close", .string("\(flushed)"))])
     }
 

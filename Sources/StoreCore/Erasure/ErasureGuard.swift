@@ -48,6 +48,13 @@ package final class ErasureGuard: Sendable {
         return try mask(count: patients.count) { patients[$0] }
     }
 
+    /// For each of `patients`, whether the person is refused (nil when none is), by a ledger already read at
+    /// `generation` (the ingest gateway: requests are checked from memory, never waiting for the store).
+    package func refusedMask(_ patients: [String], generation: Int64, loaded: RefusedPersons) throws -> [Bool]? {
+        if state.withLock({ $0?.generation != generation }) { install(loaded, generation: generation) }
+        return try mask(count: patients.count) { patients[$0] }
+    }
+
     /// Whether the ledger at `generation` refuses anyone (reading it with `load` when the generation changed): a
     /// caller with nothing refused skips gathering patient ids.
     package func refusesAnyone(generation: Int64, load: () async throws -> RefusedPersons) async throws -> Bool {

@@ -23,7 +23,9 @@ struct PodLaunch {
                 let file = files.appendingPathComponent(String(value.dropFirst(Self.mountRoot.count)))
                 try FileManager.default.createDirectory(
                     at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                let contents = variable.name == "DVP_STORE_FILE" ? Self.storeURI : "test contents of \(variable.name)"
+                let contents =
+                    ["DVP_STORE_FILE", "DVP_ERASURE_STORE_FILE"].contains(variable.name)
+                    ? Self.storeURI : "test contents of \(variable.name)"
                 try Data((contents + "\n").utf8).write(to: file)
                 environment[variable.name] = file.path
             case .value(let value):

@@ -125,6 +125,18 @@ minBodyRate: DVP_MIN_BODY_RATE
   value: {{ .Values.ingest.auth.jwt.maxLifetimeSeconds | int64 | quote }}
 {{- end }}
 {{- end }}
+{{- if .Values.ingest.erasureCheck.enabled }}
+- name: DVP_ERASURE_STORE_FILE
+  value: {{ printf "/etc/daily-values/store/%s" .Values.store.postgres.dsnKey | quote }}
+{{- if .Values.idKey.existingSecret }}
+- name: DVP_ID_KEY_FILE
+  value: {{ printf "/etc/daily-values/id-key/%s" .Values.idKey.key | quote }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.ingest.erasureCheck.refreshSeconds) }}
+- name: DVP_ERASURE_REFRESH
+  value: {{ include "dvw.number" .Values.ingest.erasureCheck.refreshSeconds | quote }}
+{{- end }}
+{{- end }}
 {{- range $key, $variable := include "dvw.ingest.settingVariables" . | fromYaml }}
 {{- $value := index $.Values.ingest.settings $key }}
 {{- if not (kindIs "invalid" $value) }}
@@ -155,6 +167,16 @@ kubelet's refresh of a rotated Secret reaches the gateway, which re-reads the fi
   mountPath: /etc/daily-values/ingest-jwks
   readOnly: true
 {{- end }}
+{{- if .Values.ingest.erasureCheck.enabled }}
+- name: store-dsn
+  mountPath: /etc/daily-values/store
+  readOnly: true
+{{- if .Values.idKey.existingSecret }}
+- name: id-key
+  mountPath: /etc/daily-values/id-key
+  readOnly: true
+{{- end }}
+{{- end }}
 {{- end -}}
 
 {{- define "dvw.ingest.volumes" -}}
@@ -176,5 +198,24 @@ kubelet's refresh of a rotated Secret reaches the gateway, which re-reads the fi
     items:
       - key: {{ .Values.ingest.auth.jwt.key }}
         path: {{ .Values.ingest.auth.jwt.key }}
+{{- end }}
+{{- if .Values.ingest.erasureCheck.enabled }}
+{{- /* The workers' DSN and id key, for the erasure ledger only (--erasure-store-file, --id-key-file). */}}
+- name: store-dsn
+  secret:
+    secretName: {{ .Values.store.postgres.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ .Values.store.postgres.dsnKey }}
+        path: {{ .Values.store.postgres.dsnKey }}
+{{- if .Values.idKey.existingSecret }}
+- name: id-key
+  secret:
+    secretName: {{ .Values.idKey.existingSecret }}
+    defaultMode: 0400
+    items:
+      - key: {{ .Values.idKey.key }}
+        path: {{ .Values.idKey.key }}
+{{- end }}
 {{- end }}
 {{- end -}}
