@@ -178,7 +178,7 @@ public final class WorkerService: Sendable {
                     action: configuration.onVersionConflict, deadLetter: processor.deadLetter, logger: logger),
                 erasure: erasure),
             deadLetters: DeadLetterStage(producer: deadLetterProducer, health: health, metrics: metrics, logger: logger),
-            erasure: erasure, metrics: metrics, logger: logger)
+            metrics: metrics, logger: logger)
         return BatchPipeline(
             settings: .init(
                 batchSize: configuration.batchSize, batchWindow: .milliseconds(configuration.batchMilliseconds),

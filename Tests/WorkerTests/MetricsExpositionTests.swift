@@ -79,7 +79,7 @@ import Testing
         # HELP dvp_records_consumed_total Kafka records taken from the daily-values topic.
         # TYPE dvp_records_consumed_total counter
         dvp_records_consumed_total 0
-        # HELP dvp_upserts_total Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict).
+        # HELP dvp_upserts_total Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict, expired, erased).
         # TYPE dvp_upserts_total counter
         # HELP dvp_skipped_not_newer_total Records dropped before the store: a cached stored version was newer, or equal with the same value.
         # TYPE dvp_skipped_not_newer_total counter
@@ -136,6 +136,9 @@ import Testing
         # HELP dvp_retention_gaps_total Partitions whose committed offset had fallen behind the log start (data lost to retention before it was read).
         # TYPE dvp_retention_gaps_total counter
         dvp_retention_gaps_total 0
+        # HELP dvp_erased_dead_letters_total Invalid records of erased or withdrawn persons: dropped without their content, never dead-lettered.
+        # TYPE dvp_erased_dead_letters_total counter
+        dvp_erased_dead_letters_total 0
 
         """#
 
@@ -143,7 +146,7 @@ import Testing
         # HELP dvp_records_consumed_total Kafka records taken from the daily-values topic.
         # TYPE dvp_records_consumed_total counter
         dvp_records_consumed_total 1200
-        # HELP dvp_upserts_total Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict).
+        # HELP dvp_upserts_total Upsert outcomes by outcome (inserted, updated, unchanged, stale, retracted, conflict, expired, erased).
         # TYPE dvp_upserts_total counter
         dvp_upserts_total{outcome="conflict"} 1
         dvp_upserts_total{outcome="inserted"} 5
@@ -214,6 +217,9 @@ import Testing
         # HELP dvp_retention_gaps_total Partitions whose committed offset had fallen behind the log start (data lost to retention before it was read).
         # TYPE dvp_retention_gaps_total counter
         dvp_retention_gaps_total 1
+        # HELP dvp_erased_dead_letters_total Invalid records of erased or withdrawn persons: dropped without their content, never dead-lettered.
+        # TYPE dvp_erased_dead_letters_total counter
+        dvp_erased_dead_letters_total 0
 
         """#
 }

@@ -22,6 +22,8 @@ extension IngestConfiguration {
     /// `--erasure-store` (or `--erasure-store-file`) with the key flags and `--erasure-refresh`; nil without a store.
     /// - Throws: ``IngestConfigurationError`` for a bad location or key, or a key flag without a store.
     static func erasure(_ args: ParsedCommandLine) throws -> Erasure? {
+        // Checked with or without a store: a value outside the declaration is refused either way.
+        let refresh = try seconds(args, "--erasure-refresh")
         guard let text = try args.storeLocationText("--erasure-store") else {
             for option in ["--id-key-file", "--erasure-key-file"] where args.given(option) != nil {
                 throw IngestConfigurationError("\(option): only used with --erasure-store")
@@ -45,7 +47,7 @@ extension IngestConfiguration {
                 throw IngestConfigurationError("the erasure key: \(error.message)")
             }
         }
-        erasure.refreshInterval = try seconds(args, "--erasure-refresh") ?? erasure.refreshInterval
+        erasure.refreshInterval = refresh ?? erasure.refreshInterval
         return erasure
     }
 }

@@ -1,6 +1,5 @@
 import Essentials
 import Kafka
-import StoreCore
 import Observability
 
 /// Makes one prepared batch durable — upsert and dead-letter delivery side by side — then completes it with the
@@ -23,7 +22,6 @@ struct BatchWriter: Sendable {
     let consumer: KafkaConsumer
     let upserts: UpsertStage
     let deadLetters: DeadLetterStage
-    let erasure: ErasureCheck
     let metrics: Metrics
     let logger: Logger
 
@@ -37,15 +35,17 @@ struct BatchWriter: Sendable {
         let consumer = self.consumer
         let abandoned: @Sendable () -> Bool = { !consumer.holdsCurrentPartition(fence) }
 
-        let letters: [DeadLetterRecord]
-        do {
-            letters = try await withoutRefusedPersons(output.deadLetters)
-        } catch {
+        let (checked, letters) = await upserts.withoutRefusedPersons(output.deadLetters, abandoned: abandoned)
+        switch checked {
+        case .done: break
+        case .failed(let error):
             consumer.abandon(fence)
-            guard error.isRetriable else { return .failed(.store(error)) }
+            return .failed(.store(error))
+        case .abandoned:
             logger.warning(
-                "the erasure ledger could not be read for the batch's dead letters; it will be read again",
-                [("error", .string("\(error)"))])
+                "batch abandoned before it was durable; it will be read again",
+                [("partitions", .string(fence.partitions.logDescription))])
+            consumer.abandon(fence)
             return .abandoned
         }
         async let deadLettered = deadLetters.deliver(letters, abandoned: abandoned)
@@ -88,21 +88,6 @@ struct BatchWriter: Sendable {
             [("records", .int(Int64(output.mapped.count + output.deadLetters.count))),
              ("dead_lettered", .int(Int64(output.deadLetters.count)))])
         return .durable
-    }
-
-    /// `letters` without the records of persons the erasure ledger refuses: those are dropped, never dead-lettered
-    /// with their content (docs/PRIVACY.md).
-    private func withoutRefusedPersons(_ letters: [DeadLetterRecord]) async throws(StoreError) -> [DeadLetterRecord] {
-        let refused: [Bool]?
-        do {
-            refused = try await erasure.refused(letters.map(\.original))
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.usage, "unexpected \(type(of: error)): \(error)")
-        }
-        guard let refused else { return letters }
-        return zip(letters, refused).filter { !$0.1 }.map(\.0)
     }
 
     private func report(_ completion: KafkaBatchCompletion) {

@@ -81,6 +81,36 @@ struct UpsertStage: Sendable {
         return Result(ending: ending, refused: refused)
     }
 
+    /// `letters` without the records of persons the erasure ledger refuses (dropped, never dead-lettered with their
+    /// content: docs/PRIVACY.md), reading the ledger with the store stage's retries: while the store fails, the
+    /// worker is not ready and fetching pauses, and the dead letters wait, as the batch's upserts do.
+    func withoutRefusedPersons(
+        _ letters: [DeadLetterRecord], abandoned: @Sendable () -> Bool
+    ) async -> (RetryLoop.Ending<StoreError>, [DeadLetterRecord]) {
+        guard !letters.isEmpty, erasure.ledger != nil else { return (.done, letters) }
+        var kept = letters
+        let ending = await RetryLoop(logger: logger).run(
+            "erasure ledger read failed", isRetriable: \StoreError.isRetriable, abandoned: abandoned,
+            failed: { (error: StoreError) in
+                metrics.increment(.storeErrors)
+                health.storeFailed(error)
+            },
+            recovered: { _ in health.storeRecovered() },
+            attempt: {
+                do {
+                    guard let refused = try await erasure.refused(letters.map(\.original)) else { return nil }
+                    kept = zip(letters, refused).filter { !$0.1 }.map(\.0)
+                    return nil
+                } catch let error as StoreError {
+                    return error
+                } catch {
+                    return StoreError(.usage, "unexpected \(type(of: error)): \(error)")
+                }
+            })
+        if case .abandoned = ending { health.storeRecovered() }
+        return (ending, kept)
+    }
+
     /// Which of `mapped` belong to persons the erasure ledger refuses, when the version cache could answer any
     /// record (nil: none refused, or nothing to answer). Those go to the store, which decides them `erased`. When the
     /// ledger cannot be read, every record goes to the store.
