@@ -81,7 +81,9 @@ struct FHIRWorkerTests {
         #expect(flowing, "worker made no progress: \(worker.stderr.suffix(3000))")
         // Each fault is switched on while the stream flows and off only once the worker met it.
         try await double.set(["throttle": 40, "retry_after": "0.2"])
-        #expect(try await eventually(timeout: .seconds(60)) { try await double.stats()["throttled"] == 40 })
+        let throttled = try await eventually(timeout: .seconds(60)) { try await double.stats()["throttled"] == 40 }
+        let stats = try await double.stats()
+        #expect(throttled, "\(stats) \(worker.stderr.suffix(3000))")
         try await double.set(["fail": 10, "fail_status": 502])
         #expect(try await eventually(timeout: .seconds(60)) { try await double.stats()["failed"] == 10 })
         try await double.set(["delay_ms": 2500])  // past --store-timeout 2: timeouts until the server speeds up
@@ -89,8 +91,8 @@ struct FHIRWorkerTests {
         try await double.set(["delay_ms": 50])
 
         let oracle = try await Self.converge(harness, store, generator: generator, oracle: oracleFile)
-        let stats = try await double.stats()
-        #expect(stats["decreases"] == 0, "\(stats)")
+        let finalStats = try await double.stats()
+        #expect(finalStats["decreases"] == 0, "\(finalStats)")
         worker.signal(SIGTERM)
         #expect(await worker.waitForExit(timeout: .seconds(30)) == 0, "\(worker.stderr.suffix(2000))")
         #expect(try await harness.deadLetterOrigins().count == oracle.invalid.count)

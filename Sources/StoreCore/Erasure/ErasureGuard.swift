@@ -35,7 +35,9 @@ package final class ErasureGuard: Sendable {
     package func refusedMask(
         _ batch: [ObservationRecord], generation: Int64, load: () throws -> RefusedPersons
     ) throws -> [Bool]? {
-        if state.withLock({ $0?.generation != generation }) { install(try load(), generation: generation) }
+        if state.withLock({ $0?.generation != generation }) {
+            install(generation == 0 ? Self.empty : try load(), generation: generation)
+        }
         return try mask(count: batch.count) { batch[$0].identity.patient }
     }
 
@@ -44,7 +46,9 @@ package final class ErasureGuard: Sendable {
     package func refusedMask(
         _ patients: [String], generation: Int64, load: () async throws -> RefusedPersons
     ) async throws -> [Bool]? {
-        if state.withLock({ $0?.generation != generation }) { install(try await load(), generation: generation) }
+        if state.withLock({ $0?.generation != generation }) {
+            install(generation == 0 ? Self.empty : try await load(), generation: generation)
+        }
         return try mask(count: patients.count) { patients[$0] }
     }
 
@@ -58,9 +62,14 @@ package final class ErasureGuard: Sendable {
     /// Whether the ledger at `generation` refuses anyone (reading it with `load` when the generation changed): a
     /// caller with nothing refused skips gathering patient ids.
     package func refusesAnyone(generation: Int64, load: () async throws -> RefusedPersons) async throws -> Bool {
-        if state.withLock({ $0?.generation != generation }) { install(try await load(), generation: generation) }
+        if state.withLock({ $0?.generation != generation }) {
+            install(generation == 0 ? Self.empty : try await load(), generation: generation)
+        }
         return state.withLock { !($0?.refused.pseudonyms.isEmpty ?? true) }
     }
+
+    /// The ledger at generation 0, which never had an entry (``ObservationErasing/ledgerGeneration()``): not read.
+    private static let empty = RefusedPersons(pseudonyms: [], keyFingerprint: nil)
 
     private func install(_ refused: RefusedPersons, generation: Int64) {
         state.withLock { $0 = State(generation: generation, refused: refused) }

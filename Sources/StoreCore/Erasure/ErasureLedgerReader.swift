@@ -39,7 +39,10 @@ public final class ErasureLedgerReader: Sendable {
         if let current = loaded.withLock({ $0 }), current.generation == generation {
             return current.refused.pseudonyms.count
         }
-        let refused = try await ledger.refusedPseudonyms()
+        let refused =
+            generation == 0
+            ? RefusedPersons(pseudonyms: [], keyFingerprint: nil)  // never had an entry: nothing to read
+            : try await ledger.refusedPseudonyms()
         if !refused.pseudonyms.isEmpty {
             _ = try ErasureGuard.checked(verdicts.erasureKey, against: refused.keyFingerprint)
         }

@@ -19,7 +19,8 @@ public protocol ObservationErasing: Sendable {
     func refusedPseudonyms() async throws -> RefusedPersons
 
     /// A number that changes whenever the ledger does (cheap: one small read), so that a caller reloads
-    /// ``refusedPseudonyms()`` only then.
+    /// ``refusedPseudonyms()`` only then; 0 for a ledger that never had an entry (its callers then read nothing
+    /// more).
     func ledgerGeneration() async throws -> Int64
 }
 
