@@ -155,28 +155,13 @@ struct FHIRErasureLedger {
 
     /// The persons the entries refuse: erased, or withdrawn and not lifted since (entries in ledger order).
     static func refused(_ ordered: [Entry]) -> Set<PatientPseudonym> {
-        var erased: Set<PatientPseudonym> = []
-        var withdrawn: Set<PatientPseudonym> = []
-        for entry in ordered {
-            let pseudonym = entry.entry.pseudonym
-            switch entry.entry.mode {
-            case .erase: erased.insert(pseudonym)
-            case .withdraw: withdrawn.insert(pseudonym)
-            case .lift: withdrawn.remove(pseudonym)
-            }
-        }
-        return erased.union(withdrawn)
+        ErasureStatus.refused(ordered.map { ($0.entry.pseudonym, $0.entry.mode) })
     }
 
     /// A version id as a generation: the number itself, or for an opaque one (Google) a 64-bit FNV-1a hash.
     static func generation(of versionId: String) -> Int64 {
         if let number = Int64(versionId), number > 0 { return number }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in versionId.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash | 1)  // never 0, which means "no state resource"
+        return Int64(bitPattern: FNV1a.hash(versionId.utf8) | 1)  // never 0, which means "no state resource"
     }
 
     private static func extensions(_ resource: [String: Any]) -> [String: Any] {

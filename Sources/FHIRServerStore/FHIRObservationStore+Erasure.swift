@@ -48,19 +48,15 @@ extension FHIRObservationStore: ObservationErasing {
         }
         let patients = try await persons(request.subjects, key: key)
         let erased = Set(entries.filter { $0.entry.mode == .erase }.map(\.entry.pseudonym))
-        let refused = FHIRErasureLedger.refused(entries)
         if request.mode == .lift, let person = patients.first(where: { erased.contains($0.pseudonym) }) {
             throw StoreError(
                 .usage,
                 "person \(person.pseudonym.shortForm) is erased: an erasure cannot be lifted (a person who returns "
                     + "gets a new id)")
         }
-        let recording = patients.filter {
-            switch request.mode {
-            case .erase: !erased.contains($0.pseudonym)
-            case .withdraw: !refused.contains($0.pseudonym)
-            case .lift: refused.contains($0.pseudonym)
-            }
+        let statuses = ErasureStatus.statuses(entries.map { ($0.entry.pseudonym, $0.entry.mode) })
+        let recording = try patients.filter {
+            try (statuses[$0.pseudonym] ?? .none).needsEntry(request.mode)
         }.map(\.pseudonym)
         if request.dryRun { return try await dryRun(request.mode, patients) }
 

@@ -13,13 +13,13 @@ enum PostgresErasure {
     /// The persons refused now, and the key fingerprint the ledger was written under.
     static func refused(on connection: PostgresConnection) throws -> RefusedPersons {
         let result = try connection.execute("SELECT encode(pseudonym, 'hex'), mode FROM erasure ORDER BY sequence")
-        var modes: [PatientPseudonym: [ErasureMode]] = [:]
-        for row in 0..<result.rowCount {
-            guard let pseudonym = PatientPseudonym(hex: result.text(row, 0)) else { continue }
-            modes[pseudonym, default: []].append(ErasureMode(rawValue: result.text(row, 1)) ?? .erase)
-        }
-        let refused = modes.filter { ErasureStatus($0.value) != .none }.keys
-        return RefusedPersons(pseudonyms: Set(refused), keyFingerprint: try fingerprint(on: connection))
+        let refused = ErasureStatus.refused(
+            (0..<result.rowCount).compactMap { row in
+                PatientPseudonym(hex: result.text(row, 0)).map {
+                    ($0, ErasureMode(rawValue: result.text(row, 1)) ?? .erase)
+                }
+            })
+        return RefusedPersons(pseudonyms: refused, keyFingerprint: try fingerprint(on: connection))
     }
 
     static func fingerprint(on connection: PostgresConnection) throws -> String? {
@@ -57,7 +57,7 @@ enum PostgresErasure {
     /// One subject with its pseudonym and, where the store holds rows of theirs, their patient id.
     struct Resolved {
         var pseudonym: PatientPseudonym
-        var patient: String?
+        var patient: String? = nil
     }
 
     /// The subjects with their pseudonyms; a pseudonym-only subject gets the id of the stored rows it matches (every
@@ -73,10 +73,9 @@ enum PostgresErasure {
             }
         }
         return request.subjects.map { subject in
-            switch subject {
-            case .patient(let patient): Resolved(pseudonym: request.key.pseudonym(of: patient), patient: patient)
-            case .pseudonym(let pseudonym): Resolved(pseudonym: pseudonym, patient: byPseudonym[pseudonym])
-            }
+            let pseudonym = subject.pseudonym(with: request.key)
+            if case .patient(let patient) = subject { return Resolved(pseudonym: pseudonym, patient: patient) }
+            return Resolved(pseudonym: pseudonym, patient: byPseudonym[pseudonym])
         }
     }
 
@@ -133,6 +132,14 @@ enum PostgresErasure {
     /// Whether `storectl audit-install` created the audit log (the statement naming it is planned only then).
     private static func hasAuditTable(_ connection: PostgresConnection) throws -> Bool {
         try connection.execute("SELECT to_regclass('version_audit') IS NOT NULL").text(0, 0) == "t"
+    }
+
+    /// Refreshes the planner's statistics of the tables an erasure deleted from, so that no erased id lingers in
+    /// `pg_statistic` (most common values, histogram bounds) until the next autovacuum's analyze.
+    static func refreshStatistics(on connection: PostgresConnection) throws {
+        try connection.executeScript(
+            "ANALYZE observation; ANALYZE retraction"
+                + (try hasAuditTable(connection) ? "; ANALYZE version_audit" : ""))
     }
 
     /// Deletes everything stored of `subject` (every partition, the retraction ledger, the audit log), keeps the

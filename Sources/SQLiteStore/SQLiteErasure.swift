@@ -15,15 +15,10 @@ enum SQLiteErasure {
     /// The persons refused now, and the key fingerprint the ledger was written under.
     static func refused(on connection: SQLiteConnection) throws -> RefusedPersons {
         let rows = try connection.statement("SELECT pseudonym, mode FROM erasure ORDER BY sequence").query { row in
-            (row.blob(0) ?? [], ErasureMode(rawValue: row.text(1)) ?? .erase)
+            (PatientPseudonym(digest: row.blob(0) ?? []), ErasureMode(rawValue: row.text(1)) ?? .erase)
         }
-        var modes: [PatientPseudonym: [ErasureMode]] = [:]
-        for (bytes, mode) in rows {
-            guard let pseudonym = PatientPseudonym(digest: bytes) else { continue }
-            modes[pseudonym, default: []].append(mode)
-        }
-        let refused = modes.filter { ErasureStatus($0.value) != .none }.keys
-        return RefusedPersons(pseudonyms: Set(refused), keyFingerprint: try fingerprint(on: connection))
+        let refused = ErasureStatus.refused(rows.compactMap { pseudonym, mode in pseudonym.map { ($0, mode) } })
+        return RefusedPersons(pseudonyms: refused, keyFingerprint: try fingerprint(on: connection))
     }
 
     static func fingerprint(on connection: SQLiteConnection) throws -> String? {
@@ -55,7 +50,7 @@ enum SQLiteErasure {
     /// One subject resolved to its pseudonym and, where the store holds rows of theirs, their patient id.
     struct Resolved {
         var pseudonym: PatientPseudonym
-        var patient: String?
+        var patient: String? = nil
     }
 
     /// The subjects with their pseudonyms; a pseudonym-only subject gets the id of the stored rows it matches (every
@@ -69,10 +64,9 @@ enum SQLiteErasure {
             for patient in patients { byPseudonym[request.key.pseudonym(of: patient)] = patient }
         }
         return request.subjects.map { subject in
-            switch subject {
-            case .patient(let patient): Resolved(pseudonym: request.key.pseudonym(of: patient), patient: patient)
-            case .pseudonym(let pseudonym): Resolved(pseudonym: pseudonym, patient: byPseudonym[pseudonym])
-            }
+            let pseudonym = subject.pseudonym(with: request.key)
+            if case .patient(let patient) = subject { return Resolved(pseudonym: pseudonym, patient: patient) }
+            return Resolved(pseudonym: pseudonym, patient: byPseudonym[pseudonym])
         }
     }
 

@@ -5,8 +5,8 @@ import StoreCore
 extension SQLiteObservationStore: ObservationErasing {
     public func erase(_ request: ErasureRequest) async throws -> ErasureReport {
         try await withConnection { connection in
-            let subjects = try SQLiteErasure.resolve(request, on: connection)
             if request.dryRun {
+                let subjects = try SQLiteErasure.resolve(request, on: connection)
                 _ = try ErasureGuard.checked(request.key, against: try SQLiteErasure.fingerprint(on: connection))
                 return ErasureReport(
                     subjects: try subjects.map { subject in
@@ -17,7 +17,12 @@ extension SQLiteObservationStore: ObservationErasing {
                             pseudonym: subject.pseudonym, recorded: false, deleted: counts ?? ErasureCounts())
                     })
             }
-            let recorded = try SQLiteErasure.record(subjects, request, on: connection)
+            let recorded = try SQLiteErasure.record(
+                request.subjects.map { SQLiteErasure.Resolved(pseudonym: $0.pseudonym(with: request.key)) }, request,
+                on: connection)
+            // Resolved after the entries are written: from then on no batch writes these persons, so a
+            // pseudonym-only subject (a re-applied ledger) is matched to every row of theirs there will be.
+            let subjects = try SQLiteErasure.resolve(request, on: connection)
             guard request.mode == .erase else {
                 return ErasureReport(
                     subjects: zip(subjects, recorded).map {

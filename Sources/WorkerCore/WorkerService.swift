@@ -186,7 +186,7 @@ public final class WorkerService: Sendable {
             consumer: consumer,
             preparer: BatchPreparer(
                 processor: processor, versionCache: versionCache,
-                versionReader: store.capabilities.versionReader),
+                versionReader: store.capabilities.versionReader, erasure: erasure),
             writer: writer, health: health, metrics: metrics, logger: logger)
     }
 }

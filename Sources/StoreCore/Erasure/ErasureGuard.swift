@@ -18,8 +18,8 @@ package final class ErasureGuard: Sendable {
 
     private let key: ErasureKey?
     private let state = Mutex<State?>(nil)
-    /// Verdicts kept at most (then forgotten, and recomputed as ids come again).
-    private static let verdictLimit = 1 << 20
+    /// Verdicts kept at most (then forgotten, and recomputed as ids come again): a few MB per guard.
+    private static let verdictLimit = 1 << 16
 
     /// - Parameter key: the key events' persons are hashed with (the worker's id key or erasure key); nil for a store
     ///   opened without one, which refuses to write while its ledger has entries.
@@ -35,10 +35,8 @@ package final class ErasureGuard: Sendable {
     package func refusedMask(
         _ batch: [ObservationRecord], generation: Int64, load: () throws -> RefusedPersons
     ) throws -> [Bool]? {
-        if state.withLock({ $0?.generation != generation }) {
-            install(generation == 0 ? Self.empty : try load(), generation: generation)
-        }
-        return try mask(count: batch.count) { batch[$0].identity.patient }
+        let refused = try cached(generation) ?? install(generation == 0 ? Self.empty : try load(), generation)
+        return try mask(count: batch.count, generation, refused) { batch[$0].identity.patient }
     }
 
     /// For each of `patients`, whether the person is refused (nil when none is), with a ledger read that suspends
@@ -46,51 +44,74 @@ package final class ErasureGuard: Sendable {
     package func refusedMask(
         _ patients: [String], generation: Int64, load: () async throws -> RefusedPersons
     ) async throws -> [Bool]? {
-        if state.withLock({ $0?.generation != generation }) {
-            install(generation == 0 ? Self.empty : try await load(), generation: generation)
-        }
-        return try mask(count: patients.count) { patients[$0] }
+        let refused = try await refused(at: generation, load: load)
+        return try mask(count: patients.count, generation, refused) { patients[$0] }
     }
 
     /// For each of `patients`, whether the person is refused (nil when none is), by a ledger already read at
     /// `generation` (the ingest gateway: requests are checked from memory, never waiting for the store).
     package func refusedMask(_ patients: [String], generation: Int64, loaded: RefusedPersons) throws -> [Bool]? {
-        if state.withLock({ $0?.generation != generation }) { install(loaded, generation: generation) }
-        return try mask(count: patients.count) { patients[$0] }
+        let refused = cached(generation) ?? install(loaded, generation)
+        return try mask(count: patients.count, generation, refused) { patients[$0] }
     }
 
     /// Whether the ledger at `generation` refuses anyone (reading it with `load` when the generation changed): a
     /// caller with nothing refused skips gathering patient ids.
     package func refusesAnyone(generation: Int64, load: () async throws -> RefusedPersons) async throws -> Bool {
-        if state.withLock({ $0?.generation != generation }) {
-            install(generation == 0 ? Self.empty : try await load(), generation: generation)
-        }
-        return state.withLock { !($0?.refused.pseudonyms.isEmpty ?? true) }
+        !(try await refused(at: generation, load: load)).pseudonyms.isEmpty
     }
 
     /// The ledger at generation 0, which never had an entry (``ObservationErasing/ledgerGeneration()``): not read.
     private static let empty = RefusedPersons(pseudonyms: [], keyFingerprint: nil)
 
-    private func install(_ refused: RefusedPersons, generation: Int64) {
-        state.withLock { $0 = State(generation: generation, refused: refused) }
+    private func refused(
+        at generation: Int64, load: () async throws -> RefusedPersons
+    ) async throws -> RefusedPersons {
+        if let cached = cached(generation) { return cached }
+        return install(generation == 0 ? Self.empty : try await load(), generation)
     }
 
-    private func mask(count: Int, patient: (Int) -> String) throws -> [Bool]? {
-        try state.withLock { state -> [Bool]? in
-            guard var current = state, !current.refused.pseudonyms.isEmpty else { return nil }
-            state = nil  // the verdicts are edited in place (no copy of the dictionary)
-            defer { state = current }
-            let key = try Self.checked(key, against: current.refused.keyFingerprint)
-            if current.verdicts.count > Self.verdictLimit { current.verdicts = [:] }
+    /// The refused set cached for `generation`, if that is the one cached.
+    private func cached(_ generation: Int64) -> RefusedPersons? {
+        state.withLock { $0?.generation == generation ? $0?.refused : nil }
+    }
+
+    /// Caches `refused` as the ledger at `generation` (its verdicts start empty) and returns it.
+    private func install(_ refused: RefusedPersons, _ generation: Int64) -> RefusedPersons {
+        state.withLock { $0 = State(generation: generation, refused: refused) }
+        return refused
+    }
+
+    /// The mask by `refused`, the ledger at `generation`: the cached verdicts serve only when they are of that
+    /// generation (a caller that read another one, e.g. concurrently, computes its own).
+    private func mask(
+        count: Int, _ generation: Int64, _ refused: RefusedPersons, patient: (Int) -> String
+    ) throws -> [Bool]? {
+        guard !refused.pseudonyms.isEmpty else { return nil }
+        let key = try Self.checked(key, against: refused.keyFingerprint)
+        return state.withLock { state -> [Bool]? in
+            var verdicts: [String: Bool] = [:]
+            let shared = state?.generation == generation
+            if shared, var current = state {
+                verdicts = current.verdicts  // moved out, edited, moved back: no copy of the dictionary
+                current.verdicts = [:]
+                state = current
+            }
+            defer {
+                if shared, var current = state {
+                    current.verdicts = verdicts.count > Self.verdictLimit ? [:] : verdicts
+                    state = current
+                }
+            }
             var any = false
             let mask = (0..<count).map { index in
                 let patient = patient(index)
-                if let known = current.verdicts[patient] {
+                if let known = verdicts[patient] {
                     any = any || known
                     return known
                 }
-                let verdict = current.refused.pseudonyms.contains(key.pseudonym(of: patient))
-                current.verdicts[patient] = verdict
+                let verdict = refused.pseudonyms.contains(key.pseudonym(of: patient))
+                verdicts[patient] = verdict
                 any = any || verdict
                 return verdict
             }

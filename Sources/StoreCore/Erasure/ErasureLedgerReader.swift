@@ -11,6 +11,8 @@ public final class ErasureLedgerReader: Sendable {
     private struct Loaded: Sendable {
         var generation: Int64
         var refused: RefusedPersons
+        /// Set when the ledger has entries and the key is missing or another one: every check fails (closed).
+        var keyProblem: StoreError?
     }
 
     private let store: any ObservationStore
@@ -43,10 +45,17 @@ public final class ErasureLedgerReader: Sendable {
             generation == 0
             ? RefusedPersons(pseudonyms: [], keyFingerprint: nil)  // never had an entry: nothing to read
             : try await ledger.refusedPseudonyms()
+        var keyProblem: StoreError?
         if !refused.pseudonyms.isEmpty {
-            _ = try ErasureGuard.checked(verdicts.erasureKey, against: refused.keyFingerprint)
+            do {
+                _ = try ErasureGuard.checked(verdicts.erasureKey, against: refused.keyFingerprint)
+            } catch let error as StoreError {
+                keyProblem = error
+            }
         }
-        loaded.withLock { $0 = Loaded(generation: generation, refused: refused) }
+        // Kept even with a key problem: the checks then fail instead of answering from an older ledger.
+        loaded.withLock { $0 = Loaded(generation: generation, refused: refused, keyProblem: keyProblem) }
+        if let keyProblem { throw keyProblem }
         return refused.pseudonyms.count
     }
 
@@ -61,6 +70,7 @@ public final class ErasureLedgerReader: Sendable {
         guard let current = loaded.withLock({ $0 }) else {
             throw StoreError(.connection, "the erasure ledger was not read yet")
         }
+        if let problem = current.keyProblem { throw problem }
         return try verdicts.refusedMask(patients, generation: current.generation, loaded: current.refused)
     }
 

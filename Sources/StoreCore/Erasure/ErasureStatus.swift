@@ -29,4 +29,18 @@ package enum ErasureStatus: Sendable, Hashable {
             return self == .withdrawn
         }
     }
+
+    /// Each person's status after `entries` (pseudonym and mode, in ledger order).
+    package static func statuses(
+        _ entries: some Sequence<(PatientPseudonym, ErasureMode)>
+    ) -> [PatientPseudonym: ErasureStatus] {
+        var modes: [PatientPseudonym: [ErasureMode]] = [:]
+        for (pseudonym, mode) in entries { modes[pseudonym, default: []].append(mode) }
+        return modes.mapValues { ErasureStatus($0) }
+    }
+
+    /// The persons `entries` (in ledger order) refuse: erased, or withdrawn and not lifted since.
+    package static func refused(_ entries: some Sequence<(PatientPseudonym, ErasureMode)>) -> Set<PatientPseudonym> {
+        Set(statuses(entries).filter { $0.value != .none }.keys)
+    }
 }

@@ -44,6 +44,14 @@ public struct ErasureRequest: Sendable {
     public enum Subject: Sendable, Hashable {
         case patient(String)
         case pseudonym(PatientPseudonym)
+
+        /// The subject's pseudonym under `key`.
+        public func pseudonym(with key: ErasureKey) -> PatientPseudonym {
+            switch self {
+            case .patient(let patient): key.pseudonym(of: patient)
+            case .pseudonym(let pseudonym): pseudonym
+            }
+        }
     }
 
     public var subjects: [Subject]

@@ -23,13 +23,31 @@ struct BatchPreparer: Sendable {
     /// The store's cheap version read, when it has one.
     let versionReader: (any ObservationVersionReader)?
     let prewarm = VersionPrewarm()
+    /// The store's erasure ledger: a refused person's records are never answered by the cache (the store decides
+    /// them `erased`).
+    let erasure: ErasureCheck
 
     /// Decodes and maps the records of `batch`.
     func prepare(_ batch: KafkaBatch) async -> Prepared {
         var output = processor.decode(batch.messages)
-        let bounds = await versionBounds(output.decoded)
+        let bounds = await withoutRefusedPersons(output.decoded, await versionBounds(output.decoded))
         processor.map(&output, storedAtLeast: bounds)
         return Prepared(fence: batch.fence, output: output)
+    }
+
+    /// `bounds` without those of persons the erasure ledger refuses; none at all when the ledger cannot be read (every
+    /// record then goes to the store, which decides).
+    private func withoutRefusedPersons(
+        _ decoded: [BatchProcessor.Decoded], _ bounds: [VersionCache.Bound?]
+    ) async -> [VersionCache.Bound?] {
+        guard bounds.contains(where: { $0 != nil }) else { return bounds }
+        do {
+            let refused = try await erasure.refused(count: decoded.count) { decoded[$0].event.identity.patient }
+            guard let refused else { return bounds }
+            return zip(bounds, refused).map { $1 ? nil : $0 }
+        } catch {
+            return [VersionCache.Bound?](repeating: nil, count: bounds.count)
+        }
     }
 
     /// The version cache's bounds, pre-warmed first (when it pays, see ``VersionPrewarm``) with one read of the
