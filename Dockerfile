@@ -10,7 +10,7 @@
 # scripts/build-image.sh builds this file with buildah (from locally made bookworm / Swift base images) and
 # scripts/check-image.sh runs the result like a pod (read-only root, UID 10001) through a devbroker round trip.
 #
-# Size (docs/IMAGE.md has the measured options): 169.5 MB, of which the image adds 48.0 MB to its base (the budget
+# Size (docs/IMAGE.md has the measured options): 164.7 MB, of which the image adds 43.2 MB to its base (the budget
 # scripts/check-image.sh enforces is 50 MB) — the Swift runtime once (17.2 MB: FoundationEssentials, no Foundation and
 # no ICU), six binaries (12.3 MB) and the runtime packages (18.5 MB). It was 501.7 MB with six statically linked
 # binaries of ~60 MB each.
@@ -47,24 +47,28 @@ COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 
-# The Swift runtime is linked dynamically and shipped once (docs/IMAGE.md has the measured options): the six binaries
+# The Swift runtime is linked dynamically and shipped once (docs/IMAGE.md has the measured options): the binaries
 # share one copy of the runtime libraries they load (ldd lists them), stripped, in /usr/lib/swift/linux — the
 # binaries' RUNPATH, where the build base holds the toolchain. The C libraries stay dynamic too (Debian's shared
 # objects, patched by Debian security updates in the runtime image). Binaries and runtime are stripped (install -s,
 # strip --strip-unneeded: the worker 11.6 → 3.1 MB, the runtime libraries 25.2 → 17.2 MB); crash backtraces then show
-# addresses rather than Swift symbol names. A warning fails the build, as in the test command.
+# addresses rather than Swift symbol names. The worker, the gateway, storectl and dlq share most of their code: they
+# are one multi-call binary, `dvp`, shipped once, with the four names linked to it (it runs as the name it is started
+# by). A warning fails the build, as in the test command.
 RUN --mount=type=cache,target=/src/.build \
-    for product in worker ingest producer devbroker storectl dlq; do \
+    for product in dvp producer devbroker; do \
         swift build -c release -Xswiftc -warnings-as-errors --product "$product" || exit 1; \
     done \
     && bin="$(swift build -c release --show-bin-path)" \
     && runtime="$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux" \
     && runtime="$(readlink -f "$runtime")" \
     && mkdir -p /staging/bin /staging/swift \
-    && for product in worker ingest producer devbroker storectl dlq; do \
+    && for product in dvp producer devbroker; do \
         install -s -m 0755 "$bin/$product" "/staging/bin/$product"; \
     done \
-    && ldd /staging/bin/* | awk -v dir="$runtime/" 'index($3, dir) == 1 { print $3 }' | sort -u > /staging/libs \
+    && for name in worker ingest storectl dlq; do ln -s dvp "/staging/bin/$name"; done \
+    && ldd /staging/bin/dvp /staging/bin/producer /staging/bin/devbroker \
+        | awk -v dir="$runtime/" 'index($3, dir) == 1 { print $3 }' | sort -u > /staging/libs \
     && test -s /staging/libs \
     && while read -r lib; do strip --strip-unneeded -o "/staging/swift/${lib##*/}" "$lib" || exit 1; done < /staging/libs \
     && echo "Swift runtime shipped: $(cd /staging/swift && ls | xargs)"

@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "devbroker", targets: ["DevBroker"]),
         .executable(name: "storectl", targets: ["StoreCtl"]),
         .executable(name: "dlq", targets: ["DLQ"]),
+        .executable(name: "dvp", targets: ["MultiCall"]),
         .executable(name: "ingest", targets: ["Ingest"]),
     ],
     targets: [
@@ -155,20 +156,33 @@ let package = Package(
             name: "DevBroker",
             dependencies: ["CommandLineOptions", "Essentials", "Kafka", "Observability", "ServiceLifecycle"],
             swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "DLQ",
+        /// `dlq`'s commands (a library, so that the multi-call `dvp` links them too).
+        .target(
+            name: "DLQCommands",
             dependencies: [
                 "CommandLineOptions", "DeadLetters", "DailyValueContract", "Kafka", "HTTPClient", "StoreCore",
                 "ObservationStores",
             ],
             swiftSettings: swiftSettings),
+        .executableTarget(name: "DLQ", dependencies: ["DLQCommands"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "Ingest", dependencies: ["IngestGateway", "ObservationStores"], swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "StoreCtl",
+        /// `storectl`'s commands (a library, so that the multi-call `dvp` links them too).
+        .target(
+            name: "StoreCtlCommands",
             dependencies: [
                 "PostgresClient", "CommandLineOptions", "StoreCore", "ObservationStores", "DailyValueContract",
                 "Essentials", "JSON", "Kafka",
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "StoreCtl", dependencies: ["StoreCtlCommands"], swiftSettings: swiftSettings),
+        /// `dvp`: worker, ingest, storectl and dlq in one binary, chosen by the name it is run as (the image ships it
+        /// once and links the four names to it: the code they share is shipped once).
+        .executableTarget(
+            name: "MultiCall",
+            dependencies: [
+                "WorkerCore", "IngestGateway", "ObservationStores", "StoreCtlCommands", "DLQCommands",
+                "CommandLineOptions",
             ],
             swiftSettings: swiftSettings),
 

@@ -1,3 +1,4 @@
+import DLQCommands
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

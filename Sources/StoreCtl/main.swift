@@ -1,3 +1,4 @@
+import StoreCtlCommands
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,7 +1,7 @@
 import CommandLineOptions
 
 /// The `dlq` commands.
-enum DLQ {
+package enum DLQ {
     static let exitStatuses = """
         exit status: 0 done; 1 done, some records quarantined (or would be, with --dry-run); 2 bad arguments;
         3 Kafka or store failure (nothing past the last committed batch counts as done: run again to continue).
@@ -36,7 +36,7 @@ enum DLQ {
         """
 
     /// Runs the command line and returns the exit status (any failure but a usage error is a Kafka one: 3).
-    static func run(_ arguments: [String]) async -> Int32 {
+    package static func run(_ arguments: [String]) async -> Int32 {
         await CommandLineSubcommand.dispatch(
             program: "dlq", arguments, commands: commands, overview: overview, failureStatus: { _ in 3 })
     }

@@ -10,7 +10,7 @@ import StoreCore
 #endif
 
 /// The `storectl` commands and their dispatch.
-enum StoreCtl {
+package enum StoreCtl {
     /// `storectl COMMAND --help`'s footer.
     static let footer = "LOCATION: \(StoreLocation.acceptedForms); default from $DVP_STORE."
 
@@ -91,7 +91,7 @@ enum StoreCtl {
         """
 
     /// Runs the command line and returns the exit status.
-    static func run(_ arguments: [String]) async -> Int32 {
+    package static func run(_ arguments: [String]) async -> Int32 {
         await CommandLineSubcommand.dispatch(program: "storectl", arguments, commands: commands, overview: overview)
     }
 
