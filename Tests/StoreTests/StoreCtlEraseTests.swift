@@ -3,7 +3,6 @@ import Essentials
 import Foundation
 import ObservationMapping
 import ObservationStores
-import SQLiteClient
 @testable import StoreCore
 import TestSupport
 import Testing
@@ -158,14 +157,14 @@ struct StoreCtlEraseTests {
         #expect(other.status == 2 && other.stderr.contains("another key"), "\(other.stderr)")
     }
 
-    @Test("kill -9 during an erase, then the same erase again: complete")
-    func killDuringErase() async throws {
-        try await TestStores.withFreshStore(.sqlite) { store, location in
-            guard case .sqlite(let path) = location else { return }
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+    @Test("kill -9 during an erase, then the same erase again: complete", arguments: StoreKind.databases)
+    func killDuringErase(kind: StoreKind) async throws {
+        let directory = try TestEnvironment.temporaryDirectory("dvp-storectl-erase-kill")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestStores.withFreshStore(kind) { store, location in
             let key = try Self.keyFile(in: directory)
             let person = ErasureTests.erased
-            // Enough rows that the delete takes a while: 40 metrics-days × 500 days.
+            // Enough rows that the deletes take a while: 20 persons × 500 days × 2 metrics.
             var batch: [ObservationRecord] = []
             for offset in 0..<20_000 {
                 let day = Calendar.utcGregorian.date(byAdding: .day, value: -(offset % 500), to: Fixtures.now)!
@@ -179,16 +178,15 @@ struct StoreCtlEraseTests {
             }
             try await Self.seed(store, [person])
             let arguments =
-                ["erase", "--store", "sqlite:" + path, "--id-key-file", key, "--reference", "DSR-9",
+                ["erase", "--store", Self.text(location), "--id-key-file", key, "--reference", "DSR-9",
                  "--patient", person]
                 + (0..<20).map { "\(person)-\($0)" }.flatMap { ["--patient", $0] }
             let child = try ChildProcess(try TestEnvironment.requireBinary("storectl").path, arguments)
-            let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5_000)
             var sawIncomplete = false
             for _ in 0..<2_000 where !sawIncomplete {
-                let open = try reader.statement("SELECT count(*) FROM erasure WHERE completed_at IS NULL")
-                    .query { $0.integer(0) }.first ?? 0
-                sawIncomplete = open > 0
+                let open = try await TestStores.rawText(
+                    location, "SELECT count(*) FROM erasure WHERE completed_at IS NULL")
+                sawIncomplete = (open.flatMap { Int($0) } ?? 0) > 0
                 if !sawIncomplete { try await Task.sleep(for: .milliseconds(2)) }
             }
             child.signal(SIGKILL)
