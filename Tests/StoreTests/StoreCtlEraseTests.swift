@@ -181,6 +181,16 @@ struct StoreCtlEraseTests {
                 ["erase", "--store", Self.text(location), "--id-key-file", key, "--reference", "DSR-9",
                  "--patient", person]
                 + (0..<20).map { "\(person)-\($0)" }.flatMap { ["--patient", $0] }
+            // PostgreSQL deletes fast: another session holds one of the person's rows, so the erase writes its ledger
+            // entries and then waits in its first delete, where the kill lands for sure. (SQLite's deletes of these
+            // 21,000 rows take long enough to be caught.)
+            let held: HeldTransaction? =
+                kind == .postgres
+                ? try await HeldTransaction(
+                    location,
+                    "BEGIN; SELECT 1 FROM observation WHERE patient = '\(person)' AND metric = 'steps' "
+                        + "LIMIT 1 FOR UPDATE")
+                : nil
             let child = try ChildProcess(try TestEnvironment.requireBinary("storectl").path, arguments)
             var sawIncomplete = false
             for _ in 0..<2_000 where !sawIncomplete {
@@ -191,6 +201,7 @@ struct StoreCtlEraseTests {
             }
             child.signal(SIGKILL)
             _ = await child.exited()
+            try await held?.commit()
             #expect(sawIncomplete, "the erase was not caught between its ledger entries and their completion")
             let rerun = try await Self.storectl(arguments)
             #expect(rerun.status == 0, "\(rerun.stderr)")
