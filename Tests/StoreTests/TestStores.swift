@@ -52,34 +52,58 @@ enum TestStores {
     static func withFreshLocation<Result>(
         _ kind: StoreKind, _ body: (StoreLocation) async throws -> Result
     ) async throws -> Result {
+        try await withFreshLocation(kind, prepare: warmUp) { location, _ in try await body(location) }
+    }
+
+    /// Runs `prepare` on the location of a new, empty store of `kind`, then `body` with what it made; the location
+    /// is removed afterwards on every path. On PostgreSQL, `prepare` runs among ``TestPostgres/setupSlots`` (with
+    /// the database's creation: the first connections are the slow part), `body` outside them.
+    static func withFreshLocation<Prepared, Result>(
+        _ kind: StoreKind, prepare: (StoreLocation) async throws -> Prepared,
+        _ body: (StoreLocation, Prepared) async throws -> Result
+    ) async throws -> Result {
         switch kind {
         case .sqlite:
             let directory = try TestEnvironment.temporaryDirectory("dvp-store-test")
             defer { try? FileManager.default.removeItem(at: directory) }
-            return try await body(.sqlite(path: directory.appendingPathComponent("observations.db").path))
+            let location = StoreLocation.sqlite(path: directory.appendingPathComponent("observations.db").path)
+            return try await body(location, try await prepare(location))
         case .postgres, .postgresLanes:
             let url = try await postgresURL()
             let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            // The whole use, not just the creation: the first connections to a new database are the slow part.
-            return try await TestPostgres.databaseSlots.run {
-                // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
-                try await adminExecute(url, "CREATE DATABASE \(database)")
-                do {
-                    let result = try await body(
-                        .postgres(connectionString: try replacingDatabase(in: url, with: database)))
+            let location = StoreLocation.postgres(connectionString: TestPostgres.withDatabase(database, in: url))
+            // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
+            let drop = {
+                try await TestPostgres.setupSlots.run {
                     try await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
+                }
+            }
+            return try await TestPostgres.databasesInUse.run {
+                do {
+                    let prepared = try await TestPostgres.setupSlots.run {
+                        try await adminExecute(url, "CREATE DATABASE \(database)")
+                        return try await prepare(location)
+                    }
+                    let result = try await body(location, prepared)
+                    try await drop()
                     return result
                 } catch {
-                    try? await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
+                    try? await drop()
                     throw error
                 }
             }
         case .fhir:
             let server = try await TestFHIRServer(validation: .off)
-            let result = try await body(.fhir(baseURL: server.baseURL))
+            let location = StoreLocation.fhir(baseURL: server.baseURL)
+            let result = try await body(location, try await prepare(location))
             withExtendedLifetime(server) {}
             return result
         }
+    }
+
+    /// A first connection to a new database, so that a body's own connections find its catalog cache warm.
+    private static func warmUp(_ location: StoreLocation) async throws {
+        if case .postgres(let url) = location { try await adminExecute(url, "SELECT 1") }
     }
 
     /// The erasure ledger's key of the test stores (the mapper's id key, as a worker's would be).
@@ -91,8 +115,9 @@ enum TestStores {
         _ body: (any ObservationStore, StoreLocation) async throws -> Result
     ) async throws -> Result {
         try await withFreshLocation(kind) { location in
-            let store = try await makeObservationStore(
+            try await makeObservationStore(
                 location, retractions: retractions, erasureKey: erasureKey, connections: kind.connections)
+        } _: { location, store in
             do {
                 let result = try await body(store, location)
                 await store.close()
@@ -159,12 +184,6 @@ enum TestStores {
     private static func adminExecute(_ url: String, _ sql: String) async throws {
         let box = QueueConfined(label: "test.postgres-admin", ())
         try await box.run { _ in _ = try PostgresConnection(connectionString: url).executeScript(sql) }
-    }
-
-    private static func replacingDatabase(in url: String, with database: String) throws -> String {
-        var components = try #require(URLComponents(string: url), "\(postgresURLVariable) is not a URL: \(url)")
-        components.path = "/" + database
-        return try #require(components.string)
     }
 }
 

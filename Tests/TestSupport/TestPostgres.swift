@@ -11,11 +11,18 @@ public enum TestPostgres {
     /// The variable naming a server to use instead of a throwaway one.
     public static let urlVariable = "DVP_POSTGRES_URL"
 
-    /// Fresh databases in use at once. Parameterized store suites start every case together; on a loaded 2-core
-    /// machine ~100 simultaneous `CREATE DATABASE` (each writing the template to WAL with fsync) and first
-    /// connections to them made connecting take over the stores' 10 s connect timeout (CI, 4 cases of the lifecycle
-    /// rules). Eight at once keeps the server busy without starving anyone.
-    public static let databaseSlots = ConcurrencyLimit(limit: 8)
+    /// The slow part of a fresh database: `CREATE DATABASE` (the template written to WAL with fsync), its first
+    /// connections and schema (a cold catalog cache), `DROP DATABASE` (a forced checkpoint). Parameterized store
+    /// suites start every case together; ~100 of these at once on a loaded 2-core machine made connecting take over
+    /// the stores' 10 s connect timeout (CI, 4 cases of the lifecycle rules). Four at once keep the server busy
+    /// without starving anyone. Held only for those steps, never for a test's body, so the wait for one is bounded.
+    public static let setupSlots = ConcurrencyLimit(limit: 4)
+
+    /// Fresh databases in use at once, each for a whole test (a store holds 1–3 connections; the server allows 300).
+    /// Generous on purpose: a test waiting here counts the wait in its time limit, and when eight slots covered the
+    /// whole use, tests that run workers for a minute held them all while the lifecycle rules' short cases queued
+    /// past their two minutes (CI, 6 cases).
+    public static let databasesInUse = ConcurrencyLimit(limit: 40)
 
     private static let shared = Mutex<Task<String, any Error>?>(nil)
     nonisolated(unsafe) private static var ownCluster: PostgresCluster?
@@ -57,7 +64,7 @@ public enum TestPostgres {
     public static func freshDatabase(_ prefix: String = "dvp_test") async throws -> String {
         let base = try await url()
         let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
-        let result = try await databaseSlots.run {
+        let result = try await setupSlots.run {
             try await ChildProcess.run(
                 "/usr/bin/psql", [base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
         }
