@@ -181,9 +181,9 @@ struct StoreCtlEraseTests {
                 ["erase", "--store", Self.text(location), "--id-key-file", key, "--reference", "DSR-9",
                  "--patient", person]
                 + (0..<20).map { "\(person)-\($0)" }.flatMap { ["--patient", $0] }
-            // PostgreSQL deletes fast: another session holds one of the person's rows, so the erase writes its ledger
-            // entries and then waits in its first delete, where the kill lands for sure. (SQLite's deletes of these
-            // 21,000 rows take long enough to be caught.)
+            // The erase writes its ledger entries, then deletes; the kill must land in between, whatever the load on
+            // the test's own threads. PostgreSQL: another session holds one of the person's rows, so the first delete
+            // waits for it. SQLite: a trigger makes every deleted row cost milliseconds, so the deletes take minutes.
             let held: HeldTransaction? =
                 kind == .postgres
                 ? try await HeldTransaction(
@@ -191,9 +191,13 @@ struct StoreCtlEraseTests {
                     "BEGIN; SELECT 1 FROM observation WHERE patient = '\(person)' AND metric = 'steps' "
                         + "LIMIT 1 FOR UPDATE")
                 : nil
+            if kind == .sqlite {
+                try await TestStores.rawExecute(location, Self.slowDeleteTrigger)
+            }
             let child = try ChildProcess(try TestEnvironment.requireBinary("storectl").path, arguments)
             var sawIncomplete = false
-            for _ in 0..<2_000 where !sawIncomplete {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while !sawIncomplete && ContinuousClock.now < deadline {
                 let open = try await TestStores.rawText(
                     location, "SELECT count(*) FROM erasure WHERE completed_at IS NULL")
                 sawIncomplete = (open.flatMap { Int($0) } ?? 0) > 0
@@ -202,6 +206,7 @@ struct StoreCtlEraseTests {
             child.signal(SIGKILL)
             _ = await child.exited()
             try await held?.commit()
+            if kind == .sqlite { try await TestStores.rawExecute(location, "DROP TRIGGER slow_delete") }
             #expect(sawIncomplete, "the erase was not caught between its ledger entries and their completion")
             let rerun = try await Self.storectl(arguments)
             #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -211,4 +216,10 @@ struct StoreCtlEraseTests {
             #expect(ledger.allSatisfy { $0.completedAt != nil })
         }
     }
+
+    /// An SQLite trigger that spends milliseconds of CPU on every deleted Observation (hex of a 4 MB blob).
+    private static let slowDeleteTrigger = """
+        CREATE TRIGGER slow_delete AFTER DELETE ON observation
+        BEGIN SELECT length(hex(zeroblob(4000000))); END
+        """
 }
