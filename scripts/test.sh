@@ -41,7 +41,7 @@ step "Starting a throwaway PostgreSQL"
 # Outside the checkout: the server runs as the `postgres` user, who may not be able to enter the clone's directory.
 pgdir=$(mktemp -d /var/tmp/dvp-pg-test.XXXXXX)
 pgport=${DVP_TEST_PG_PORT:-auto}
-DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" "$pgport")
+DVP_POSTGRES_URL=$(scripts/pg-test-cluster.sh start "$pgdir" "$pgport" --no-fsync)
 export DVP_POSTGRES_URL DVP_PG_DIR="$pgdir"
 trap 'scripts/pg-test-cluster.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"' EXIT
 

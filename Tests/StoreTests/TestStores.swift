@@ -73,11 +73,7 @@ enum TestStores {
             let database = "dvp_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             let location = StoreLocation.postgres(connectionString: TestPostgres.withDatabase(database, in: url))
             // Identifiers cannot be bound; this one is generated here from a UUID, never from input.
-            let drop = {
-                try await TestPostgres.setupSlots.run {
-                    try await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)")
-                }
-            }
+            let drop = { try await adminExecute(url, "DROP DATABASE \(database) WITH (FORCE)") }
             return try await TestPostgres.databasesInUse.run {
                 do {
                     let prepared = try await TestPostgres.setupSlots.run {

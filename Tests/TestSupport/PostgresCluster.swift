@@ -15,11 +15,13 @@ public final class PostgresCluster: @unchecked Sendable {
     /// any more (its data directory was removed first, e.g. with the test's temporary directory).
     private var serverPID: Int32?
 
-    /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port.
+    /// Creates and starts a cluster in `directory` (a new temporary one when nil) on a free port; with `fsync` false,
+    /// as `pg-test-cluster.sh start --no-fsync` (the tests' shared server, whose fresh databases' forced checkpoints
+    /// would sync every table of every test).
     /// - Throws: ``TestSetupError`` with the script's output when it cannot start.
-    public static func start(directory: URL? = nil) async throws -> PostgresCluster {
+    public static func start(directory: URL? = nil, fsync: Bool = true) async throws -> PostgresCluster {
         let (directory, owns) = location(directory)
-        let url = try await script(["start", directory.path, "auto"])
+        let url = try await script(["start", directory.path, "auto"] + (fsync ? [] : ["--no-fsync"]))
         return PostgresCluster(directory: directory, url: url, ownsDirectory: owns)
     }
 

@@ -11,11 +11,12 @@ public enum TestPostgres {
     /// The variable naming a server to use instead of a throwaway one.
     public static let urlVariable = "DVP_POSTGRES_URL"
 
-    /// The slow part of a fresh database: `CREATE DATABASE` (the template written to WAL with fsync), its first
-    /// connections and schema (a cold catalog cache), `DROP DATABASE` (a forced checkpoint). Parameterized store
-    /// suites start every case together; ~100 of these at once on a loaded 2-core machine made connecting take over
-    /// the stores' 10 s connect timeout (CI, 4 cases of the lifecycle rules). Four at once keep the server busy
-    /// without starving anyone. Held only for those steps, never for a test's body, so the wait for one is bounded.
+    /// The slow part of a fresh database: `CREATE DATABASE` (the template written to WAL), its first connections and
+    /// schema (a cold catalog cache). Parameterized store suites start every case together; ~100 of these at once on
+    /// a loaded 2-core machine made connecting take over the stores' 10 s connect timeout (CI, 4 cases of the
+    /// lifecycle rules). Four at once keep the server busy without starving anyone. Held only for those steps, never
+    /// for a test's body nor for `DROP DATABASE` (its forced checkpoint waits for the checkpointer, and concurrent
+    /// drops share one checkpoint), so the wait for one is bounded.
     public static let setupSlots = ConcurrencyLimit(limit: 4)
 
     /// Fresh databases in use at once, each for a whole test (a store holds 1–3 connections; the server allows 300).
@@ -47,7 +48,7 @@ public enum TestPostgres {
                     + "databases on, or run the tests with `scripts/test.sh`")
         }
         do {
-            let cluster = try await PostgresCluster.start()
+            let cluster = try await PostgresCluster.start(fsync: false)
             ownCluster = cluster  // never released: the watcher removes it after this process
             try await PostgresCluster.script([
                 "remove-after", cluster.directory.path, "\(ProcessInfo.processInfo.processIdentifier)",
