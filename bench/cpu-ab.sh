@@ -8,7 +8,7 @@
 #   --a / --b      two release build directories (each with worker, producer, devbroker), e.g. a clone's
 #                  `.build/release` checked out at another commit
 #   --patients N   patients x 30 days of `producer generate --seed 11` (default 300: ~129k events)
-#   --rounds R     alternating rounds (default 3)
+#   --rounds R     alternating rounds (default 3): odd rounds A then B, even rounds B then A
 #   --store        postgres (default: a throwaway cluster, also measured) or sqlite
 #   --processes    worker processes per run, in one consumer group (default 1; 2 needs postgres)
 #   --b-ledger N   B's stores start with N persons (none of the data set's) withdrawn in the erasure ledger, so that
@@ -83,7 +83,11 @@ steady_rate() {
 echo "events $events per run; store $store; processes $processes; A=$a B=$b; B's ledger: $ledger persons"
 printf '%-6s %-8s %-3s %8s %12s %12s %10s\n' round phase run wall_s worker_us_ev store_us_ev steady_ev_s
 for round in $(seq 1 "$rounds"); do
-    for side in A B; do
+    # Odd rounds A first, even rounds B first: the side that runs second meets the server's after-work of the
+    # first (checkpoint, autovacuum), which a fixed order would charge to B every time.
+    sides="A B"
+    [ $((round % 2)) = 0 ] && sides="B A"
+    for side in $sides; do
         dir=$a
         [ "$side" = B ] && dir=$b
         key=""
