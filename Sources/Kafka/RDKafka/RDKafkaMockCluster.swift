@@ -10,6 +10,8 @@ final class RDKafkaMockCluster: @unchecked Sendable {
     let bootstrapServers: String
     /// How many broker listeners got `TCP_NODELAY` at start (``disableNagleOnListeners()``).
     private(set) var noDelayListeners: Int
+    /// The ports of brokers that are down, held so that they can come up on them.
+    private let portHolds: RDKafkaMockPortHolds
 
     /// `rd_kafka_mock_cluster_new` with `brokers` brokers on random loopback ports.
     init(brokers: Int) throws(KafkaError) {
@@ -19,6 +21,7 @@ final class RDKafkaMockCluster: @unchecked Sendable {
         }
         self.cluster = cluster
         self.bootstrapServers = String(cString: rd_kafka_mock_cluster_bootstraps(cluster))
+        self.portHolds = RDKafkaMockPortHolds(bootstrapServers: bootstrapServers)
         self.noDelayListeners = 0
         self.noDelayListeners = disableNagleOnListeners()
     }
@@ -43,12 +46,26 @@ final class RDKafkaMockCluster: @unchecked Sendable {
             "set leader of \(topic)[\(partition)]")
     }
 
+    /// Sets `broker` (-1: every broker) down: its listener closes; its port is held (``RDKafkaMockPortHolds``).
     func setBrokerDown(_ broker: Int32) throws(KafkaError) {
         try check(rd_kafka_mock_broker_set_down(cluster, broker), "broker \(broker) down")
+        portHolds.hold(portHolds.brokers(broker))
     }
 
+    /// Sets `broker` (-1: every broker) up on its port again, its listener without Nagle's algorithm as at start.
+    /// - Throws: ``KafkaError`` when another socket took a port while its broker was down (librdkafka would abort
+    ///   the process), or librdkafka's refusal.
     func setBrokerUp(_ broker: Int32) throws(KafkaError) {
+        let brokers = portHolds.brokers(broker)
+        if let taken = brokers.first(where: { !portHolds.isFree($0) }) {
+            throw KafkaError(
+                code: .invalidArgument,
+                message: "broker \(taken) up: another socket took its port \(portHolds.port(of: taken) ?? 0) while "
+                    + "it was down; it cannot listen again")
+        }
         try check(rd_kafka_mock_broker_set_up(cluster, broker), "broker \(broker) up")
+        portHolds.release(brokers)
+        disableNagleOnListeners()
     }
 
     func setBrokerRTT(_ broker: Int32, milliseconds: Int) throws(KafkaError) {
