@@ -43,6 +43,13 @@ public final class DocumentCompressor {
 
     /// The document of `parts` (read back with ``DocumentDecompressor/parts(of:)``).
     public func compress(_ parts: [ArraySlice<UInt8>]) -> [UInt8] {
+        var document: [UInt8] = []
+        compress(parts, appendingTo: &document)
+        return document
+    }
+
+    /// Appends the document of `parts` to `out` (e.g. straight into a statement parameter's wire form).
+    public func compress(_ parts: [ArraySlice<UInt8>], appendingTo out: inout [UInt8]) {
         scratch.removeAll(keepingCapacity: true)
         Self.appendContent(of: parts, to: &scratch)
         let bound = ZSTD_compressBound(scratch.count)
@@ -54,9 +61,8 @@ public final class DocumentCompressor {
         }
         // Cannot fail with a bound-sized output and a valid dictionary: a failure is a bug, not bad input.
         precondition(ZSTD_isError(size) == 0, "zstd: \(String(cString: ZSTD_getErrorName(size)))")
-        var document = [UInt8](repeating: DocumentFormat.zstdWithDictionary, count: 1)
-        document.reserveCapacity(size - DocumentFormat.magic.count + 1)
-        document += frame[DocumentFormat.magic.count..<size]
-        return document
+        out.reserveCapacity(out.count + size - DocumentFormat.magic.count + 1)
+        out.append(DocumentFormat.zstdWithDictionary)
+        out += frame[DocumentFormat.magic.count..<size]
     }
 }

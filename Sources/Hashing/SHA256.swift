@@ -7,11 +7,21 @@ package enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     package static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: digestSize)
-        let ok = EVP_Digest(bytes, bytes.count, &out, nil, EVP_sha256(), nil) == 1
-        // EVP_Digest fails only when libcrypto cannot allocate memory; there is no meaningful recovery.
-        precondition(ok, "libcrypto SHA-256 failed")
-        return out
+        bytes.withUnsafeBytes { digest($0, prefix: digestSize) }
+    }
+
+    /// The first `prefix` bytes (at most ``digestSize``) of the digest of `bytes`: one allocation, the result. The
+    /// low-level `SHA256_CTX` lives on the stack (`EVP_Digest` allocates a context per call).
+    package static func digest(_ bytes: UnsafeRawBufferPointer, prefix: Int) -> [UInt8] {
+        precondition((0...digestSize).contains(prefix), "SHA256.digest: prefix beyond the digest")
+        return withUnsafeTemporaryAllocation(byteCount: digestSize, alignment: 1) { full in
+            var context = SHA256_CTX()
+            // SHA256_Init/Update/Final only fail on a null context; this one never is.
+            _ = SHA256_Init(&context)
+            _ = SHA256_Update(&context, bytes.baseAddress, bytes.count)
+            _ = SHA256_Final(full.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
+            return [UInt8](full.prefix(prefix))
+        }
     }
 
     /// The lowercase hex digest of `bytes`.

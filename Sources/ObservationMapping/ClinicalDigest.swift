@@ -7,7 +7,9 @@ import Hashing
 package enum ClinicalDigest {
     package static let size = 16
 
-    package static func of(_ utf8: some Collection<UInt8>) -> [UInt8] {
-        Array(SHA256.digest(Array(utf8)).prefix(size))
+    package static func of(_ utf8: ArraySlice<UInt8>) -> [UInt8] {
+        utf8.withUnsafeBytes { SHA256.digest($0, prefix: size) }
     }
+
+    package static func of(_ utf8: [UInt8]) -> [UInt8] { of(utf8[...]) }
 }

@@ -6,10 +6,16 @@ package enum PostgresParameter: Sendable {
     case binary([UInt8])
 
     /// A `text[]` (elements of type `text`, OID 25) in the binary array format, for `$n::text[]`.
-    package static func textArray(_ values: some Collection<String>) -> PostgresParameter {
-        let payload = values.reduce(0) { $0 + 4 + $1.utf8.count }
+    /// A concrete array, not a generic collection: iterating an unspecialized generic collection of strings
+    /// allocated once per element (measured: a third of the worker's mallocs on a first load).
+    package static func textArray(_ values: [String]) -> PostgresParameter {
+        var payload = 0
+        for value in values { payload += 4 + value.utf8.count }
         return array(count: values.count, elementOID: 25, payloadBytes: payload) { bytes in
-            for value in values { appendElement(value.utf8, to: &bytes) }
+            for var value in values {
+                appendInt32(&bytes, Int32(value.utf8.count))
+                value.withUTF8 { bytes.append(contentsOf: $0) }
+            }
         }
     }
 
@@ -22,7 +28,7 @@ package enum PostgresParameter: Sendable {
     }
 
     /// A `bigint[]` (elements of type `int8`, OID 20) in the binary array format, for `$n::bigint[]`.
-    package static func bigintArray(_ values: some Collection<Int64>) -> PostgresParameter {
+    package static func bigintArray(_ values: [Int64]) -> PostgresParameter {
         array(count: values.count, elementOID: 20, payloadBytes: values.count * 12) { bytes in
             for value in values {
                 appendInt32(&bytes, 8)
@@ -53,6 +59,22 @@ package enum PostgresParameter: Sendable {
         let payload = values.reduce(0) { $0 + 4 + $1.count }
         return array(count: values.count, elementOID: 17, payloadBytes: payload) { bytes in
             for value in values { appendElement(value, to: &bytes) }
+        }
+    }
+
+    /// A `bytea[]` of `count` elements that `element(index, &bytes)` appends in place to the wire form (e.g.
+    /// compressed straight into it: no array per element). `reservingBytes`: the expected size of all elements.
+    package static func byteaArray(
+        count: Int, reservingBytes: Int, element: (Int, inout [UInt8]) -> Void
+    ) -> PostgresParameter {
+        array(count: count, elementOID: 17, payloadBytes: reservingBytes + 4 * count) { bytes in
+            for index in 0..<count {
+                let lengthAt = bytes.count
+                appendInt32(&bytes, 0)
+                element(index, &bytes)
+                let length = UInt32(bytes.count - lengthAt - 4)
+                for shift in 0..<4 { bytes[lengthAt + shift] = UInt8(truncatingIfNeeded: length >> (24 - 8 * shift)) }
+            }
         }
     }
 

@@ -12,7 +12,9 @@ extension PostgresUpsert {
         let facts = winners.map { $0.facts ?? StoredDocument.facts(ofResource: $0) }
         return [
             .bigintArray(winners.map(\.version)), .textArray(winners.map(\.resourceID)),
-            .byteaArray(winners.map { compressor.compress(StoredDocument.parts(of: $0)) }),
+            .byteaArray(count: winners.count, reservingBytes: winners.count * 192) { index, bytes in
+                compressor.compress(StoredDocument.parts(of: winners[index]), appendingTo: &bytes)
+            },
             .textArray(winners.map { $0.status?.rawValue ?? "" }), .byteaArray(winners.map(\.clinicalDigest)),
             .doubleArray(facts.map { $0?.value }), .textArray(facts.map { $0?.unit ?? "" }),
             .doubleArray(facts.map { $0?.min }), .doubleArray(facts.map { $0?.max }),

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Where one worker process spends its CPU: `perf record -g` of a first load and of a higher-version load of the same
+# events, and the profile's top symbols (self time) and binaries. The profile that issue 39 asks for before and after
+# a hot-path change; CPU per event without perf comes from bench/cpu-ab.sh.
+#
+#   bench/profile-worker.sh --bin DIR [--patients N] [--store postgres|sqlite] [--out DIR] [--top N]
+#
+#   --bin DIR      a release build directory (worker, producer, devbroker)
+#   --patients N   patients x 30 days of `producer generate --seed 11` (default 300: ~129k events)
+#   --store        postgres (default: a throwaway cluster) or sqlite
+#   --out DIR      keep perf.*.data and the reports there (default: a temporary directory, removed)
+#   --top N        symbols listed per phase (default 40)
+#   --event EV     record every 50th EV (DWARF stacks) instead of sampling time, e.g. a uprobe on malloc to see who allocates:
+#                  `perf probe -x /lib/x86_64-linux-gnu/libc.so.6 malloc` then `--event probe_libc:malloc`
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="" patients=300 store=postgres keep="" top=40 sampling=(-g -F 1999)
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bin) bin=${2:?}; shift 2 ;;
+        --patients) patients=${2:?}; shift 2 ;;
+        --store) store=${2:?}; shift 2 ;;
+        --out) keep=${2:?}; shift 2 ;;
+        --top) top=${2:?}; shift 2 ;;
+        --event) sampling=(-e "${2:?}" -c 50 --call-graph dwarf,8192); shift 2 ;;
+        *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    esac
+done
+[ -x "$bin/worker" ] || { echo "error: no worker in '$bin' (give --bin a release build directory)" >&2; exit 2; }
+[[ "$store" =~ ^(postgres|sqlite)$ ]] || { echo "error: --store is postgres or sqlite" >&2; exit 2; }
+[[ "$patients" =~ ^[0-9]+$ && "$top" =~ ^[0-9]+$ ]] || { echo "error: --patients and --top take numbers" >&2; exit 2; }
+command -v perf >/dev/null || { echo "error: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
+
+out=$(mktemp -d /var/tmp/dvp-profile.XXXXXX)
+chmod 755 "$out"  # the PostgreSQL server runs as `postgres` and must enter it
+ROOT=$root OUT=$out BIN=$bin PG_DIR=$out/pg PIDS=()
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
+finish() {
+    if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$out"/perf.*.data "$out"/report.*.txt "$keep"/ 2>/dev/null || true; fi
+    stop_bench
+}
+trap finish EXIT
+
+start_devbroker 1 load:8 replace:8 dlq:1
+make_replace_sets "$patients"
+"$bin/producer" publish --brokers-file "$out/bootstrap" --topic load "$out/set1.jsonl" 2>/dev/null
+"$bin/producer" publish --brokers-file "$out/bootstrap" --topic replace "$out/set2.jsonl" 2>/dev/null
+if [ "$store" = postgres ]; then
+    url=$("$root/scripts/pg-test-cluster.sh" start "$out/pg" auto)
+    psql -X -q "$url" -c "CREATE DATABASE profile"
+    target=$(echo "$url" | sed "s#/postgres?#/profile?#")
+else
+    target="sqlite:$out/profile.sqlite"
+fi
+key=""
+"$bin/worker" --help 2>&1 | grep -q allow-development-key && key="--allow-development-key"
+echo "events $EVENTS per phase; store $store; worker $bin/worker"
+set +o pipefail  # the reports cut perf's output short with head
+for phase in load replace; do
+    /usr/bin/time -o "$out/time.$phase" -f '%e %U %S' perf record "${sampling[@]}" -o "$out/perf.$phase.data" -q -- \
+        "$bin/worker" --brokers-file "$out/bootstrap" --topic "$phase" --dlq-topic dlq --group "profile-$phase" \
+        --store "$target" --until-caught-up --http-port 0 $key --log-level warning >"$out/run.$phase.out" \
+        2>"$out/run.$phase.log"
+    read -r wall user sys <"$out/time.$phase"
+    {
+        echo "## $phase: $EVENTS events, wall ${wall} s, worker+perf CPU $(calc "($user + $sys) * 1e6 / $EVENTS" 1) µs/event"
+        echo "### by binary"
+        perf report -i "$out/perf.$phase.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -n 8
+        echo "### top symbols (self)"
+        perf report -i "$out/perf.$phase.data" --no-children --sort sym --stdio -g none 2>/dev/null |
+            grep -E '^ +[0-9]' | head -n "$top" | cut -c1-160
+    } | tee "$out/report.$phase.txt"
+done
