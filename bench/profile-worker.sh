@@ -10,11 +10,13 @@
 #   --store        postgres (default: a throwaway cluster) or sqlite
 #   --out DIR      keep perf.*.data and the reports there (default: a temporary directory, removed)
 #   --top N        symbols listed per phase (default 40)
+#   --statements   (postgres) also the server's side: pg_stat_statements per phase — each statement's calls, rows,
+#                  execution time per event — and the cluster's CPU per event (postmaster and its children)
 #   --event EV     record every 50th EV (DWARF stacks) instead of sampling time, e.g. a uprobe on malloc to see who allocates:
 #                  `perf probe -x /lib/x86_64-linux-gnu/libc.so.6 malloc` then `--event probe_libc:malloc`
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin="" patients=300 store=postgres keep="" top=40 sampling=(-g -F 1999)
+bin="" patients=300 store=postgres keep="" top=40 sampling=(-g -F 1999) statements=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=${2:?}; shift 2 ;;
@@ -22,8 +24,9 @@ while [ $# -gt 0 ]; do
         --store) store=${2:?}; shift 2 ;;
         --out) keep=${2:?}; shift 2 ;;
         --top) top=${2:?}; shift 2 ;;
+        --statements) statements=1; shift ;;
         --event) sampling=(-e "${2:?}" -c 50 --call-graph dwarf,8192); shift 2 ;;
-        *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 [ -x "$bin/worker" ] || { echo "error: no worker in '$bin' (give --bin a release build directory)" >&2; exit 2; }
@@ -48,8 +51,13 @@ make_replace_sets "$patients"
 "$bin/producer" publish --brokers-file "$out/bootstrap" --topic replace "$out/set2.jsonl" 2>/dev/null
 if [ "$store" = postgres ]; then
     url=$("$root/scripts/pg-test-cluster.sh" start "$out/pg" auto)
+    if [ "$statements" = 1 ]; then
+        psql -X -q "$url" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+        "$root/scripts/pg-test-cluster.sh" restart-fast "$out/pg" >/dev/null
+    fi
     psql -X -q "$url" -c "CREATE DATABASE profile"
     target=$(echo "$url" | sed "s#/postgres?#/profile?#")
+    [ "$statements" = 0 ] || psql -X -q "$target" -c "CREATE EXTENSION pg_stat_statements"
 else
     target="sqlite:$out/profile.sqlite"
 fi
@@ -57,7 +65,19 @@ key=""
 "$bin/worker" --help 2>&1 | grep -q allow-development-key && key="--allow-development-key"
 echo "events $EVENTS per phase; store $store; worker $bin/worker"
 set +o pipefail  # the reports cut perf's output short with head
+# CPU seconds of the cluster so far (postmaster and children, reaped ones through its cutime/cstime), as cpu-ab.sh.
+pg_cpu() {
+    local pm
+    pm=$(head -n 1 "$out/pg/postmaster.pid")
+    { cat "/proc/$pm/stat"; for child in $(pgrep -P "$pm"); do cat "/proc/$child/stat" 2>/dev/null || true; done; } |
+        awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); t += $12 + $13; if (NR == 1) t += $14 + $15 }
+            END { printf "%.2f", t / hz }'
+}
 for phase in load replace; do
+    if [ "$statements" = 1 ]; then
+        psql -X -q "$target" -c "SELECT pg_stat_statements_reset()" >/dev/null
+        p0=$(pg_cpu)
+    fi
     /usr/bin/time -o "$out/time.$phase" -f '%e %U %S' perf record "${sampling[@]}" -o "$out/perf.$phase.data" -q -- \
         "$bin/worker" --brokers-file "$out/bootstrap" --topic "$phase" --dlq-topic dlq --group "profile-$phase" \
         --store "$target" --until-caught-up --http-port 0 $key --log-level warning >"$out/run.$phase.out" \
@@ -70,5 +90,15 @@ for phase in load replace; do
         echo "### top symbols (self)"
         perf report -i "$out/perf.$phase.data" --no-children --sort sym --stdio -g none 2>/dev/null |
             grep -E '^ +[0-9]' | head -n "$top" | cut -c1-160
+        if [ "$statements" = 1 ]; then
+            sleep 1
+            echo "### PostgreSQL: cluster CPU $(calc "($(pg_cpu) - $p0) * 1e6 / $EVENTS" 1) µs/event; statements by time"
+            psql -X -q -A -F ' | ' "$target" -c "SELECT calls, rows,
+                    round((total_exec_time * 1000 / $EVENTS)::numeric, 2) AS exec_us_per_event,
+                    round((total_plan_time * 1000 / $EVENTS)::numeric, 2) AS plan_us_per_event,
+                    left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS query
+                FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'profile')
+                ORDER BY total_exec_time DESC LIMIT 12"
+        fi
     } | tee "$out/report.$phase.txt"
 done

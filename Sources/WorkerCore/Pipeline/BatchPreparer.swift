@@ -52,15 +52,19 @@ struct BatchPreparer: Sendable {
 
     /// The version cache's bounds, pre-warmed first (when it pays, see ``VersionPrewarm``) with one read of the
     /// stored versions of the identities it does not know. A failed read only costs the shortcut.
-    private func versionBounds(_ decoded: [BatchProcessor.Decoded]) async -> [VersionCache.Bound?] {
+    func versionBounds(_ decoded: [BatchProcessor.Decoded]) async -> [VersionCache.Bound?] {
         let keys = decoded.map(\.versionKey)
         let bounds = versionCache.storedAtLeast(keys)
         guard versionCache.isEnabled, let versionReader else { return bounds }
-        let unknown = zip(decoded, bounds).compactMap { $1 == nil ? $0.event.identity : nil }
+        let unknownIndices = bounds.indices.filter { bounds[$0] == nil }
+        let unknown = unknownIndices.map { decoded[$0].event.identity }
         guard unknown.count * 4 >= decoded.count, prewarm.shouldRead(),
             let stored = try? await versionReader.storedVersions(for: unknown)
         else { return bounds }
-        prewarm.observe(found: stored.count, of: unknown.count)
+        let settled = unknownIndices.count { index in
+            (stored[decoded[index].event.identity]?.version ?? .min) >= decoded[index].version
+        }
+        prewarm.observe(settled: settled, of: unknown.count)
         guard !stored.isEmpty else { return bounds }
         versionCache.record(
             stored.map { identity, held in
