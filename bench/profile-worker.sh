@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Where one worker process spends its CPU: `perf record -g` of a first load and of a higher-version load of the same
-# events, and the profile's top symbols (self time) and binaries. The profile that issue 39 asks for before and after
+# Where one worker process spends its CPU: `perf record -g` of a first load, an exact replay (the same topic, a new
+# group) and a higher-version load of the same events, and the profile's top symbols (self time) and binaries. The profile that issue 39 asks for before and after
 # a hot-path change; CPU per event without perf comes from bench/cpu-ab.sh.
 #
 #   bench/profile-worker.sh --bin DIR [--patients N] [--store postgres|sqlite] [--out DIR] [--top N]
@@ -11,7 +11,10 @@
 #   --out DIR      keep perf.*.data and the reports there (default: a temporary directory, removed)
 #   --top N        symbols listed per phase (default 40)
 #   --statements   (postgres) also the server's side: pg_stat_statements per phase — each statement's calls, rows,
-#                  execution time per event — and the cluster's CPU per event (postmaster and its children)
+#                  execution time per event — and the cluster's CPU per event (postmaster and its children); then
+#                  the raw cost of the same rows in the same cluster: `psql`, per 1000 rows COPY into a temporary
+#                  table and one INSERT … SELECT … ON CONFLICT (bench/lib.sh's raw_script), new rows, then every
+#                  row one version higher
 #   --event EV     record every 50th EV (DWARF stacks) instead of sampling time, e.g. a uprobe on malloc to see who allocates:
 #                  `perf probe -x /lib/x86_64-linux-gnu/libc.so.6 malloc` then `--event probe_libc:malloc`
 set -euo pipefail
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
         --top) top=${2:?}; shift 2 ;;
         --statements) statements=1; shift ;;
         --event) sampling=(-e "${2:?}" -c 50 --call-graph dwarf,8192); shift 2 ;;
-        *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 [ -x "$bin/worker" ] || { echo "error: no worker in '$bin' (give --bin a release build directory)" >&2; exit 2; }
@@ -73,13 +76,15 @@ pg_cpu() {
         awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); t += $12 + $13; if (NR == 1) t += $14 + $15 }
             END { printf "%.2f", t / hz }'
 }
-for phase in load replace; do
+for phase in load replay replace; do
+    topic=$phase
+    [ "$phase" = replay ] && topic=load
     if [ "$statements" = 1 ]; then
         psql -X -q "$target" -c "SELECT pg_stat_statements_reset()" >/dev/null
         p0=$(pg_cpu)
     fi
     /usr/bin/time -o "$out/time.$phase" -f '%e %U %S' perf record "${sampling[@]}" -o "$out/perf.$phase.data" -q -- \
-        "$bin/worker" --brokers-file "$out/bootstrap" --topic "$phase" --dlq-topic dlq --group "profile-$phase" \
+        "$bin/worker" --brokers-file "$out/bootstrap" --topic "$topic" --dlq-topic dlq --group "profile-$phase" \
         --store "$target" --until-caught-up --http-port 0 $key --log-level warning >"$out/run.$phase.out" \
         2>"$out/run.$phase.log"
     read -r wall user sys <"$out/time.$phase"
@@ -102,3 +107,20 @@ for phase in load replace; do
         fi
     } | tee "$out/report.$phase.txt"
 done
+[ "$statements" = 1 ] || exit 0
+# The raw cost of the worker's own rows (as it stored them, in day order like the topic) in a fresh database.
+psql -X -q -v ON_ERROR_STOP=1 "$target" -c "COPY (SELECT patient, metric, day, version, resource_id, document, status,
+    clinical_digest, value, unit, min, max, systolic, diastolic, period_start, period_end FROM observation
+    ORDER BY day, patient, metric) TO STDOUT (FORMAT csv)" >"$out/rows.csv"
+psql -X -q "$url" -c "CREATE DATABASE raw"
+raw=$(echo "$url" | sed "s#/postgres?#/raw?#")
+"$bin/storectl" counts --store "$raw" >/dev/null  # the worker's schema
+raw_script "$out/rows.csv" >"$out/raw.sql"
+for vplus in 0 1; do
+    p0=$(pg_cpu)
+    psql -X -q -v ON_ERROR_STOP=1 -v vplus="$vplus" -f "$out/raw.sql" "$raw" >/dev/null
+    sleep 1
+    echo "## raw psql upsert, $([ "$vplus" = 0 ] && echo "new rows" || echo "higher versions"): cluster CPU" \
+        "$(calc "($(pg_cpu) - $p0) * 1e6 / $EVENTS" 1) µs/event"
+done | tee "$out/report.raw.txt"
+

@@ -94,4 +94,20 @@ extension SQLiteConnection: TransactionalConnection {
     package func rollBackAfterFailure() {
         if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
     }
+
+    /// Runs `body`'s reads in one deferred (read) transaction: one snapshot and one round of file and WAL locks for
+    /// all of them, where each statement outside a transaction takes and drops its own (measured on a replay's
+    /// version reads: a quarter of the worker's CPU in the kernel, most of it `fcntl` locking). A WAL reader waits
+    /// for no writer and no writer waits for it.
+    package func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            rollBackAfterFailure()
+            throw error
+        }
+    }
 }
