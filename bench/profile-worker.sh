@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where one worker process spends its CPU: `perf record -g` of a first load, an exact replay (the same topic, a new
-# group) and a higher-version load of the same events, and the profile's top symbols (self time) and binaries. The profile that issue 39 asks for before and after
-# a hot-path change; CPU per event without perf comes from bench/cpu-ab.sh.
+# group) and a higher-version load of the same events, and the profile's top symbols (self time) and binaries: the
+# profile that issue 39 asks for before and after a hot-path change (CPU per event without perf: bench/cpu-ab.sh).
 #
 #   bench/profile-worker.sh --bin DIR [--patients N] [--store postgres|sqlite] [--out DIR] [--top N]
 #
@@ -15,8 +15,9 @@
 #                  the raw cost of the same rows in the same cluster: `psql`, per 1000 rows COPY into a temporary
 #                  table and one INSERT … SELECT … ON CONFLICT (bench/lib.sh's raw_script), new rows, then every
 #                  row one version higher
-#   --event EV     record every 50th EV (DWARF stacks) instead of sampling time, e.g. a uprobe on malloc to see who allocates:
-#                  `perf probe -x /lib/x86_64-linux-gnu/libc.so.6 malloc` then `--event probe_libc:malloc`
+#   --event EV     record each EV with its DWARF stack instead of sampling time, e.g. a uprobe on malloc to see who
+#                  allocates (`perf probe -x /lib/x86_64-linux-gnu/libc.so.6 malloc`, then `--event
+#                  probe_libc:malloc`); ~8 KB a sample, and perf drops some: use a small --patients
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="" patients=300 store=postgres keep="" top=40 sampling=(-g -F 1999) statements=0
@@ -28,8 +29,8 @@ while [ $# -gt 0 ]; do
         --out) keep=${2:?}; shift 2 ;;
         --top) top=${2:?}; shift 2 ;;
         --statements) statements=1; shift ;;
-        --event) sampling=(-e "${2:?}" -c 50 --call-graph dwarf,8192); shift 2 ;;
-        *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+        --event) sampling=(-e "${2:?}" --call-graph dwarf,8192); shift 2 ;;
+        *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 [ -x "$bin/worker" ] || { echo "error: no worker in '$bin' (give --bin a release build directory)" >&2; exit 2; }
@@ -43,7 +44,9 @@ ROOT=$root OUT=$out BIN=$bin PG_DIR=$out/pg PIDS=()
 # shellcheck source=bench/lib.sh
 source "$root/bench/lib.sh"
 finish() {
-    if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$out"/perf.*.data "$out"/report.*.txt "$keep"/ 2>/dev/null || true; fi
+    if [ -n "$keep" ]; then
+        mkdir -p "$keep" && cp "$out"/perf.*.data "$out"/report.*.txt "$keep"/ 2>/dev/null || true
+    fi
     stop_bench
 }
 trap finish EXIT
@@ -54,6 +57,7 @@ make_replace_sets "$patients"
 "$bin/producer" publish --brokers-file "$out/bootstrap" --topic replace "$out/set2.jsonl" 2>/dev/null
 if [ "$store" = postgres ]; then
     url=$("$root/scripts/pg-test-cluster.sh" start "$out/pg" auto)
+    PG_URL=$url  # bench/lib.sh's pg_cpu_seconds waits for the cluster's client backends through it
     if [ "$statements" = 1 ]; then
         psql -X -q "$url" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
         "$root/scripts/pg-test-cluster.sh" restart-fast "$out/pg" >/dev/null
@@ -68,20 +72,12 @@ key=""
 "$bin/worker" --help 2>&1 | grep -q allow-development-key && key="--allow-development-key"
 echo "events $EVENTS per phase; store $store; worker $bin/worker"
 set +o pipefail  # the reports cut perf's output short with head
-# CPU seconds of the cluster so far (postmaster and children, reaped ones through its cutime/cstime), as cpu-ab.sh.
-pg_cpu() {
-    local pm
-    pm=$(head -n 1 "$out/pg/postmaster.pid")
-    { cat "/proc/$pm/stat"; for child in $(pgrep -P "$pm"); do cat "/proc/$child/stat" 2>/dev/null || true; done; } |
-        awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); t += $12 + $13; if (NR == 1) t += $14 + $15 }
-            END { printf "%.2f", t / hz }'
-}
 for phase in load replay replace; do
     topic=$phase
     [ "$phase" = replay ] && topic=load
     if [ "$statements" = 1 ]; then
         psql -X -q "$target" -c "SELECT pg_stat_statements_reset()" >/dev/null
-        p0=$(pg_cpu)
+        p0=$(pg_cpu_seconds)
     fi
     /usr/bin/time -o "$out/time.$phase" -f '%e %U %S' perf record "${sampling[@]}" -o "$out/perf.$phase.data" -q -- \
         "$bin/worker" --brokers-file "$out/bootstrap" --topic "$topic" --dlq-topic dlq --group "profile-$phase" \
@@ -89,15 +85,18 @@ for phase in load replay replace; do
         2>"$out/run.$phase.log"
     read -r wall user sys <"$out/time.$phase"
     {
-        echo "## $phase: $EVENTS events, wall ${wall} s, worker+perf CPU $(calc "($user + $sys) * 1e6 / $EVENTS" 1) µs/event"
+        cpu=$(calc "($user + $sys) * 1e6 / $EVENTS" 1)
+        echo "## $phase: $EVENTS events, wall ${wall} s, worker+perf CPU $cpu µs/event"
         echo "### by binary"
-        perf report -i "$out/perf.$phase.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -n 8
+        perf report -i "$out/perf.$phase.data" --no-children --sort dso --stdio 2>/dev/null |
+            grep -E '^ +[0-9]' | head -n 8
         echo "### top symbols (self)"
         perf report -i "$out/perf.$phase.data" --no-children --sort sym --stdio -g none 2>/dev/null |
             grep -E '^ +[0-9]' | head -n "$top" | cut -c1-160
         if [ "$statements" = 1 ]; then
             sleep 1
-            echo "### PostgreSQL: cluster CPU $(calc "($(pg_cpu) - $p0) * 1e6 / $EVENTS" 1) µs/event; statements by time"
+            cluster=$(calc "($(pg_cpu_seconds) - $p0) * 1e6 / $EVENTS" 1)
+            echo "### PostgreSQL: cluster CPU $cluster µs/event; statements by time"
             psql -X -q -A -F ' | ' "$target" -c "SELECT calls, rows,
                     round((total_exec_time * 1000 / $EVENTS)::numeric, 2) AS exec_us_per_event,
                     round((total_plan_time * 1000 / $EVENTS)::numeric, 2) AS plan_us_per_event,
@@ -117,10 +116,10 @@ raw=$(echo "$url" | sed "s#/postgres?#/raw?#")
 "$bin/storectl" counts --store "$raw" >/dev/null  # the worker's schema
 raw_script "$out/rows.csv" >"$out/raw.sql"
 for vplus in 0 1; do
-    p0=$(pg_cpu)
+    p0=$(pg_cpu_seconds)
     psql -X -q -v ON_ERROR_STOP=1 -v vplus="$vplus" -f "$out/raw.sql" "$raw" >/dev/null
     sleep 1
     echo "## raw psql upsert, $([ "$vplus" = 0 ] && echo "new rows" || echo "higher versions"): cluster CPU" \
-        "$(calc "($(pg_cpu) - $p0) * 1e6 / $EVENTS" 1) µs/event"
+        "$(calc "($(pg_cpu_seconds) - $p0) * 1e6 / $EVENTS" 1) µs/event"
 done | tee "$out/report.raw.txt"
 

@@ -20,10 +20,7 @@ import Testing
         let directory = try TestEnvironment.temporaryDirectory("dvp-retraction")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try await makeObservationStore(StoreLocation(parsing: try await kind.freshLocation(in: directory)))
-        let processor = BatchProcessor(
-            decoder: DailyValueDecoder(),
-            mapper: try ObservationMapper(configuration: .init(idKey: Array("0123456789abcdef".utf8))),
-            deadLetter: DeadLetter(topic: "t.dlq", group: "g", workerID: "w", workerVersion: "1"))
+        let processor = try BatchProcessor.forTests()
         var offset: Int64 = 0
         func run(_ event: String) async throws -> [UpsertResult] {
             offset += 1

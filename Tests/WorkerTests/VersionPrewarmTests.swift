@@ -42,10 +42,7 @@ import Testing
         let directory = try TestEnvironment.temporaryDirectory("dvp-prewarm")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try await makeObservationStore(StoreLocation(parsing: try await kind.freshLocation(in: directory)))
-        let processor = BatchProcessor(
-            decoder: DailyValueDecoder(),
-            mapper: try ObservationMapper(configuration: .init(idKey: Array("0123456789abcdef".utf8))),
-            deadLetter: DeadLetter(topic: "t.dlq", group: "g", workerID: "w", workerVersion: "1"))
+        let processor = try BatchProcessor.forTests()
         func decoded(_ batch: Int, version: Int64) -> [BatchProcessor.Decoded] {
             let messages = (0..<Self.perBatch).map { Self.message(batch: batch, index: $0, version: version) }
             let output = processor.decode(messages)
