@@ -120,6 +120,11 @@ public struct ObservationRecord: Sendable, Hashable {
 
     private var box: Box
 
+    /// The record's stored document as the store would compress it (docs/STORAGE.md), made ahead by the worker off
+    /// the store's serial path; nil: the store compresses it when it writes. Not part of equality: it is the parts'
+    /// encoding, not more content.
+    package var storedDocument: [UInt8]?
+
     private mutating func uniqueBox() -> Box {
         if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
         return box

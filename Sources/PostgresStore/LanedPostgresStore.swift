@@ -48,7 +48,9 @@ public final class LanedPostgresStore: ObservationStore, ObservationVersionReade
 
     /// Upserts, version reads and the erasure ledger (lane 0); the other maintenance operations open a
     /// single-connection store.
-    public var capabilities: StoreCapabilities { StoreCapabilities(versionReader: self, erasure: lanes[0]) }
+    public var capabilities: StoreCapabilities {
+        StoreCapabilities(versionReader: self, erasure: lanes[0], documentEncoder: lanes[0].documentEncoder)
+    }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {
         guard lanes.count > 1 else { return try await lanes[0].upsert(batch) }

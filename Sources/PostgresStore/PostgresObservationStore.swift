@@ -37,6 +37,8 @@ public final class PostgresObservationStore: ObservationStore, ObservationFinali
     let erasure: ErasureGuard
     /// The document compressor and decompressor, used only on the state's queue (inside ``withConnection(_:)``).
     let codecs = DocumentCodecs()
+    /// The documents of a batch made ahead, by the worker (``StoreCapabilities/documentEncoder``).
+    let documentEncoder = StoredDocumentEncoder()
 
     /// Connects with `connectionString` (a libpq URI or `key=value` pairs, merged over bounded defaults) and creates
     /// or migrates the schema.
@@ -104,7 +106,7 @@ public final class PostgresObservationStore: ObservationStore, ObservationFinali
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
             versionReader: self, finalize: self, retention: self, export: self, schema: self, migrate: self,
-            audit: self, erasure: self)
+            audit: self, erasure: self, documentEncoder: documentEncoder)
     }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {

@@ -13,7 +13,7 @@ extension PostgresUpsert {
         return [
             .bigintArray(winners.map(\.version)), .textArray(winners.map(\.resourceID)),
             .byteaArray(count: winners.count, reservingBytes: winners.count * 192) { index, bytes in
-                compressor.compress(StoredDocument.parts(of: winners[index]), appendingTo: &bytes)
+                StoredDocument.appendCompressed(winners[index], compressor, to: &bytes)
             },
             .textArray(winners.map { $0.status?.rawValue ?? "" }), .byteaArray(winners.map(\.clinicalDigest)),
             .doubleArray(facts.map { $0?.value }), .textArray(facts.map { $0?.unit ?? "" }),

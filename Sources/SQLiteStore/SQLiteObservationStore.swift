@@ -31,6 +31,8 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     let erasure: ErasureGuard
     /// The document compressor and decompressor, used only on the state's queue (inside ``withConnection(_:)``).
     let codecs = DocumentCodecs()
+    /// The documents of a batch made ahead, by the worker (``StoreCapabilities/documentEncoder``).
+    let documentEncoder = StoredDocumentEncoder()
 
     /// Opens (creating if missing) the database at `path` and creates or migrates its schema.
     /// - Parameters:
@@ -73,7 +75,7 @@ public final class SQLiteObservationStore: ObservationStore, ObservationFinalizi
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
             versionReader: self, finalize: self, export: self, schema: self, migrate: self, audit: self,
-            erasure: self)
+            erasure: self, documentEncoder: documentEncoder)
     }
 
     public func upsert(_ batch: [ObservationRecord]) async throws -> [UpsertResult] {

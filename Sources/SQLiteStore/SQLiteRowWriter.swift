@@ -57,7 +57,7 @@ struct SQLiteRowWriter {
             Self.key(record) + [
                 .integer(record.version), .text(record.resourceID), .integer((held?.versionId ?? 0) + 1),
                 .text(stamp), status.map { .text($0) } ?? .null,
-                .blob(compressor.compress(StoredDocument.parts(of: record))), .blob(record.clinicalDigest),
+                .blob(StoredDocument.compressed(record, compressor)), .blob(record.clinicalDigest),
                 Self.real(facts?.value), facts.map { .text($0.unit) } ?? .null, Self.real(facts?.min),
                 Self.real(facts?.max), Self.real(facts?.systolic), Self.real(facts?.diastolic),
                 facts.map { .integer($0.periodStart) } ?? .null, facts.map { .integer($0.periodEnd) } ?? .null,

@@ -19,13 +19,15 @@ public struct StoreCapabilities: Sendable {
     public var server: (any ServerFeatureReporting)?
     /// Erases persons or records their consent withdrawal, in the store's erasure ledger (`storectl erase`).
     public var erasure: (any ObservationErasing)?
+    /// Makes the store's compressed documents ahead of the write, off its serial path (stores that keep them).
+    public var documentEncoder: StoredDocumentEncoder?
 
     public init(
         versionReader: (any ObservationVersionReader)? = nil, finalize: (any ObservationFinalizing)? = nil,
         retention: (any ObservationStoreRetention)? = nil, export: (any ObservationExporting)? = nil,
         schema: (any SchemaVersioning)? = nil, migrate: (any DocumentMigrating)? = nil,
         audit: (any VersionAuditing)? = nil, server: (any ServerFeatureReporting)? = nil,
-        erasure: (any ObservationErasing)? = nil
+        erasure: (any ObservationErasing)? = nil, documentEncoder: StoredDocumentEncoder? = nil
     ) {
         self.versionReader = versionReader
         self.finalize = finalize
@@ -36,5 +38,6 @@ public struct StoreCapabilities: Sendable {
         self.audit = audit
         self.server = server
         self.erasure = erasure
+        self.documentEncoder = documentEncoder
     }
 }

@@ -186,7 +186,8 @@ public final class WorkerService: Sendable {
             consumer: consumer,
             preparer: BatchPreparer(
                 processor: processor, versionCache: versionCache,
-                versionReader: store.capabilities.versionReader, erasure: erasure),
+                versionReader: store.capabilities.versionReader, erasure: erasure,
+                documentEncoder: store.capabilities.documentEncoder),
             writer: writer, health: health, metrics: metrics, logger: logger)
     }
 }

@@ -1,3 +1,4 @@
+import DocumentCompression
 import ObservationMapping
 import StoreCore
 import Testing
@@ -16,13 +17,16 @@ import Testing
         if capabilities.migrate != nil { names.insert("migrate") }
         if capabilities.audit != nil { names.insert("audit") }
         if capabilities.server != nil { names.insert("server") }
+        if capabilities.documentEncoder != nil { names.insert("documentEncoder") }
         return names
     }
 
     static let expected: [StoreKind: Set<String>] = [
-        .sqlite: ["versionReader", "finalize", "export", "schema", "migrate", "audit"],
-        .postgres: ["versionReader", "finalize", "retention", "export", "schema", "migrate", "audit"],
-        .postgresLanes: ["versionReader"],
+        .sqlite: ["versionReader", "finalize", "export", "schema", "migrate", "audit", "documentEncoder"],
+        .postgres: [
+            "versionReader", "finalize", "retention", "export", "schema", "migrate", "audit", "documentEncoder",
+        ],
+        .postgresLanes: ["versionReader", "documentEncoder"],
         .fhir: ["server"],
     ]
 
@@ -49,6 +53,24 @@ import Testing
                 let record = StoreTests.record(version: 3)
                 #expect(try await store.upsert([record]) == [.inserted])
                 #expect(try await reader.storedVersions(for: [record.identity])[record.identity]?.version == 3)
+            }
+            if let encoder = capabilities.documentEncoder {
+                // Documents made ahead are the store's own bytes, and it stores and reads them back as such.
+                var records = [
+                    StoreTests.record("p-ahead", version: 5, status: .final),
+                    StoreTests.record("p-ahead", "steps", version: 5),
+                ]
+                let plain = records
+                encoder.encode(&records, at: \.self)
+                for (ahead, record) in zip(records, plain) {
+                    #expect(ahead.storedDocument == DocumentCompressor().compress(StoredDocument.parts(of: record)))
+                }
+                #expect(try await store.upsert(records) == [.inserted, .inserted])
+                for record in plain {
+                    let stored = try #require(try await store.observation(for: record.identity))
+                    #expect(try sameJSON(
+                        stored.resource, record.resource, versionId: stored.versionId, lastUpdated: stored.lastUpdated))
+                }
             }
         }
     }

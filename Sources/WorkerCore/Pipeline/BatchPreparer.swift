@@ -3,8 +3,9 @@ import Kafka
 import StoreCore
 
 /// The decode/map stage (pure CPU plus at most one read of stored versions): validates a batch's records
-/// (``BatchProcessor/decode(_:)``) and maps those whose version the store may not hold yet (known stored versions:
-/// the ``VersionCache``, pre-warmed with one read when it pays, see ``VersionPrewarm``).
+/// (``BatchProcessor/decode(_:)``), maps those whose version the store may not hold yet (known stored versions:
+/// the ``VersionCache``, pre-warmed with one read when it pays, see ``VersionPrewarm``) and compresses their stored
+/// documents.
 struct BatchPreparer: Sendable {
     /// A batch decoded and mapped, waiting for its turn to be made durable. It carries its fence: the partitions
     /// and offsets the consumer stores once the batch is durable.
@@ -26,12 +27,16 @@ struct BatchPreparer: Sendable {
     /// The store's erasure ledger: a refused person's records are never answered by the cache (the store decides
     /// them `erased`).
     let erasure: ErasureCheck
+    /// The store's document encoder, when it keeps compressed documents: a batch's are made here, beside the
+    /// writes of the batches before it, instead of on the store's serial connection path.
+    var documentEncoder: StoredDocumentEncoder? = nil
 
     /// Decodes and maps the records of `batch`.
     func prepare(_ batch: KafkaBatch) async -> Prepared {
         var output = processor.decode(batch.messages)
         let bounds = await withoutRefusedPersons(output.decoded, await versionBounds(output.decoded))
         processor.map(&output, storedAtLeast: bounds)
+        documentEncoder?.encode(&output.mapped, at: \.record)
         return Prepared(fence: batch.fence, output: output)
     }
 
