@@ -13,7 +13,14 @@ package protocol TransactionalConnection {
 extension TransactionalConnection {
     /// Runs `body` inside a transaction: commits when it returns, rolls back when anything throws.
     package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try beginTransaction()
+        try transaction(beginning: beginTransaction, body)
+    }
+
+    /// ``transaction(_:)`` opened by `begin` instead of ``beginTransaction()`` (e.g. a read-only transaction).
+    package func transaction<Result>(beginning begin: () throws -> Void, _ body: () throws -> Result) throws
+        -> Result
+    {
+        try begin()
         do {
             let result = try body()
             try commitTransaction()

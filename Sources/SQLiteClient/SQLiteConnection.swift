@@ -100,14 +100,6 @@ extension SQLiteConnection: TransactionalConnection {
     /// version reads: a quarter of the worker's CPU in the kernel, most of it `fcntl` locking). A WAL reader waits
     /// for no writer and no writer waits for it.
     package func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN DEFERRED")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            rollBackAfterFailure()
-            throw error
-        }
+        try transaction(beginning: { try execute("BEGIN DEFERRED") }, body)
     }
 }
