@@ -16,7 +16,7 @@ struct MockBrokerPortTests {
         try #require(ports.count == 3)
         let port = ports[1]  // broker 2
         try cluster.setBrokerDown(2)
-        // librdkafka closed the listener: unheld, the port could go to any socket, and set_up would then abort.
+        // librdkafka closed the listener and bound a new socket to the port at once: it holds the port while down.
         #expect(!Self.canBind(port), "broker 2's port was free while it was down")
         #expect(await onThread { RawSocket(host: "127.0.0.1", port: port) == nil }, "broker 2 accepted while down")
         try cluster.setBrokerUp(2)
