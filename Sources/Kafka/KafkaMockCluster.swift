@@ -57,9 +57,11 @@ public final class KafkaMockCluster: Sendable {
 
     // MARK: - Brokers
 
-    /// Takes a broker down: its connections are closed and new ones refused (leadership does not move).
+    /// Takes a broker down: its connections are closed and new ones refused (leadership does not move). Waits for
+    /// child processes being spawned through ``MockBrokerSpawnGate/spawning(_:)`` (librdkafka aborts the process if
+    /// one shares the broker's listener at that moment).
     public func setBrokerDown(_ broker: Int32) throws(KafkaError) {
-        try cluster.setBrokerDown(broker)
+        try MockBrokerSpawnGate.exclusively { () throws(KafkaError) in try cluster.setBrokerDown(broker) }
     }
 
     /// Brings a broker back up on the same port.

@@ -31,6 +31,43 @@ struct MockBrokerPortTests {
         }
     }
 
+    @Test("A broker goes down and up while children are spawned beside it: the process lives on")
+    func aBrokerGoesDownWhileChildrenAreSpawned() async throws {
+        // Unguarded, a child spawned in the instant librdkafka closes and rebinds the listener shares it, the rebind
+        // fails and librdkafka aborts this process (a few times a second here).
+        let cluster = try KafkaMockCluster(brokers: 2)
+        let spawners = (0..<2).map { _ in
+            Task.detached {
+                var spawned = 0
+                while !Task.isCancelled {
+                    let child = try ChildProcess("/bin/true", [], name: "true")
+                    _ = await child.exited()
+                    spawned += 1
+                }
+                return spawned
+            }
+        }
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(4)
+        var cycles = 0
+        while clock.now < end {
+            try cluster.setBrokerDown(2)
+            try cluster.setBrokerUp(2)
+            cycles += 1
+        }
+        var spawned = 0
+        for spawner in spawners {
+            spawner.cancel()
+            spawned += try await spawner.value
+        }
+        #expect(spawned > 0 && cycles > 0, "\(spawned) children spawned during \(cycles) down-and-up cycles")
+        #expect(await onThread { RawSocket(host: "127.0.0.1", port: Self.port(of: 2, cluster)) != nil })
+    }
+
+    private static func port(of broker: Int, _ cluster: KafkaMockCluster) -> Int {
+        Int(cluster.bootstrapServers.split(separator: ",")[broker - 1].split(separator: ":").last!)!
+    }
+
     /// Whether a socket without `SO_REUSEADDR` can bind 127.0.0.1:`port` (then closed again).
     private static func canBind(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 
 /// A real child process (worker, devbroker, producer, storectl, psql, a script) with its output captured to files,
 /// so no pipe can fill up and stall it. It is killed when released, so tests clean up on every path.
@@ -79,7 +80,8 @@ public final class ChildProcess: @unchecked Sendable {
         }
         let exit = self.exit
         process.terminationHandler = { exit.signal($0.terminationReason == .uncaughtSignal, $0.terminationStatus) }
-        try process.run()
+        // Not while a mock broker of this process goes down (librdkafka 2.0.2 aborts if the child shares its listener).
+        try MockBrokerSpawnGate.spawning { try process.run() }
         // The child has its own copies of these descriptors. Foundation's Process keeps the parent's open for as long
         // as it lives, and the test process piled up hundreds of them; past ~1,300 open descriptors this toolchain's
         // Process.run crashes (its scan of /proc/self/fd copies a whole dirent name past the end of readdir's

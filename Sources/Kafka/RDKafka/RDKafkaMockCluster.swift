@@ -45,7 +45,8 @@ final class RDKafkaMockCluster: @unchecked Sendable {
 
     /// Sets `broker` (-1: every broker) down. librdkafka 2.0.2 closes its listener and at once binds a new socket
     /// to the same port, not listening, which holds the port while the broker is down (`rdkafka_mock.c` 2092–2100;
-    /// it asserts when that bind fails, in the instant between the close and the bind).
+    /// it asserts when that bind fails: when a child process spawned at that moment still shares the old listener —
+    /// ``MockBrokerSpawnGate``).
     func setBrokerDown(_ broker: Int32) throws(KafkaError) {
         try check(rd_kafka_mock_broker_set_down(cluster, broker), "broker \(broker) down")
     }
