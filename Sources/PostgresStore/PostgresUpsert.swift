@@ -14,59 +14,64 @@ import StoreCore
 /// arbitrates races between workers: a conflicting row is locked and the guard is evaluated against its latest
 /// committed version, so the higher version always wins and an equal one rewrites nothing.
 ///
-/// The statement that decides `meta.versionId`, `meta.lastUpdated` and the status writes them into columns only:
-/// the `document` (``StoredDocument``) holds the rest of the resource, compressed by the worker, and the server never
-/// parses it. The versionId written is `stored.version_id + 1` from the statement's snapshot (for a new row 1, or the
-/// one after a deleted row's, kept in the ledger); when a concurrent writer committed a replace after that snapshot,
-/// `DO UPDATE` sees the newer row, takes its versionId + 1 and decides the status again against that row (the
-/// incoming status is looked up in the input arrays). A row of schema 3 a replace reaches is rewritten in schema 4.
+/// The statement decides `meta.versionId`, `meta.lastUpdated` and the status into columns only: the `document`
+/// (``StoredDocument``) holds the rest of the resource, compressed by the worker, and the server never parses it.
+/// Each decision is made where the row is locked, so it holds under concurrent writers with no probe of its own: a
+/// new row gets versionId 1 (or the one after a deleted row's, kept in the retraction ledger) and the incoming
+/// status; a replace, in `DO UPDATE`, gets the locked row's versionId + 1 and the status decided against that row.
+/// A row of schema 3 a replace reaches is rewritten in schema 4. A day the ledger retracted at the incoming version
+/// or above is not written (a row stored there holds a version at least as high, so the guard refuses it anyway).
 ///
-/// A returned row was inserted when the snapshot held none (`absent`) and it carries the versionId proposed from
-/// that snapshot: when a concurrent writer inserted the day first, `DO UPDATE` gave it that row's versionId + 1.
-/// (`xmax = 0` would say it directly, but a partitioned table's RETURNING cannot read system columns.)
+/// Rows are written, locked and returned in the order the arrays are bound (sorted by identity: every worker
+/// locks in the same order, so concurrent batches cannot deadlock).
 enum PostgresUpsert {
     static let upsertSQL = """
-        WITH proposed AS MATERIALIZED (
-            SELECT input.patient, input.metric, input.day, input.version, input.resource_id, input.document,
-                next.version_id, decided.status, input.digest, input.value, input.unit, input.min, input.max,
-                input.systolic, input.diastolic, input.period_start, input.period_end, stored.version IS NULL AS absent
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bytea[], $7::text[],
-                    $8::bytea[], $9::float8[], $10::text[], $11::float8[], $12::float8[], $13::float8[], $14::float8[],
-                    $15::bigint[], $16::bigint[])
-                    AS input (patient, metric, day, version, resource_id, document, status, digest, value, unit, min,
-                        max, systolic, diastolic, period_start, period_end)
-                LEFT JOIN LATERAL (\(storedRow("input"))) AS stored ON true
-                CROSS JOIN LATERAL (SELECT coalesce(stored.version_id, \(ledgerVersionId("input")), 0) + 1)
-                    AS next (version_id)
-                CROSS JOIN LATERAL (SELECT \(StoredResourceSQL.decidedStatus(
-                    storedStatus: "stored.status", storedValue: storedDigest("stored"),
-                    incomingStatus: "nullif(input.status, '')", incomingValue: "input.digest"))) AS decided (status)
-            WHERE stored.version IS NOT NULL OR NOT EXISTS (SELECT FROM retraction AS r
-                WHERE (r.patient, r.metric, r.day) = (input.patient, input.metric, input.day)
-                    AND r.version >= input.version)
-        ), written AS (
-            INSERT INTO observation AS o (patient, metric, day, version, resource_id, document, version_id,
-                last_updated, status, clinical_digest, value, unit, min, max, systolic, diastolic, period_start,
-                period_end)
-            SELECT patient, metric, day, version, resource_id, document, version_id, now(), status, digest, value,
-                nullif(unit, ''), min, max, systolic, diastolic, to_timestamp(period_start), to_timestamp(period_end)
-            FROM proposed
-            ORDER BY patient COLLATE "C", metric COLLATE "C", day COLLATE "C"
-            ON CONFLICT (patient, metric, day) DO UPDATE
-                SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id,
-                    status = CASE WHEN EXCLUDED.version_id = o.version_id + 1 THEN EXCLUDED.status
-                        ELSE \(raceStatus) END,
-                    document = EXCLUDED.document, resource = NULL, clinical_digest = EXCLUDED.clinical_digest,
-                    clinical_value = NULL, value = EXCLUDED.value, unit = EXCLUDED.unit, min = EXCLUDED.min,
-                    max = EXCLUDED.max, systolic = EXCLUDED.systolic, diastolic = EXCLUDED.diastolic,
-                    period_start = EXCLUDED.period_start, period_end = EXCLUDED.period_end,
-                    version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
-                WHERE o.version < EXCLUDED.version
-            RETURNING o.patient, o.metric, o.day, o.version_id
-        )
-        SELECT w.patient, w.metric, w.day, p.absent AND w.version_id = p.version_id
-        FROM written AS w JOIN proposed AS p USING (patient, metric, day)
-        ORDER BY w.patient COLLATE "C", w.metric COLLATE "C", w.day COLLATE "C"
+        INSERT INTO observation AS o (patient, metric, day, version, resource_id, document, version_id, last_updated,
+            status, clinical_digest, value, unit, min, max, systolic, diastolic, period_start, period_end)
+        SELECT input.patient, input.metric, input.day, input.version, input.resource_id, input.document,
+            coalesce(ledger.version_id, 0) + 1, now(), nullif(input.status, ''), input.digest, input.value,
+            nullif(input.unit, ''), input.min, input.max, input.systolic, input.diastolic,
+            to_timestamp(input.period_start), to_timestamp(input.period_end)
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bytea[], $7::text[],
+                $8::bytea[], $9::float8[], $10::text[], $11::float8[], $12::float8[], $13::float8[], $14::float8[],
+                $15::bigint[], $16::bigint[])
+                AS input (patient, metric, day, version, resource_id, document, status, digest, value, unit, min,
+                    max, systolic, diastolic, period_start, period_end)
+            LEFT JOIN LATERAL (\(ledgerRow("input"))) AS ledger ON true
+        WHERE ledger.version IS NULL OR ledger.version < input.version
+        ON CONFLICT (patient, metric, day) DO UPDATE
+            SET version = EXCLUDED.version, resource_id = EXCLUDED.resource_id, status = \(replacedStatus),
+                document = EXCLUDED.document, resource = NULL, clinical_digest = EXCLUDED.clinical_digest,
+                clinical_value = NULL, value = EXCLUDED.value, unit = EXCLUDED.unit, min = EXCLUDED.min,
+                max = EXCLUDED.max, systolic = EXCLUDED.systolic, diastolic = EXCLUDED.diastolic,
+                period_start = EXCLUDED.period_start, period_end = EXCLUDED.period_end,
+                version_id = o.version_id + 1, last_updated = EXCLUDED.last_updated
+            WHERE o.version < EXCLUDED.version
+        RETURNING o.patient, o.metric, o.day, \(insertedRow)
+        """
+
+    /// The retraction ledger's entry for input row `row`'s day: its version and the `version_id` of the row a
+    /// delete-mode retraction deleted (NULL if none), which a re-stored day continues from.
+    private static func ledgerRow(_ row: String) -> String {
+        """
+        SELECT r.version, r.version_id FROM retraction AS r \
+        WHERE (r.patient, r.metric, r.day) = (\(row).patient, \(row).metric, \(row).day) LIMIT 1
+        """
+    }
+
+    /// The status a replace stores, decided against the conflicting row `o` (the row locked and current, whoever
+    /// wrote it); `EXCLUDED.status` is the incoming status, which is what a new row stores.
+    private static let replacedStatus = StoredResourceSQL.decidedStatus(
+        storedStatus: "o.status", storedValue: storedDigest("o"), incomingStatus: "EXCLUDED.status",
+        incomingValue: "EXCLUDED.clinical_digest")
+
+    /// Whether the returned row was inserted: an insert's `version_id` is 1, or one past the ledger's for a day a
+    /// delete-mode retraction emptied; a replace's is one past a stored row's, and a stored row's is at least one past
+    /// the ledger's (it was inserted after that retraction), so never either. (`xmax = 0` would say it directly, but a
+    /// partitioned table's RETURNING cannot read system columns.) Only a replaced row reaches the ledger probe.
+    private static let insertedRow = """
+        (o.version_id = 1 OR o.version_id = (SELECT r.version_id + 1 FROM retraction AS r \
+        WHERE (r.patient, r.metric, r.day) = (o.patient, o.metric, o.day)))
         """
 
     /// The stored row of input row `row`'s day, probed through the primary key of the one partition its day
@@ -89,25 +94,6 @@ enum PostgresUpsert {
             ELSE substr(sha256(convert_to(\(row).clinical_value, 'UTF8')), 1, 16) END
         """
     }
-
-    /// The `version_id` of the row a delete-mode retraction deleted for row `row`'s day, from the ledger (NULL if
-    /// none): a re-stored day continues from it. `coalesce` evaluates it for new rows only.
-    private static func ledgerVersionId(_ row: String) -> String {
-        """
-        (SELECT r.version_id FROM retraction AS r \
-        WHERE (r.patient, r.metric, r.day) = (\(row).patient, \(row).metric, \(row).day))
-        """
-    }
-
-    /// The status decided against the conflicting row `o` when a concurrent writer replaced it after the
-    /// statement's snapshot (`EXCLUDED.status` was decided against the snapshot).
-    private static let raceStatus = StoredResourceSQL.decidedStatus(
-        storedStatus: "o.status", storedValue: storedDigest("o"),
-        incomingStatus: """
-            (SELECT nullif(i.status, '') FROM unnest($1::text[], $2::text[], $3::text[], $7::text[]) \
-            AS i (patient, metric, day, status) WHERE (i.patient, i.metric, i.day) = (o.patient, o.metric, o.day))
-            """,
-        incomingValue: "EXCLUDED.clinical_digest")
 
     /// SQL for FHIR `meta.lastUpdated` of the `timestamptz` expression `instant`: RFC 3339 UTC with milliseconds, the
     /// same text the store reads back from the `last_updated` column.
@@ -192,7 +178,7 @@ enum PostgresUpsert {
             try winners.isEmpty
             ? nil
             : connection.executePrepared(
-                "dvp_upsert_6", upsertSQL, keyArrays(winners) + parameters(winners, compressor: compressor))
+                "dvp_upsert_7", upsertSQL, keyArrays(winners) + parameters(winners, compressor: compressor))
         let writtenOutcomes = written.map { Self.writtenOutcomes($0, winners: winners) }
         var unresolved: [Int] = []
         for (position, index) in valueWinners.enumerated() {
