@@ -216,6 +216,9 @@ measure_sqlite() {
     rm -f "$OUT"/bench.sqlite* "$OUT"/raw-in.sqlite
     log "worker on SQLite"
     run_workers sqlite_load 1 "$store" "$TOPIC"
+    sqlite3 "$OUT/bench.sqlite" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+    put sqlite_row_bytes "$(calc "$(stat -c %s "$OUT/bench.sqlite") / $(sqlite3 "$OUT/bench.sqlite" \
+        "SELECT count(*) FROM observation")")"
     dump_rows "$OUT/bench.sqlite" "$OUT/rows.csv"
     # And for the raw SQLite limits, every column the worker writes (the lean row: document, digest, facts), in the
     # order the worker received them (its rowids). Sorted by day and patient instead, a batch's keys sit close

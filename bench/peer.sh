@@ -80,6 +80,41 @@ import psycopg2; c = psycopg2.connect(os.environ["PEER_DSN"]); c.cursor().execut
     put "${label}_consumed" "$msgs"
 }
 
+# run_sqlite_peer LABEL DB TOPIC: one ../shared/bench/peer/peer_worker_sqlite.py process in a new group until idle.
+# Steady rate = events / (last commit − first record), the peer's own figure; CPU = its whole process (user+sys).
+run_sqlite_peer() {
+    local label=$1 db=$2 topic=$3 user sys
+    /usr/bin/time -f '%e %U %S %M' -o "$OUT/$label.time" /usr/bin/python3 "$PEER_DIR/peer_worker_sqlite.py" \
+        --bootstrap "$BROKERS" --topic "$topic" --group "peer-$label-$RANDOM" --db "$db" --idle "$PEER_IDLE" \
+        >"$OUT/$label.out" 2>"$OUT/$label.log" || { echo "error: peer $label failed (see $OUT/$label.log)" >&2; exit 1; }
+    read -r _ user sys _ <"$OUT/$label.time"
+    put "${label}_steady_rate" "$(/usr/bin/python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).read())
+print(round(int(sys.argv[2]) / (r["t_last"] - r["t_first"])))' "$OUT/$label.out" "$EVENTS")"
+    put "${label}_cpu_us" "$(calc "($user + $sys) * 1e6 / $EVENTS" 1)"
+    put "${label}_consumed" "$(/usr/bin/python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).read())["msgs"])' \
+        "$OUT/$label.out")"
+}
+
+# The SQLite peer after the worker's SQLite runs (measure_sqlite), on the same topics: first load, exact replay, higher
+# versions, one process, its own file in WAL mode.
+measure_sqlite_peer() {
+    if [ ! -f "$PEER_DIR/peer_worker_sqlite.py" ] || ! /usr/bin/python3 -c 'import confluent_kafka' 2>/dev/null; then
+        log "SQLite peer not run: $PEER_DIR/peer_worker_sqlite.py or python3-confluent-kafka absent"
+        put sqlite_peer_ran 0
+        return 0
+    fi
+    put sqlite_peer_ran 1
+    local db=$OUT/peer.sqlite
+    rm -f "$db" "$db"-*
+    log "Python peer on SQLite, one process"
+    run_sqlite_peer sqpeer_load "$db" "$TOPIC"
+    sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+    put sqpeer_rows "$(sqlite3 "$db" "SELECT count(*) FROM peer_observation")"
+    put sqpeer_row_bytes "$(calc "$(stat -c %s "$db") / $(get sqpeer_rows)")"
+    run_sqlite_peer sqpeer_replay "$db" "$TOPIC"
+    run_sqlite_peer sqpeer_replace "$db" "$TOPIC2"
+}
+
 # Same order as the worker: first load, exact replay (new group), higher versions; 1 process, then 2.
 measure_peer() {
     if ! peer_available; then

@@ -9,15 +9,15 @@
 #   --pg-port PORT    port of the throwaway PostgreSQL (default 55461)
 #   --no-build        use the existing release build
 #   --bin DIR         use worker, producer, devbroker and storectl from DIR (implies --no-build)
-#   --only sqlite     the SQLite runs and raw SQLite limits only (no PostgreSQL): figures go to
+#   --only sqlite     the SQLite runs, raw SQLite limits and SQLite peer only (no PostgreSQL): figures go to
 #                     bench/out/results-sqlite.txt and the log; bench/REPORT.md is not rewritten
 #
 # Sets up everything itself: a release build, `devbroker` (the librdkafka mock cluster over TCP), a throwaway
 # PostgreSQL 15 (scripts/pg-test-cluster.sh), the generated data sets (`producer generate --out`), published once
 # and checked to be complete in the topic before anything is timed. Then it measures the raw limits (kcat consume,
-# psql COPY + merge upserts) and the worker end to end (PostgreSQL with 1 and 2 processes, SQLite; first load,
-# exact replay, higher-version replace; peak RSS; produce-to-durable delay at half the peak rate) and writes
-# bench/REPORT.md. Scratch data, logs and the PostgreSQL cluster live in bench/out/ (gitignored).
+# psql COPY + merge upserts), the worker end to end (PostgreSQL with 1 and 2 processes, SQLite; first load,
+# exact replay, higher-version replace; peak RSS; produce-to-durable delay at half the peak rate) and the Python
+# peers of ../shared/bench/peer/ on the same topics (PostgreSQL and SQLite), and writes bench/REPORT.md. Scratch data, logs and the PostgreSQL cluster live in bench/out/ (gitignored).
 set -euo pipefail
 
 EVENTS=1000000
@@ -99,9 +99,13 @@ publish_and_verify
 # MARK: - Measurements
 
 measure_sqlite
+measure_sqlite_peer
 if [ -n "$ONLY" ]; then
     log "SQLite first load $(ratio "$(get sqlite_load_steady_rate)" "$(get raw_sqlite_new_rate)") × raw," \
-        "higher versions $(ratio "$(get sqlite_replace_steady_rate)" "$(get raw_sqlite_replace_rate)") × raw ($RESULTS)"
+        "higher versions $(ratio "$(get sqlite_replace_steady_rate)" "$(get raw_sqlite_replace_rate)") × raw;" \
+        "against the Python peer on SQLite: first load $(ratio "$(get sqlite_load_steady_rate)" \
+        "$(get sqpeer_load_steady_rate)") ×, exact replay $(ratio "$(get sqlite_replay_steady_rate)" \
+        "$(get sqpeer_replay_steady_rate)") × ($RESULTS)"
     exit 0
 fi
 measure_workers_postgres   # first: the raw limits replay the rows its first load stored

@@ -32,7 +32,6 @@ done
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/bench/out/sqlite-peer
-PEER=${PEER_DIR:-$ROOT/../shared/bench/peer}/peer_worker_sqlite.py
 mkdir -p "$OUT"
 RESULTS=$OUT/results.txt
 : >"$RESULTS"
@@ -40,6 +39,9 @@ PG_DIR=$OUT/no-postgres   # lib.sh reads no PostgreSQL CPU without a cluster her
 PIDS=()
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
+# shellcheck source=bench/peer.sh
+source "$ROOT/bench/peer.sh"
+PEER=$PEER_DIR/peer_worker_sqlite.py
 trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
 
 [ -f "$PEER" ] || { echo "error: $PEER is absent" >&2; exit 1; }
@@ -60,19 +62,6 @@ make_data_sets
 "$BIN/producer" publish --brokers-file "$OUT/bootstrap" --topic "$TOPIC" "$OUT/set1.jsonl" 2>"$OUT/publish.log"
 [ "$(kcat_count "$TOPIC")" -eq "$EVENTS" ] || { echo "error: the topic does not hold all $EVENTS events" >&2; exit 1; }
 
-# run_peer LABEL DB: one peer process in a new group until idle.
-run_peer() {
-    local label=$1 db=$2 user sys
-    /usr/bin/time -f '%e %U %S %M' -o "$OUT/$label.time" /usr/bin/python3 "$PEER" --bootstrap "$BROKERS" \
-        --topic "$TOPIC" --group "peer-$label-$RANDOM" --db "$db" --idle 5 >"$OUT/$label.out" 2>"$OUT/$label.log"
-    read -r _ user sys _ <"$OUT/$label.time"
-    put "${label}_steady_rate" "$(/usr/bin/python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).read())
-print(round(int(sys.argv[2]) / (r["t_last"] - r["t_first"])))' "$OUT/$label.out" "$EVENTS")"
-    put "${label}_cpu_us" "$(calc "($user + $sys) * 1e6 / $EVENTS" 1)"
-    put "${label}_consumed" "$(/usr/bin/python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).read())["msgs"])' \
-        "$OUT/$label.out")"
-}
-
 # row_bytes LABEL DB TABLE: the file's bytes per row once the WAL is checkpointed into it.
 row_bytes() {
     local rows
@@ -85,12 +74,12 @@ row_bytes() {
 rm -f "$OUT"/worker.sqlite* "$OUT"/peer.sqlite*
 log "first load: worker, then peer"
 run_workers worker_load 1 "sqlite:$OUT/worker.sqlite" "$TOPIC"
-run_peer peer_load "$OUT/peer.sqlite"
+run_sqlite_peer peer_load "$OUT/peer.sqlite" "$TOPIC"
 row_bytes worker "$OUT/worker.sqlite" observation
 row_bytes peer "$OUT/peer.sqlite" peer_observation
 log "exact replay: worker, then peer"
 run_workers worker_replay 1 "sqlite:$OUT/worker.sqlite" "$TOPIC"
-run_peer peer_replay "$OUT/peer.sqlite"
+run_sqlite_peer peer_replay "$OUT/peer.sqlite" "$TOPIC"
 put load_at_end "$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')"
 for phase in load replay; do
     put "ratio_${phase}" "$(calc "$(get "worker_${phase}_steady_rate") / $(get "peer_${phase}_steady_rate")" 2)"
