@@ -144,6 +144,27 @@ class Gateway:
         return held
 
 
+def metric_line_of(text, prefix):
+    """The line of `text` (a /metrics answer) starting with `prefix`, None when absent."""
+    return next((line for line in text.splitlines() if line.startswith(prefix)), None)
+
+
+def metric_line(admin, prefix):
+    """The admin listener's /metrics line starting with `prefix`, None when absent."""
+    return metric_line_of(admin.request("GET", "/metrics", auth=False)[2].decode(), prefix)
+
+
+def wait_for_metrics(admin, condition, timeout=20.0):
+    """Polls the admin listener's /metrics until `condition(text)` holds; raises after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition(admin.request("GET", "/metrics", auth=False)[2].decode()):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"/metrics did not reach the expected state within {timeout} s")
+        time.sleep(0.05)
+
+
 METHODS = ("get", "head", "post", "put", "patch", "delete")
 """The keys of a path item that are operations (a path may have its own `servers` too)."""
 
@@ -216,8 +237,9 @@ def run_case(name, gateway, admin, events):
     if name == "throttled":
         # The gateway under test admits two requests at once: hold two, the third is refused from its head.
         held = [gateway.hold(3000), gateway.hold(3000)]
-        time.sleep(0.3)
         try:
+            # Both admitted (not a fixed sleep: on a loaded machine the heads can take longer to be read).
+            wait_for_metrics(admin, lambda text: "dvp_ingest_in_flight_requests 2\n" in text)
             return "POST", 429, gateway.request("POST", "/v1/daily-values", post_json(events[:1]), js)
         finally:
             for connection in held:
@@ -228,8 +250,12 @@ def run_case(name, gateway, admin, events):
         first = {}
         thread = threading.Thread(target=lambda: first.update(answer=gateway.request(
             "POST", "/v1/daily-values", body, {**js, "Idempotency-Key": key})))
+        decoded_before = metric_line(admin, "dvp_ingest_decoded_bytes_total ")
         thread.start()
-        time.sleep(0.5)
+        # The first is in flight with its body decoded (its key is taken right after), not a fixed sleep: under load
+        # the thread's request can start late and the two swap.
+        wait_for_metrics(admin, lambda text: "dvp_ingest_in_flight_requests 1\n" in text
+                         and metric_line_of(text, "dvp_ingest_decoded_bytes_total ") != decoded_before)
         second = gateway.request("POST", "/v1/daily-values", body, {**js, "Idempotency-Key": key})
         thread.join()
         return "POST", 409, second

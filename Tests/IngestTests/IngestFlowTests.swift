@@ -27,11 +27,12 @@ struct IngestFlowTests {
             trickle: Array("1\r\n \r\n".utf8))
     }
 
-    /// Gateway options of a test that holds bodies: no minimum body rate. By default a body arriving slower than
-    /// 8,192 bytes/s on average is cut off once `--head-timeout` (5 s) has passed, and a loaded machine can take that
+    /// Gateway options of a test that holds bodies: no minimum body rate and a long request timeout. By default a
+    /// body arriving slower than 8,192 bytes/s on average is cut off once `--head-timeout` (5 s) has passed, and
+    /// every request at its connection's deadline (`--request-timeout` 10 s + 5 s); a loaded machine can take that
     /// long between the hold and the request that must meet it (a clean-clone run got 400 instead of 429: the held
     /// bytes had been released — there by the 5 s idle timeout, which ``HeldRequest``'s trickle keeps off).
-    static let heldBodyOptions = ["--min-body-rate", "0"]
+    static let heldBodyOptions = ["--min-body-rate", "0", "--request-timeout", "60"]
 
     @Test("A chunked body (no Content-Length) is charged as it arrives: held, 429 past the bound, released when gone")
     func chunkedBodiesAreCharged() async throws {

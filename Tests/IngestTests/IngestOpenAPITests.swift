@@ -53,7 +53,7 @@ struct IngestOpenAPITests {
             url: stack.url, adminURL: stack.adminURL, events: events)
 
         try await stack.control("rtt -1 2000")
-        covered += try await Self.check(["conflict"], url: stack.url, events: events)
+        covered += try await Self.check(["conflict"], url: stack.url, adminURL: stack.adminURL, events: events)
         try await stack.control("rtt -1 0")
 
         for broker in 1...3 { try await stack.control("down \(broker)") }

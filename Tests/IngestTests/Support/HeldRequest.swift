@@ -5,7 +5,8 @@ import Testing
 /// A POST the test holds open on a raw connection: its head and part of its body, then `trickle` (one more body byte,
 /// or a 1-byte chunk) each second until released, so that the gateway's 5 s idle timeout, which closes a connection
 /// that sends nothing even mid-body, cannot release it while the test needs it held (the gateway must run with
-/// `--min-body-rate 0` too, else the slow-body cut-off does).
+/// `--min-body-rate 0` too, else the slow-body cut-off does, and a `--request-timeout` longer than the hold, else the
+/// connection's deadline does).
 final class HeldRequest: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
