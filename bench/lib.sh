@@ -326,7 +326,13 @@ dump_pg_rows() {
 
 # bytes_per_row DB TABLE: the table's heap, TOAST and indexes over its rows.
 bytes_per_row() {
-    sql "$1" "SELECT round(pg_total_relation_size('$2') / greatest(count(*), 1)::numeric) FROM $2"
+    sql "$1" "SELECT round($(relation_bytes "$2") / greatest(count(*), 1)::numeric) FROM $2"
+}
+
+# relation_bytes NAME: SQL for the bytes of table or index NAME with its partitions (a partitioned parent holds none
+# itself), heap + TOAST + indexes for a table.
+relation_bytes() {
+    echo "(SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('$1'))"
 }
 
 # The schema-3 shape of the same rows (the whole resource as lz4 jsonb, the primary key and the resource_id index;
@@ -406,8 +412,8 @@ measure_workers_postgres() {
     run_workers pg1_load 1 "$(db_url w1)" "$TOPIC"
     put worker_table_row_bytes "$(bytes_per_row w1 observation)"
     put worker_document_bytes_avg "$(sql w1 "SELECT round(avg(octet_length(document)), 1) FROM observation")"
-    put worker_preliminary_index_bytes "$(sql w1 "SELECT pg_relation_size('observation_preliminary')")"
-    put worker_pkey_bytes "$(sql w1 "SELECT pg_relation_size('observation_pkey')")"
+    put worker_preliminary_index_bytes "$(sql w1 "SELECT $(relation_bytes observation_preliminary)")"
+    put worker_pkey_bytes "$(sql w1 "SELECT $(relation_bytes observation_pkey)")"
     dump_pg_rows w1 "$OUT/pg-rows.csv"
     checkpoint w1
     run_workers pg1_replay 1 "$(db_url w1)" "$TOPIC"
