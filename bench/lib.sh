@@ -330,9 +330,9 @@ bytes_per_row() {
 }
 
 # relation_bytes NAME: SQL for the bytes of table or index NAME with its partitions (a partitioned parent holds none
-# itself), heap + TOAST + indexes for a table.
+# itself; pg_partition_tree lists nothing for a plain table), heap + TOAST + indexes for a table.
 relation_bytes() {
-    echo "(SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('$1'))"
+    echo "(SELECT coalesce(sum(pg_total_relation_size(relid)), pg_total_relation_size('$1')) FROM pg_partition_tree('$1'))"
 }
 
 # The schema-3 shape of the same rows (the whole resource as lz4 jsonb, the primary key and the resource_id index;
