@@ -111,14 +111,12 @@ struct IngestFaultTests {
     func stopUnderLoad() async throws {
         let stack = try GatewayStack()
         try await stack.startBroker()
-        try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "30", "--drain-timeout", "40"])
+        try await stack.startGateway(["--insecure-no-auth", "--request-timeout", "10", "--drain-timeout", "20"])
         let events = try await TestEvents.lines(12, in: stack.directory)
         let files = try (0..<4).map {
             try stack.file("part-\($0).json", TestEvents.array(Array(events[($0 * 3)..<($0 * 3 + 3)])))
         }
-        // Long enough for the four curl processes to start and be admitted together on a loaded machine (1.5 s was
-        // not always: the first could be answered before the last arrived).
-        try await stack.control("rtt -1 10000")
+        try await stack.control("rtt -1 1500")
         let url = stack.url
         let directory = stack.directory
         let inFlight = files.map { file in
@@ -137,7 +135,7 @@ struct IngestFaultTests {
             let answer = try await task.value
             #expect(answer.status == 202, "\(answer.text)")
         }
-        let status = await gateway.waitForExit(timeout: .seconds(50))
+        let status = await gateway.waitForExit(timeout: .seconds(25))
         #expect(status == 0, "\(gateway.stderr.suffix(1500))")
         try await stack.control("rtt -1 0")
         #expect(try await stack.records().count == 12)
